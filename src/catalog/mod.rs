@@ -6,9 +6,20 @@ use std::path::Path;
 #[derive(Debug, thiserror::Error)]
 #[error("catalog error")]
 pub struct Error;
+impl Error {
+    pub fn is_io(&self) -> bool {
+        false
+    }
+}
 
 /// Which packages to keep while loading.
 #[derive(Debug, Clone, Default)]
-pub enum PackageFilter { #[default] All, Only(Vec<String>) }
+pub enum PackageFilter {
+    #[default]
+    All,
+    Only(Vec<String>),
+}
 
-pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error> { todo!() }
+pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error> {
+    todo!()
+}

@@ -33,6 +33,8 @@ impl std::fmt::Display for Origin {
 pub struct Catalog {
     /// Packages sorted by name.
     pub packages: Vec<Package>,
+    /// Content digest, `sha256:<hex>`.
+    pub digest: String,
 }
 
 impl Catalog {

@@ -1,1 +1,113 @@
-//! cli (in progress)
+//! The command-line layer: [`flags`] is what was typed; [`invocation`] reads the configuration
+//! and install-config and loads catalogs; the command modules call the library steps and print.
+//! Errors are typed ([`Error`]) and know their exit status; [`diagnostics`] renders them with
+//! miette, pointing into the configuration file where the error is about it.
+
+mod create;
+pub mod diagnostics;
+pub mod flags;
+pub mod invocation;
+mod range;
+mod resolve_cmd;
+
+use std::io::Write;
+
+pub use flags::Flags;
+
+/// Exit status: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit status: the inputs cannot produce a valid install (resolution, validation).
+pub const EXIT_INVALID: u8 = 1;
+/// Exit status: usage error.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status: I/O or network failure.
+pub const EXIT_IO: u8 = 3;
+
+/// Everything that can stop a command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The configuration is missing or invalid.
+    #[error(transparent)]
+    Config(#[from] crate::config::Error),
+    /// A catalog could not be loaded.
+    #[error("catalog \"{name}\" ({location}): {source}")]
+    Catalog {
+        /// Configured name.
+        name: String,
+        /// Where it is.
+        location: String,
+        /// The cause.
+        source: crate::catalog::Error,
+    },
+    /// A catalog's content does not match its pinned digest.
+    #[error(
+        "catalog \"{name}\" ({location}) has digest sha256:{actual}, but the configuration pins sha256:{expected}"
+    )]
+    DigestMismatch {
+        /// Configured name.
+        name: String,
+        /// Where it is.
+        location: String,
+        /// The pin.
+        expected: String,
+        /// What was read.
+        actual: String,
+    },
+    /// A feature the input needs is not available.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Usage error detected after parsing flags.
+    #[error("{0}")]
+    Usage(String),
+    /// One or more operators cannot be installed; details were already reported.
+    #[error("{failed} of {total} platform operator{} cannot be installed; nothing was written", if *total == 1 { "" } else { "s" })]
+    Operators {
+        /// How many failed.
+        failed: usize,
+        /// How many were configured.
+        total: usize,
+    },
+    /// No profile fits the target cluster.
+    #[error(transparent)]
+    Profile(#[from] crate::render::profile::ProfileError),
+    /// A template failed.
+    #[error(transparent)]
+    Render(#[from] crate::render::Error),
+    /// Writing failed.
+    #[error(transparent)]
+    Output(#[from] crate::output::Error),
+    /// The lock file is unreadable or differs.
+    #[error(transparent)]
+    Lock(#[from] crate::output::lock::Error),
+    /// A range given to `range` does not parse.
+    #[error(transparent)]
+    Range(#[from] crate::version::RangeParseError),
+    /// Writing to stdout failed.
+    #[error("cannot write output: {0}")]
+    Stdout(#[from] std::io::Error),
+}
+
+impl Error {
+    /// The exit status for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Config(e) if e.is_io() => EXIT_IO,
+            Error::Config(crate::config::Error::NotFound { .. }) => EXIT_USAGE,
+            Error::Catalog { source, .. } if source.is_io() => EXIT_IO,
+            Error::Output(e) if e.is_io() => EXIT_IO,
+            Error::Lock(e) if e.is_io() => EXIT_IO,
+            Error::Stdout(_) => EXIT_IO,
+            Error::Usage(_) | Error::Unsupported(_) => EXIT_USAGE,
+            _ => EXIT_INVALID,
+        }
+    }
+}
+
+/// Run a parsed command line. Reports go to `stdout`; warnings and diagnostics to `stderr`.
+pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<u8, Error> {
+    match flags.command {
+        flags::Command::Create(args) => create::run(&args, stdout, stderr),
+        flags::Command::Resolve(args) => resolve_cmd::run(&args, stdout, stderr),
+        flags::Command::Range(args) => range::run(&args, stdout),
+    }
+}

@@ -1,1 +1,641 @@
-//! config (in progress)
+//! The `platformOperators` extension: read, type and validate it, keeping the source location
+//! of every value so errors point at a line and column.
+//!
+//! Input: `platform-operators.yaml` (top-level `platformOperators:`), or the same key inside
+//! `install-config.yaml`. Output: a [`Config`]. Install-config facts (`featureSet`, mirror rules,
+//! trust bundle) live in [`install`]. Every scalar is read as the text the user wrote
+//! (`4.10` stays `4.10`), unknown keys are errors, and every problem found is reported at once.
+
+pub mod install;
+mod span;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+pub use span::{SourceFile, Span};
+
+use crate::version::masterminds;
+
+/// Longest operator name: the PlatformOperator name becomes a BundleDeployment name and then a
+/// Bundle name with a hash suffix, which must still fit in 63 characters.
+pub const MAX_OPERATOR_NAME: usize = 45;
+/// Longest package name (PlatformOperator CRD `spec.package.name` `maxLength`).
+pub const MAX_PACKAGE_NAME: usize = 56;
+/// Longest `version` range (OLM v1 ClusterExtension API limit).
+pub const MAX_VERSION_RANGE: usize = 64;
+
+/// A validated `platformOperators` configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file it was read from, with its text (for diagnostics).
+    pub source: Arc<SourceFile>,
+    /// Target cluster version, when the config gives one.
+    pub cluster_version: Option<Located<ClusterVersion>>,
+    /// Catalog snapshots, in the order written.
+    pub catalogs: Vec<CatalogSource>,
+    /// Operators to install, in the order written.
+    pub operators: Vec<Operator>,
+}
+
+/// A value with the span of the YAML node it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located<T> {
+    /// The value.
+    pub value: T,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// An OpenShift release: `4.14`, `4.14.8` or `4.14.0-rc.1`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterVersion {
+    /// Major version (4).
+    pub major: u64,
+    /// Minor version.
+    pub minor: u64,
+    /// Patch, when given.
+    pub patch: Option<u64>,
+    /// The text as written.
+    pub text: String,
+}
+
+impl ClusterVersion {
+    /// Parse `X.Y`, `X.Y.Z` or `X.Y.Z-pre` (a leading `v` is accepted).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let core = t.split(['-', '+']).next().unwrap_or("");
+        let parts: Vec<&str> = core.split('.').collect();
+        let num = |s: &str| -> Result<u64, String> {
+            if s.is_empty()
+                || !s.bytes().all(|b| b.is_ascii_digit())
+                || (s.len() > 1 && s.starts_with('0'))
+            {
+                Err(format!("\"{s}\" is not a number"))
+            } else {
+                s.parse::<u64>().map_err(|e| e.to_string())
+            }
+        };
+        if !(2..=3).contains(&parts.len()) {
+            return Err(format!(
+                "expected an OpenShift release like \"4.14\" or \"4.14.8\", found \"{text}\""
+            ));
+        }
+        Ok(ClusterVersion {
+            major: num(parts[0])?,
+            minor: num(parts[1])?,
+            patch: parts.get(2).map(|p| num(p)).transpose()?,
+            text: text.trim().to_string(),
+        })
+    }
+
+    /// The Kubernetes minor version this release ships: OpenShift 4.N ships Kubernetes 1.(N+13).
+    pub fn kube_minor(&self) -> Option<u64> {
+        (self.major == 4).then_some(self.minor + 13)
+    }
+
+    /// `major.minor`.
+    pub fn minor_text(&self) -> String {
+        format!("{}.{}", self.major, self.minor)
+    }
+}
+
+impl std::fmt::Display for ClusterVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// One `catalogs[]` entry.
+#[derive(Debug, Clone)]
+pub struct CatalogSource {
+    /// Catalog name (referenced by `operators[].catalog`, and the ClusterCatalog name).
+    pub name: Located<String>,
+    /// Where the FBC is: a path resolved against the config file's directory, or a URL.
+    pub source: Located<CatalogLocation>,
+    /// Pinned content digest, lowercase hex without prefix.
+    pub sha256: Option<Located<String>>,
+    /// The catalog's image, for in-cluster objects.
+    pub image: Option<Located<String>>,
+    /// Priority across catalogs (higher wins), default 0.
+    pub priority: i32,
+}
+
+/// Where a catalog's content is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogLocation {
+    /// A directory or file on disk (absolute, or relative to the working directory).
+    Path(PathBuf),
+    /// An `https://` URL.
+    Url(String),
+}
+
+impl std::fmt::Display for CatalogLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CatalogLocation::Path(p) => write!(f, "{}", p.display()),
+            CatalogLocation::Url(u) => f.write_str(u),
+        }
+    }
+}
+
+/// One `operators[]` entry.
+#[derive(Debug, Clone)]
+pub struct Operator {
+    /// Object name.
+    pub name: Located<String>,
+    /// Package name.
+    pub package: Located<String>,
+    /// Channels (any of them); empty means all channels.
+    pub channels: Vec<Located<String>>,
+    /// OLM v1 (Masterminds) version range.
+    pub version: Option<Located<VersionRange>>,
+    /// The catalog to resolve from; `None` means every catalog.
+    pub catalog: Option<Located<String>>,
+    /// Install namespace.
+    pub namespace: Option<Located<String>>,
+    /// Write the operator's own objects (CCM/MAPI-style operators).
+    pub bootstrap: bool,
+    /// Span of the whole entry.
+    pub span: Span,
+}
+
+/// A parsed version range with the text written.
+#[derive(Debug, Clone)]
+pub struct VersionRange {
+    /// The text as written.
+    pub text: String,
+    /// The parsed range.
+    pub range: masterminds::Range,
+}
+
+impl PartialEq for VersionRange {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+impl Eq for VersionRange {}
+
+/// Errors reading the configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// No configuration was found in the install directory.
+    #[error("no platformOperators configuration found: looked for {} and a `platformOperators:` key in {}", standalone.display(), install_config.display())]
+    NotFound {
+        /// The standalone file looked for.
+        standalone: PathBuf,
+        /// The install-config looked into.
+        install_config: PathBuf,
+    },
+    /// The YAML is malformed or does not have the expected shape.
+    #[error("{}: {message}", file.path.display())]
+    Syntax {
+        /// The file, with its text.
+        file: Arc<SourceFile>,
+        /// What the YAML reader said.
+        message: String,
+        /// Where.
+        span: Option<Span>,
+    },
+    /// The YAML is well-formed but some values are invalid. Every problem found is listed.
+    #[error("{}: {} invalid value{} in the platformOperators configuration", file.path.display(), problems.len(), if problems.len() == 1 { "" } else { "s" })]
+    Invalid {
+        /// The file, with its text.
+        file: Arc<SourceFile>,
+        /// Each problem with its location.
+        problems: Vec<Problem>,
+    },
+}
+
+impl Error {
+    /// Whether the error comes from reading a file (exit status 3) rather than its content.
+    pub fn is_io(&self) -> bool {
+        matches!(self, Error::Io { .. })
+    }
+}
+
+/// One invalid value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Where.
+    pub span: Span,
+    /// The field path, like `operators[1].version`.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, when obvious.
+    pub help: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw shapes, as written.
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawFile {
+    platform_operators: Spanned<RawSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawInstallConfigKey {
+    platform_operators: Option<Spanned<RawSpec>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawSpec {
+    cluster_version: Option<Spanned<String>>,
+    #[serde(default)]
+    catalogs: Vec<Spanned<RawCatalog>>,
+    #[serde(default)]
+    operators: Vec<Spanned<RawOperator>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawCatalog {
+    name: Spanned<String>,
+    source: Spanned<String>,
+    sha256: Option<Spanned<String>>,
+    image: Option<Spanned<String>>,
+    priority: Option<Spanned<i32>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawOperator {
+    name: Spanned<String>,
+    package: Spanned<String>,
+    channel: Option<Spanned<String>>,
+    channels: Option<Spanned<Vec<Spanned<String>>>>,
+    version: Option<Spanned<String>>,
+    catalog: Option<Spanned<String>>,
+    namespace: Option<Spanned<String>>,
+    bootstrap: Option<bool>,
+}
+
+/// Largest configuration file read (a config is a few KB; this guards against mistakes).
+const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Read a file's text, refusing huge or non-UTF-8 files.
+pub(crate) fn read_source(path: &Path) -> Result<Arc<SourceFile>, Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(io(std::io::Error::other(format!(
+            "file is {} bytes, more than the {} bytes a configuration may have",
+            meta.len(),
+            MAX_CONFIG_BYTES
+        ))));
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        ))
+    })?;
+    Ok(Arc::new(SourceFile {
+        path: path.to_path_buf(),
+        text,
+    }))
+}
+
+/// Parse YAML text into `T`, mapping errors to [`Error::Syntax`] with their location.
+pub(crate) fn parse_yaml<T: for<'de> Deserialize<'de>>(file: &Arc<SourceFile>) -> Result<T, Error> {
+    let options = serde_saphyr::options! { with_snippet: false };
+    serde_saphyr::from_str_with_options(&file.text, options).map_err(|e| {
+        let span = e
+            .location()
+            .and_then(|l| Span::from_location(&file.text, &l));
+        let mut message = e.to_string();
+        // The reader appends " at line L, column C"; the diagnostic shows the place itself.
+        if let Some(i) = message.rfind(" at line ") {
+            message.truncate(i);
+        }
+        Error::Syntax {
+            file: file.clone(),
+            message,
+            span,
+        }
+    })
+}
+
+/// Read a standalone `platform-operators.yaml`.
+pub fn read_file(path: &Path) -> Result<Config, Error> {
+    let file = read_source(path)?;
+    let raw: RawFile = parse_yaml(&file)?;
+    build(file, raw.platform_operators)
+}
+
+/// Read the `platformOperators:` key of an `install-config.yaml`; `Ok(None)` when it has none.
+pub fn read_install_config_key(path: &Path) -> Result<Option<Config>, Error> {
+    let file = read_source(path)?;
+    let raw: RawInstallConfigKey = parse_yaml(&file)?;
+    raw.platform_operators
+        .map(|spec| build(file, spec))
+        .transpose()
+}
+
+/// Find and read the configuration for an install directory: `--config` if given, else
+/// `D/platform-operators.yaml`, else the `platformOperators:` key of `D/install-config.yaml`.
+pub fn discover(dir: &Path, explicit: Option<&Path>) -> Result<Config, Error> {
+    if let Some(path) = explicit {
+        return read_file(path);
+    }
+    let standalone = dir.join("platform-operators.yaml");
+    if standalone.is_file() {
+        return read_file(&standalone);
+    }
+    let install_config = dir.join("install-config.yaml");
+    if install_config.is_file()
+        && let Some(config) = read_install_config_key(&install_config)?
+    {
+        return Ok(config);
+    }
+    Err(Error::NotFound {
+        standalone,
+        install_config,
+    })
+}
+
+fn span_of<T>(file: &SourceFile, s: &Spanned<T>) -> Span {
+    Span::from_location(&file.text, &s.referenced).unwrap_or_default()
+}
+
+fn located(file: &SourceFile, s: &Spanned<String>) -> Located<String> {
+    Located {
+        value: s.value.clone(),
+        span: span_of(file, s),
+    }
+}
+
+/// Type and check the raw spec, collecting every problem.
+fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error> {
+    let mut problems = Vec::new();
+    let mut problem = |span: Span, field: String, message: String, help: Option<String>| {
+        problems.push(Problem {
+            span,
+            field,
+            message,
+            help,
+        })
+    };
+    let spec_span = span_of(&file, &spec);
+    let spec = spec.value;
+
+    let cluster_version = spec.cluster_version.as_ref().and_then(|cv| {
+        let span = span_of(&file, cv);
+        match ClusterVersion::parse(&cv.value) {
+            Ok(value) => Some(Located { value, span }),
+            Err(message) => {
+                problem(span, "clusterVersion".into(), message, None);
+                None
+            }
+        }
+    });
+
+    let mut catalogs = Vec::new();
+    let mut catalog_names = BTreeSet::new();
+    let base = file.path.parent().unwrap_or(Path::new("")).to_path_buf();
+    if spec.catalogs.is_empty() {
+        problem(
+            spec_span,
+            "catalogs".into(),
+            "no catalogs are configured".into(),
+            Some("add a `catalogs:` list with at least one File-Based Catalog source".into()),
+        );
+    }
+    for (i, c) in spec.catalogs.iter().enumerate() {
+        let c = &c.value;
+        let name = located(&file, &c.name);
+        let field = |f: &str| format!("catalogs[{i}].{f}");
+        if let Err(m) = check_dns_label(&name.value, 63) {
+            problem(name.span, field("name"), m, None);
+        }
+        if !catalog_names.insert(name.value.clone()) {
+            problem(
+                name.span,
+                field("name"),
+                format!("catalog \"{}\" is defined twice", name.value),
+                None,
+            );
+        }
+        let src = located(&file, &c.source);
+        let location = if src.value.starts_with("https://") {
+            CatalogLocation::Url(src.value.clone())
+        } else if src.value.contains("://") {
+            problem(
+                src.span,
+                field("source"),
+                format!("unsupported URL scheme in \"{}\"", src.value),
+                Some("use a local directory or file, or an https:// URL".into()),
+            );
+            CatalogLocation::Url(src.value.clone())
+        } else if src.value.trim().is_empty() {
+            problem(src.span, field("source"), "source is empty".into(), None);
+            CatalogLocation::Path(PathBuf::new())
+        } else {
+            CatalogLocation::Path(base.join(&src.value))
+        };
+        let sha256 = c.sha256.as_ref().map(|s| {
+            let mut l = located(&file, s);
+            let hex = l
+                .value
+                .strip_prefix("sha256:")
+                .unwrap_or(&l.value)
+                .to_ascii_lowercase();
+            if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                problem(
+                    l.span,
+                    field("sha256"),
+                    format!(
+                        "\"{}\" is not a sha256 digest (64 hexadecimal digits)",
+                        l.value
+                    ),
+                    None,
+                );
+            }
+            l.value = hex;
+            l
+        });
+        let image = c.image.as_ref().map(|s| located(&file, s));
+        catalogs.push(CatalogSource {
+            name,
+            source: Located {
+                value: location,
+                span: src.span,
+            },
+            sha256,
+            image,
+            priority: c.priority.as_ref().map(|p| p.value).unwrap_or(0),
+        });
+    }
+
+    let mut operators = Vec::new();
+    let mut operator_names = BTreeSet::new();
+    if spec.operators.is_empty() {
+        problem(
+            spec_span,
+            "operators".into(),
+            "no operators are configured".into(),
+            Some("add an `operators:` list naming at least one package".into()),
+        );
+    }
+    for (i, o) in spec.operators.iter().enumerate() {
+        let span = span_of(&file, o);
+        let o = &o.value;
+        let field = |f: &str| format!("operators[{i}].{f}");
+        let name = located(&file, &o.name);
+        if let Err(m) = check_dns_label(&name.value, MAX_OPERATOR_NAME) {
+            problem(name.span, field("name"), m, None);
+        }
+        if !operator_names.insert(name.value.clone()) {
+            problem(
+                name.span,
+                field("name"),
+                format!("operator \"{}\" is listed twice", name.value),
+                None,
+            );
+        }
+        let package = located(&file, &o.package);
+        if let Err(m) = check_dns_label(&package.value, MAX_PACKAGE_NAME) {
+            problem(package.span, field("package"), m, None);
+        }
+        let mut channels = Vec::new();
+        match (&o.channel, &o.channels) {
+            (Some(c), Some(cs)) => problem(
+                span_of(&file, cs),
+                field("channels"),
+                "both `channel` and `channels` are set".into(),
+                Some(format!(
+                    "list \"{}\" under `channels` and remove `channel`",
+                    c.value
+                )),
+            ),
+            (Some(c), None) => channels.push(located(&file, c)),
+            (None, Some(cs)) => channels.extend(cs.value.iter().map(|c| located(&file, c))),
+            (None, None) => {}
+        }
+        for c in &channels {
+            if c.value.trim().is_empty() {
+                problem(
+                    c.span,
+                    field("channels"),
+                    "channel name is empty".into(),
+                    None,
+                );
+            }
+        }
+        let version = o.version.as_ref().and_then(|v| {
+            let l = located(&file, v);
+            if l.value.len() > MAX_VERSION_RANGE {
+                problem(
+                    l.span,
+                    field("version"),
+                    format!(
+                        "version range is {} characters long; OLM accepts at most {MAX_VERSION_RANGE}",
+                        l.value.len()
+                    ),
+                    None,
+                );
+                return None;
+            }
+            match masterminds::Range::parse(&l.value) {
+                Ok(range) => Some(Located { value: VersionRange { text: l.value, range }, span: l.span }),
+                Err(e) => {
+                    let inner = l.span.inner(&file.text, e.span());
+                    problem(inner, field("version"), e.to_string().lines().next().unwrap_or_default().to_string(), None);
+                    None
+                }
+            }
+        });
+        let catalog = o.catalog.as_ref().map(|c| located(&file, c));
+        if let Some(c) = &catalog
+            && !catalog_names.contains(&c.value)
+        {
+            let known: Vec<&str> = catalog_names.iter().map(String::as_str).collect();
+            problem(
+                c.span,
+                field("catalog"),
+                format!("no catalog named \"{}\" is configured", c.value),
+                Some(if known.is_empty() {
+                    "add it under `catalogs:`".into()
+                } else {
+                    format!("configured catalogs: {}", known.join(", "))
+                }),
+            );
+        }
+        let namespace = o.namespace.as_ref().map(|n| located(&file, n));
+        if let Some(n) = &namespace
+            && let Err(m) = check_dns_label(&n.value, 63)
+        {
+            problem(n.span, field("namespace"), m, None);
+        }
+        operators.push(Operator {
+            name,
+            package,
+            channels,
+            version,
+            catalog,
+            namespace,
+            bootstrap: o.bootstrap.unwrap_or(false),
+            span,
+        });
+    }
+
+    if !problems.is_empty() {
+        problems.sort_by_key(|p| p.span.offset);
+        return Err(Error::Invalid { file, problems });
+    }
+    Ok(Config {
+        source: file,
+        cluster_version,
+        catalogs,
+        operators,
+    })
+}
+
+/// Check a Kubernetes DNS-1123 label (`[a-z0-9]([-a-z0-9]*[a-z0-9])?`) of at most `max` bytes.
+pub fn check_dns_label(value: &str, max: usize) -> Result<(), String> {
+    if value.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if value.len() > max {
+        return Err(format!(
+            "\"{value}\" is {} characters long; at most {max} are allowed",
+            value.chars().count()
+        ));
+    }
+    let bytes = value.as_bytes();
+    let ok_inner = bytes
+        .iter()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
+    let ok_ends =
+        bytes[0].is_ascii_alphanumeric() && bytes[bytes.len() - 1].is_ascii_alphanumeric();
+    if !ok_inner || !ok_ends {
+        return Err(format!(
+            "\"{value}\" is not a DNS-1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,552 @@
-//! resolve (in progress)
+//! Resolution: one operator request plus the loaded catalogs and the cluster's facts give one
+//! chosen bundle, or an error that lists each candidate and why it was rejected.
+//!
+//! The rules are OLM v1's (operator-controller `resolve/catalog.go`, see
+//! `reference/catalogs-and-conversion.md` §4.3): candidates are the package's bundles in the
+//! requested channels (all channels when none is given; `defaultChannel` and heads play no part)
+//! whose version is in the Masterminds range; bundles deprecated through `olm.deprecations` sort
+//! last, then the highest version wins (build metadata read as a release). Across catalogs a
+//! non-deprecated pick beats a deprecated one, then the higher priority wins, and a tie is an
+//! error. On top of OLM v1 we filter on cluster fit (`olm.maxOpenShiftVersion` below the target
+//! minor, `minKubeVersion` above the cluster's Kubernetes), which OLM v1 does not check at
+//! install time but which would otherwise block the cluster's next upgrade or fail the install.
+//!
+//! Every candidate ends [`Verdict::Chosen`] or [`Verdict::Rejected`]; [`explain`] renders the
+//! table.
+
+pub mod explain;
+pub mod facts;
+
+use std::cmp::Ordering;
+
+use crate::catalog::model::{Bundle, Catalog, Package};
+use crate::config::ClusterVersion;
+use crate::version::{self, masterminds};
+
+use facts::{CsvSource, MaxOpenShiftVersion};
+
+/// A catalog loaded for resolution, with the configuration facts about it.
+#[derive(Debug)]
+pub struct LoadedCatalog {
+    /// Configured name.
+    pub name: String,
+    /// Priority (higher wins a tie between catalogs).
+    pub priority: i32,
+    /// The catalog image, when configured.
+    pub image: Option<String>,
+    /// Where it was read from (path or URL), for messages.
+    pub location: String,
+    /// The content.
+    pub catalog: Catalog,
+}
+
+/// What the resolver is asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// Package name.
+    pub package: &'a str,
+    /// Channels (any of them); empty: all.
+    pub channels: &'a [String],
+    /// Version range, with the text as written.
+    pub range: Option<(&'a str, &'a masterminds::Range)>,
+    /// Only this catalog, when set.
+    pub catalog: Option<&'a str>,
+}
+
+/// Facts about the target cluster. `version: None` skips the cluster-fit filter.
+#[derive(Debug, Clone, Default)]
+pub struct Cluster {
+    /// Target OpenShift release.
+    pub version: Option<ClusterVersion>,
+}
+
+/// One bundle considered, and what happened to it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Candidate {
+    /// Catalog name.
+    pub catalog: String,
+    /// Bundle name.
+    pub bundle: String,
+    /// Version text.
+    pub version: String,
+    /// Channels that list it.
+    pub channels: Vec<String>,
+    /// Deprecated through `olm.deprecations`.
+    pub deprecated: bool,
+    /// The outcome.
+    pub verdict: Verdict,
+}
+
+/// Chosen, or rejected with a reason.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "verdict", content = "reason", rename_all = "camelCase")]
+pub enum Verdict {
+    /// The winner.
+    Chosen,
+    /// Rejected.
+    Rejected(Rejection),
+}
+
+/// Why a candidate lost.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "rule", rename_all = "camelCase")]
+pub enum Rejection {
+    /// Not listed in any requested channel.
+    NotInChannel {
+        /// The requested channels.
+        requested: Vec<String>,
+    },
+    /// The version is not strict semver.
+    InvalidVersion,
+    /// Outside the requested range.
+    OutsideRange {
+        /// The range.
+        range: String,
+    },
+    /// `olm.maxOpenShiftVersion` is below the target minor.
+    MaxOpenShiftVersion {
+        /// The bundle's maximum.
+        max: String,
+        /// The target release.
+        cluster: String,
+    },
+    /// `olm.maxOpenShiftVersion` cannot be read.
+    InvalidMaxOpenShiftVersion {
+        /// Why.
+        reason: String,
+    },
+    /// `minKubeVersion` is above the cluster's Kubernetes.
+    MinKubeVersion {
+        /// The bundle's minimum.
+        min: String,
+        /// The cluster's Kubernetes minor (`1.27`).
+        cluster: String,
+    },
+    /// Fits, but another candidate ranks higher in the same catalog.
+    Outranked {
+        /// The bundle that won this catalog.
+        by: String,
+    },
+    /// Fits, but the pick from another catalog wins (not deprecated, or higher priority).
+    OtherCatalog {
+        /// The winning catalog.
+        catalog: String,
+    },
+}
+
+impl Rejection {
+    /// Whether the bundle met every filter and only lost the ordering.
+    pub fn is_ordering(&self) -> bool {
+        matches!(
+            self,
+            Rejection::Outranked { .. } | Rejection::OtherCatalog { .. }
+        )
+    }
+}
+
+/// A warning about a choice that stands but deserves attention.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Warning(pub String);
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A successful resolution.
+#[derive(Debug)]
+pub struct Resolution<'a> {
+    /// The catalog the bundle came from.
+    pub catalog: &'a LoadedCatalog,
+    /// The package.
+    pub package: &'a Package,
+    /// The chosen bundle.
+    pub bundle: &'a Bundle,
+    /// Every candidate, chosen one included, best first.
+    pub candidates: Vec<Candidate>,
+    /// Warnings (the choice stands).
+    pub warnings: Vec<Warning>,
+}
+
+/// Why resolution failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No catalog has the package.
+    #[error("package \"{package}\" is not in {}", catalogs_phrase(searched))]
+    UnknownPackage {
+        /// The package.
+        package: String,
+        /// Catalogs searched.
+        searched: Vec<String>,
+        /// Package names that are close.
+        suggestions: Vec<String>,
+    },
+    /// Every bundle was rejected.
+    #[error("no bundle of package \"{package}\" satisfies the request")]
+    NoCandidate {
+        /// The package.
+        package: String,
+        /// Every candidate and its rejection.
+        candidates: Vec<Candidate>,
+        /// What would help.
+        hints: Vec<String>,
+    },
+    /// Equal-priority catalogs each offer a pick.
+    #[error("package \"{package}\" resolves in several catalogs with the same priority {priority}: {}", picks.iter().map(|(c, b)| format!("{b} in {c}")).collect::<Vec<_>>().join(", "))]
+    Ambiguous {
+        /// The package.
+        package: String,
+        /// `(catalog, bundle)` pairs.
+        picks: Vec<(String, String)>,
+        /// Their priority.
+        priority: i32,
+        /// Every candidate.
+        candidates: Vec<Candidate>,
+    },
+}
+
+impl Error {
+    /// Candidates considered, when any were.
+    pub fn candidates(&self) -> &[Candidate] {
+        match self {
+            Error::NoCandidate { candidates, .. } | Error::Ambiguous { candidates, .. } => {
+                candidates
+            }
+            Error::UnknownPackage { .. } => &[],
+        }
+    }
+}
+
+fn catalogs_phrase(names: &[String]) -> String {
+    match names {
+        [one] => format!("catalog \"{one}\""),
+        many => format!(
+            "any of the catalogs {}",
+            many.iter()
+                .map(|n| format!("\"{n}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// One catalog's surviving candidates, best first, with the data to compare across catalogs.
+struct CatalogPick<'a> {
+    catalog: &'a LoadedCatalog,
+    package: &'a Package,
+    bundle: &'a Bundle,
+    deprecated: bool,
+}
+
+/// Resolve one request.
+pub fn resolve<'a>(
+    request: &Request<'_>,
+    catalogs: &'a [LoadedCatalog],
+    cluster: &Cluster,
+) -> Result<Resolution<'a>, Error> {
+    let searched: Vec<&LoadedCatalog> = catalogs
+        .iter()
+        .filter(|c| request.catalog.is_none_or(|name| c.name == name))
+        .collect();
+    let mut candidates = Vec::new();
+    let mut picks: Vec<CatalogPick<'a>> = Vec::new();
+    let mut warnings = Vec::new();
+    let mut found_package = false;
+    for loaded in &searched {
+        let Some(package) = loaded.catalog.package(request.package) else {
+            continue;
+        };
+        found_package = true;
+        let (mut cands, pick) = resolve_in_catalog(request, loaded, package, cluster);
+        if let Some(pick) = pick {
+            if let MaxOpenShiftVersion::Valid { major, minor, raw } =
+                facts::max_openshift_version(pick.bundle)
+                && let Some(cv) = &cluster.version
+                && (major, minor) == (cv.major, cv.minor)
+            {
+                warnings.push(Warning(format!(
+                    "bundle {} has olm.maxOpenShiftVersion {raw}: it installs on {cv}, but will block the upgrade to {}.{}",
+                    pick.bundle.name,
+                    cv.major,
+                    cv.minor + 1
+                )));
+            }
+            picks.push(pick);
+        }
+        candidates.append(&mut cands);
+    }
+    if !found_package {
+        return Err(unknown_package(request.package, &searched));
+    }
+    if picks.is_empty() {
+        let hints = explain::hints(request, &searched, &candidates);
+        return Err(Error::NoCandidate {
+            package: request.package.to_string(),
+            candidates,
+            hints,
+        });
+    }
+    // Across catalogs: non-deprecated first, then priority.
+    picks.sort_by(|a, b| {
+        a.deprecated
+            .cmp(&b.deprecated)
+            .then(b.catalog.priority.cmp(&a.catalog.priority))
+    });
+    let best = &picks[0];
+    let tied: Vec<&CatalogPick> = picks
+        .iter()
+        .filter(|p| p.deprecated == best.deprecated && p.catalog.priority == best.catalog.priority)
+        .collect();
+    if tied.len() > 1 {
+        return Err(Error::Ambiguous {
+            package: request.package.to_string(),
+            picks: tied
+                .iter()
+                .map(|p| (p.catalog.name.clone(), p.bundle.name.clone()))
+                .collect(),
+            priority: best.catalog.priority,
+            candidates,
+        });
+    }
+    for c in &mut candidates {
+        if c.verdict == Verdict::Chosen && c.catalog != best.catalog.name {
+            c.verdict = Verdict::Rejected(Rejection::OtherCatalog {
+                catalog: best.catalog.name.clone(),
+            });
+        }
+    }
+    candidates.sort_by_key(|c| !matches!(c.verdict, Verdict::Chosen));
+    if best.deprecated {
+        warnings.push(Warning(format!(
+            "bundle {} is deprecated: {}",
+            best.bundle.name,
+            best.bundle.deprecation.as_deref().unwrap_or("")
+        )));
+    }
+    if let Some(msg) = &best.package.deprecation {
+        warnings.push(Warning(format!(
+            "package {} is deprecated: {msg}",
+            best.package.name
+        )));
+    }
+    for ch in &best.package.channels {
+        if let Some(msg) = &ch.deprecation
+            && best.bundle.channels.contains(&ch.name)
+            && (request.channels.is_empty() || request.channels.contains(&ch.name))
+        {
+            warnings.push(Warning(format!(
+                "channel {} of package {} is deprecated: {msg}",
+                ch.name, best.package.name
+            )));
+        }
+    }
+    if cluster.version.is_none() {
+        warnings.push(Warning(
+            "no clusterVersion is set: olm.maxOpenShiftVersion and minKubeVersion were not checked"
+                .into(),
+        ));
+    }
+    Ok(Resolution {
+        catalog: best.catalog,
+        package: best.package,
+        bundle: best.bundle,
+        candidates,
+        warnings,
+    })
+}
+
+/// Filter, check and order one catalog's bundles of the package.
+fn resolve_in_catalog<'a>(
+    request: &Request<'_>,
+    loaded: &'a LoadedCatalog,
+    package: &'a Package,
+    cluster: &Cluster,
+) -> (Vec<Candidate>, Option<CatalogPick<'a>>) {
+    let mut ordered: Vec<&Bundle> = package.bundles.iter().collect();
+    ordered.sort_by(|a, b| order(a, b).then_with(|| a.name.cmp(&b.name)));
+    let mut candidates = Vec::with_capacity(ordered.len());
+    let mut winner: Option<&Bundle> = None;
+    for bundle in ordered {
+        let verdict = match filter(request, bundle, cluster) {
+            Some(rejection) => Verdict::Rejected(rejection),
+            None => match winner {
+                None => {
+                    winner = Some(bundle);
+                    Verdict::Chosen
+                }
+                Some(w) => Verdict::Rejected(Rejection::Outranked { by: w.name.clone() }),
+            },
+        };
+        candidates.push(Candidate {
+            catalog: loaded.name.clone(),
+            bundle: bundle.name.clone(),
+            version: bundle.version_text.clone(),
+            channels: bundle.channels.clone(),
+            deprecated: bundle.deprecation.is_some(),
+            verdict,
+        });
+    }
+    let pick = winner.map(|bundle| CatalogPick {
+        catalog: loaded,
+        package,
+        bundle,
+        deprecated: bundle.deprecation.is_some(),
+    });
+    (candidates, pick)
+}
+
+/// OLM v1 order: not deprecated first, then version descending, unparsable versions last.
+fn order(a: &Bundle, b: &Bundle) -> Ordering {
+    a.deprecation
+        .is_some()
+        .cmp(&b.deprecation.is_some())
+        .then_with(|| match (&a.version, &b.version) {
+            (Some(x), Some(y)) => version::cmp_olm(y, x),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        })
+}
+
+/// The first filter a bundle fails, in the order: channel, version, cluster fit.
+fn filter(request: &Request<'_>, bundle: &Bundle, cluster: &Cluster) -> Option<Rejection> {
+    if !request.channels.is_empty() && !bundle.channels.iter().any(|c| request.channels.contains(c))
+    {
+        return Some(Rejection::NotInChannel {
+            requested: request.channels.to_vec(),
+        });
+    }
+    let Some(version) = &bundle.version else {
+        return Some(Rejection::InvalidVersion);
+    };
+    if let Some((text, range)) = request.range
+        && !range.matches(version)
+    {
+        return Some(Rejection::OutsideRange {
+            range: text.to_string(),
+        });
+    }
+    let cv = cluster.version.as_ref()?;
+    match facts::max_openshift_version(bundle) {
+        MaxOpenShiftVersion::Valid { major, minor, raw }
+            if (major, minor) < (cv.major, cv.minor) =>
+        {
+            let max = raw.trim_matches('"').to_string();
+            return Some(Rejection::MaxOpenShiftVersion {
+                max,
+                cluster: cv.text.clone(),
+            });
+        }
+        MaxOpenShiftVersion::Invalid { reason } => {
+            return Some(Rejection::InvalidMaxOpenShiftVersion { reason });
+        }
+        _ => {}
+    }
+    if let Some(kube_minor) = cv.kube_minor()
+        && let CsvSource::Metadata(f) | CsvSource::Embedded(f) = facts::csv_facts(bundle)
+        && let Some(min) = f.min_kube_version
+        && let Some((maj, min_minor, _)) = facts::parse_kube_version(&min)
+        && (maj, min_minor) > (1, kube_minor)
+    {
+        return Some(Rejection::MinKubeVersion {
+            min,
+            cluster: format!("1.{kube_minor}"),
+        });
+    }
+    None
+}
+
+fn unknown_package(package: &str, searched: &[&LoadedCatalog]) -> Error {
+    let mut scored: Vec<(f64, &str)> = searched
+        .iter()
+        .flat_map(|c| c.catalog.packages.iter())
+        .map(|p| (strsim::jaro_winkler(package, &p.name), p.name.as_str()))
+        .filter(|(score, _)| *score > 0.85)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let mut suggestions: Vec<String> = scored.into_iter().map(|(_, n)| n.to_string()).collect();
+    suggestions.dedup();
+    suggestions.truncate(3);
+    Error::UnknownPackage {
+        package: package.to_string(),
+        searched: searched.iter().map(|c| c.name.clone()).collect(),
+        suggestions,
+    }
+}
+
+/// A problem with the chosen bundle that the target cannot install.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// Short rule name (`installModes`, `webhooks`, `apiServices`, `dependencies`).
+    pub rule: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The checks every profile makes on the winner (phase 0 and OLM v1 share these limits):
+/// AllNamespaces install mode, no webhooks (no certificate provider is configured), no owned
+/// APIServices, no dependencies. Returns problems (errors) and warnings (facts unknown).
+pub fn check_installable(bundle: &Bundle) -> (Vec<Problem>, Vec<Warning>) {
+    let mut problems = Vec::new();
+    let mut warnings = Vec::new();
+    match facts::csv_facts(bundle) {
+        CsvSource::Metadata(f) | CsvSource::Embedded(f) => {
+            if !f.install_modes.iter().any(|m| m == "AllNamespaces") {
+                problems.push(Problem {
+                    rule: "installModes".into(),
+                    message: format!(
+                        "bundle {} does not support the AllNamespaces install mode (it supports: {})",
+                        bundle.name,
+                        if f.install_modes.is_empty() { "none".into() } else { f.install_modes.join(", ") }
+                    ),
+                });
+            }
+            if !f.webhooks.is_empty() {
+                problems.push(Problem {
+                    rule: "webhooks".into(),
+                    message: format!(
+                        "bundle {} defines webhooks ({}), which need a certificate provider that this install does not configure",
+                        bundle.name,
+                        f.webhooks.join(", ")
+                    ),
+                });
+            }
+            if !f.api_services.is_empty() {
+                problems.push(Problem {
+                    rule: "apiServices".into(),
+                    message: format!("bundle {} owns APIService definitions ({}), which OLM v1 cannot install", bundle.name, f.api_services.join(", ")),
+                });
+            }
+        }
+        CsvSource::Unknown => warnings.push(Warning(format!(
+            "bundle {}: the catalog carries neither olm.csv.metadata nor olm.bundle.object, so install modes, webhooks and APIServices were not checked",
+            bundle.name
+        ))),
+        CsvSource::Invalid(reason) => problems.push(Problem {
+            rule: "csv".into(),
+            message: format!("bundle {}: cannot read its ClusterServiceVersion: {reason}", bundle.name),
+        }),
+    }
+    let deps = facts::dependencies(bundle);
+    if !deps.is_empty() {
+        problems.push(Problem {
+            rule: "dependencies".into(),
+            message: format!(
+                "bundle {} declares dependencies, which are not resolved for platform operators: {}",
+                bundle.name,
+                deps.iter().map(|d| format!("{} {}", d.kind, d.value)).collect::<Vec<_>>().join("; ")
+            ),
+        });
+    }
+    (problems, warnings)
+}
+
+#[cfg(test)]
+mod tests;

@@ -26,3 +26,8 @@ pub struct VersionParseError;
 #[derive(Debug, thiserror::Error)]
 #[error("invalid range")]
 pub struct RangeParseError;
+impl RangeParseError {
+    pub fn span(&self) -> std::ops::Range<usize> {
+        todo!()
+    }
+}

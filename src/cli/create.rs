@@ -1,0 +1,250 @@
+//! `po-manifests create`: resolve, check, render and write, all or nothing.
+
+use std::io::Write;
+
+use super::diagnostics::{self, Report};
+use super::flags::CreateArgs;
+use super::invocation::{self, Invocation, Outcome};
+use super::{EXIT_OK, Error};
+use crate::bundle::RegistryV1;
+use crate::convert;
+use crate::output::{self, lock};
+use crate::render::profile::{self, BundleContext, CatalogContext, OperatorContext, Profile};
+use crate::render::{RenderedObject, Templates};
+use crate::resolve::{Cluster, explain};
+
+pub(super) fn run(
+    args: &CreateArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    let color = color_stderr();
+    let inv = Invocation::read(&args.input)?;
+    let Some(cluster_version) = inv.cluster_version.clone() else {
+        return Err(Error::Usage(
+            "the target cluster version is not set: add `clusterVersion` to platformOperators or pass --cluster-version"
+                .into(),
+        ));
+    };
+    // The profile depends only on the release and feature set: refuse before reading catalogs.
+    let profile = if inv.config.operators.iter().any(|o| !o.bootstrap) {
+        Some(Profile::for_cluster(&cluster_version, inv.feature_set())?)
+    } else {
+        None
+    };
+    let templates = Templates::load(args.templates.as_deref())?;
+    let catalogs = inv.load_catalogs()?;
+    let cluster = Cluster {
+        version: Some(cluster_version.clone()),
+    };
+    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+
+    let mut objects: Vec<RenderedObject> = Vec::new();
+    let mut failed = 0;
+    let mut locked_operators = Vec::new();
+    for outcome in &outcomes {
+        for w in &outcome.warnings {
+            write!(
+                stderr,
+                "{}",
+                Report::warning(format!("operator \"{}\": {w}", outcome.operator.name.value))
+                    .render(color)
+            )?;
+        }
+        if args.input.explain {
+            write_explain(stdout, outcome)?;
+        }
+        if let Some(report) = diagnostics::operator_failure(&inv.config.source, outcome) {
+            write!(stderr, "{}", report.render(color))?;
+            failed += 1;
+            continue;
+        }
+        match render_operator(&templates, profile, outcome) {
+            Ok((mut rendered, namespace)) => {
+                objects.append(&mut rendered);
+                let r = outcome
+                    .resolution
+                    .as_ref()
+                    .expect("checked by operator_failure");
+                locked_operators.push(lock::LockedOperator {
+                    name: outcome.operator.name.value.clone(),
+                    package: outcome.operator.package.value.clone(),
+                    catalog: r.catalog.name.clone(),
+                    bundle: r.bundle.name.clone(),
+                    version: r.bundle.version_text.clone(),
+                    image: r.bundle.image.clone(),
+                    bootstrap: outcome.operator.bootstrap,
+                    namespace,
+                });
+            }
+            Err(message) => {
+                let report = Report::message(format!(
+                    "operator \"{}\": {message}",
+                    outcome.operator.name.value
+                ));
+                write!(stderr, "{}", report.render(color))?;
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(Error::Operators {
+            failed,
+            total: outcomes.len(),
+        });
+    }
+
+    let files = output::manifest_files(&objects)?;
+    let previous = lock::read(&inv.lock_path)?;
+    let new_lock = lock::Lock {
+        lock_version: lock::LOCK_VERSION,
+        cluster_version: Some(cluster_version.text.clone()),
+        profile: profile.map(|p| format!("{p:?}")),
+        catalogs: catalogs
+            .iter()
+            .map(|c| lock::LockedCatalog {
+                name: c.name.clone(),
+                digest: c.catalog.digest.clone(),
+            })
+            .collect(),
+        operators: locked_operators,
+        manifests: files.iter().map(|f| f.name.clone()).collect(),
+    };
+    if args.locked {
+        let Some(old) = &previous else {
+            return Err(lock::Error::Missing {
+                path: inv.lock_path.clone(),
+            }
+            .into());
+        };
+        let differences = old.differences(&new_lock);
+        if !differences.is_empty() {
+            return Err(lock::Error::Mismatch {
+                path: inv.lock_path.clone(),
+                differences,
+            }
+            .into());
+        }
+    }
+    let previous_files = previous.map(|l| l.manifests).unwrap_or_default();
+    let manifests_dir = inv.dir.join("manifests");
+    let written = output::write(
+        &manifests_dir,
+        &files,
+        &previous_files,
+        &inv.lock_path,
+        &new_lock.to_bytes(),
+    )?;
+    for name in &written.written {
+        writeln!(stdout, "{}", manifests_dir.join(name).display())?;
+    }
+    for name in &written.removed {
+        writeln!(
+            stderr,
+            "removed {} (written by an earlier run, no longer needed)",
+            manifests_dir.join(name).display()
+        )?;
+    }
+    writeln!(
+        stderr,
+        "wrote {} manifests and {}",
+        written.written.len(),
+        inv.lock_path.display()
+    )?;
+    Ok(EXIT_OK)
+}
+
+/// The objects for one resolved operator, and the install namespace for bootstrap operators.
+fn render_operator(
+    templates: &Templates,
+    profile: Option<Profile>,
+    outcome: &Outcome<'_>,
+) -> Result<(Vec<RenderedObject>, Option<String>), String> {
+    let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
+    let op = outcome.operator;
+    let channels: Vec<String> = op.channels.iter().map(|c| c.value.clone()).collect();
+    if op.bootstrap {
+        let namespace = outcome.install_namespace().expect("resolved");
+        let objects = crate::resolve::facts::bundle_objects(r.bundle)?;
+        if objects.is_empty() {
+            return Err(format!(
+                "bundle {} has no olm.bundle.object properties in catalog {} (only olm.csv.metadata), so its manifests are not available; \
+                 use a catalog rendered with its bundle objects (`opm render` without `--migrate-level=bundle-object-to-csv-metadata`)",
+                r.bundle.name, r.catalog.name
+            ));
+        }
+        let content =
+            RegistryV1::from_objects(&op.package.value, objects).map_err(|e| e.to_string())?;
+        let options = convert::Options {
+            install_namespace: namespace.clone(),
+            ..Default::default()
+        };
+        let converted = convert::convert(&content, &options).map_err(|e| e.to_string())?;
+        let mut out = vec![
+            profile::namespace(templates, &op.name.value, &namespace).map_err(|e| e.to_string())?,
+        ];
+        out.extend(converted.into_iter().map(|object| RenderedObject {
+            operator: op.name.value.clone(),
+            object,
+        }));
+        return Ok((out, Some(namespace)));
+    }
+    match profile {
+        Some(Profile::PlatformOperator) => {
+            if r.bundle.image.is_empty() {
+                return Err(format!(
+                    "bundle {} has no image in catalog {}; a BundleDeployment needs one",
+                    r.bundle.name, r.catalog.name
+                ));
+            }
+            let objects = profile::platform_operator(
+                templates,
+                &OperatorContext {
+                    name: &op.name.value,
+                    package: &op.package.value,
+                    channels: &channels,
+                    namespace: None,
+                },
+                &BundleContext {
+                    name: &r.bundle.name,
+                    version: &r.bundle.version_text,
+                    image: &r.bundle.image,
+                },
+                &CatalogContext {
+                    name: &r.catalog.name,
+                    image: r.catalog.image.as_deref(),
+                },
+            )
+            .map_err(|e| e.to_string())?;
+            Ok((objects, None))
+        }
+        Some(Profile::ClusterExtension) | None => {
+            Err("no output profile applies to this operator".into())
+        }
+    }
+}
+
+/// `--explain`: the candidate table for one operator.
+pub(super) fn write_explain(out: &mut dyn Write, outcome: &Outcome<'_>) -> std::io::Result<()> {
+    let candidates = match &outcome.resolution {
+        Ok(r) => r.candidates.as_slice(),
+        Err(e) => e.candidates(),
+    };
+    writeln!(
+        out,
+        "# operator {} (package {})",
+        outcome.operator.name.value, outcome.operator.package.value
+    )?;
+    if candidates.is_empty() {
+        writeln!(out, "no candidates")?;
+    } else {
+        write!(out, "{}", explain::table(candidates))?;
+    }
+    writeln!(out)
+}
+
+/// Whether to colour diagnostics.
+pub(super) fn color_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}

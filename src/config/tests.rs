@@ -1,0 +1,251 @@
+//! Config reading: shapes, typing as text, and every problem pointing at its place.
+
+use super::*;
+
+fn parse(text: &str) -> Result<Config, Error> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("platform-operators.yaml");
+    std::fs::write(&path, text).unwrap();
+    read_file(&path)
+}
+
+const VALID: &str = r#"platformOperators:
+  clusterVersion: 4.10
+  catalogs:
+  - name: redhat-operators
+    source: catalogs/redhat
+    sha256: "sha256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+    priority: 5
+  operators:
+  - name: cert-manager
+    package: openshift-cert-manager-operator
+    channel: stable-v1
+    version: ">=1.12.0 <1.14.0"
+    catalog: redhat-operators
+  - name: ccm
+    package: acme-ccm
+    channels: [a, b]
+    namespace: acme-system
+    bootstrap: true
+"#;
+
+fn problems(text: &str) -> Vec<Problem> {
+    match parse(text) {
+        Err(Error::Invalid { problems, .. }) => problems,
+        other => panic!("expected Invalid, got {other:?}"),
+    }
+}
+
+mod valid {
+    use super::*;
+
+    #[test]
+    fn every_field_is_read() {
+        let c = parse(VALID).unwrap();
+        assert_eq!(c.cluster_version.as_ref().unwrap().value.text, "4.10");
+        assert_eq!(c.cluster_version.as_ref().unwrap().value.minor, 10);
+        let cat = &c.catalogs[0];
+        assert_eq!(cat.priority, 5);
+        assert_eq!(cat.sha256.as_ref().unwrap().value, "a".repeat(64));
+        assert!(
+            matches!(&cat.source.value, CatalogLocation::Path(p) if p.ends_with("catalogs/redhat"))
+        );
+        let op = &c.operators[0];
+        assert_eq!(op.channels[0].value, "stable-v1");
+        assert_eq!(op.version.as_ref().unwrap().value.text, ">=1.12.0 <1.14.0");
+        assert_eq!((op.package.span.line, op.package.span.column), (10, 14));
+        let ccm = &c.operators[1];
+        assert!(ccm.bootstrap);
+        assert_eq!(ccm.channels.len(), 2);
+        assert_eq!(ccm.namespace.as_ref().unwrap().value, "acme-system");
+    }
+
+    #[test]
+    fn relative_sources_resolve_against_the_config_directory() {
+        let c = parse(VALID).unwrap();
+        let CatalogLocation::Path(p) = &c.catalogs[0].source.value else {
+            panic!()
+        };
+        assert!(
+            p.is_absolute() || p.starts_with(std::env::temp_dir()),
+            "{}",
+            p.display()
+        );
+    }
+}
+
+mod error {
+    use super::*;
+
+    #[test]
+    fn unknown_key_points_at_it() {
+        let text = VALID.replace("    channel: stable-v1", "    chanel: stable-v1");
+        let Err(Error::Syntax {
+            message,
+            span: Some(span),
+            ..
+        }) = parse(&text)
+        else {
+            panic!()
+        };
+        assert!(message.contains("unknown field `chanel`"), "{message}");
+        assert_eq!(span.line, 11);
+    }
+
+    #[test]
+    fn malformed_yaml_has_a_location() {
+        let Err(Error::Syntax {
+            span: Some(span), ..
+        }) = parse(
+            "platformOperators:\n  catalogs:\n  - name: a\n    source: [b\n  operators: []\n",
+        )
+        else {
+            panic!()
+        };
+        assert!(span.line >= 4, "{span:?}");
+    }
+
+    #[test]
+    fn wrong_type_is_a_syntax_error() {
+        let text = VALID.replace("priority: 5", "priority: high");
+        assert!(matches!(parse(&text), Err(Error::Syntax { .. })));
+    }
+
+    #[test]
+    fn duplicate_names_and_bad_names_are_all_reported() {
+        let text = VALID
+            .replace("name: ccm", "name: cert-manager")
+            .replace("package: acme-ccm", "package: Acme_CCM");
+        let p = problems(&text);
+        let fields: Vec<&str> = p.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["operators[1].name", "operators[1].package"]);
+        assert!(p[0].message.contains("listed twice"));
+        assert!(p[1].message.contains("DNS-1123"));
+    }
+
+    #[test]
+    fn name_longer_than_45_characters() {
+        let text = VALID.replace("name: ccm", &format!("name: {}", "a".repeat(46)));
+        let p = problems(&text);
+        assert!(p[0].message.contains("at most 45"), "{}", p[0].message);
+    }
+
+    #[test]
+    fn package_longer_than_56_characters() {
+        let text = VALID.replace("package: acme-ccm", &format!("package: {}", "a".repeat(57)));
+        assert!(problems(&text)[0].message.contains("at most 56"));
+    }
+
+    #[test]
+    fn unknown_catalog_lists_the_configured_ones() {
+        let text = VALID.replace("catalog: redhat-operators", "catalog: community");
+        let p = problems(&text);
+        assert_eq!(p[0].field, "operators[0].catalog");
+        assert_eq!(
+            p[0].help.as_deref(),
+            Some("configured catalogs: redhat-operators")
+        );
+    }
+
+    #[test]
+    fn channel_and_channels_together() {
+        let text = VALID.replace(
+            "    channels: [a, b]",
+            "    channels: [a, b]\n    channel: c",
+        );
+        assert!(
+            problems(&text)[0]
+                .message
+                .contains("both `channel` and `channels`")
+        );
+    }
+
+    #[test]
+    fn bad_cluster_version_and_digest() {
+        let text = VALID
+            .replace("clusterVersion: 4.10", "clusterVersion: four")
+            .replace("sha256:AAAA", "sha256:ZZZZ");
+        let fields: Vec<String> = problems(&text).into_iter().map(|p| p.field).collect();
+        assert_eq!(fields, ["clusterVersion", "catalogs[0].sha256"]);
+    }
+
+    #[test]
+    fn invalid_range_points_inside_the_quoted_value() {
+        let text = VALID.replace(">=1.12.0 <1.14.0", ">=1.12.0,, <1.14.0");
+        let p = problems(&text);
+        assert_eq!(p[0].field, "operators[0].version");
+        // The value starts at column 14 (after the quote at 13); the problem is at the commas.
+        assert_eq!(p[0].span.line, 12);
+        assert!(p[0].span.column > 14, "{:?}", p[0].span);
+    }
+
+    #[test]
+    fn empty_lists_are_reported() {
+        let p = problems("platformOperators:\n  catalogs: []\n  operators: []\n");
+        assert_eq!(p.len(), 2);
+    }
+
+    #[test]
+    fn missing_file_is_io() {
+        let e = read_file(Path::new("/nonexistent/po.yaml")).unwrap_err();
+        assert!(e.is_io());
+    }
+
+    #[test]
+    fn not_utf8_is_io_with_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.yaml");
+        std::fs::write(&path, b"platformOperators:\n  x: \xff\n").unwrap();
+        let e = read_file(&path).unwrap_err();
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
+    }
+}
+
+mod discover {
+    use super::*;
+
+    #[test]
+    fn install_config_key_is_used_when_there_is_no_standalone_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = VALID.replace('\n', "\n").to_string();
+        std::fs::write(
+            dir.path().join("install-config.yaml"),
+            format!("apiVersion: v1\nplatform: {{none: {{}}}}\n{body}"),
+        )
+        .unwrap();
+        let c = discover(dir.path(), None).unwrap();
+        assert_eq!(c.operators.len(), 2);
+    }
+
+    #[test]
+    fn nothing_found_names_both_places() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = discover(dir.path(), None).unwrap_err();
+        assert!(matches!(e, Error::NotFound { .. }));
+        assert!(
+            e.to_string().contains("platform-operators.yaml")
+                && e.to_string().contains("install-config.yaml")
+        );
+    }
+}
+
+#[test]
+fn cluster_version_forms() {
+    assert_eq!(
+        ClusterVersion::parse("4.14.8").unwrap().kube_minor(),
+        Some(27)
+    );
+    assert_eq!(ClusterVersion::parse("v4.18").unwrap().minor, 18);
+    assert_eq!(ClusterVersion::parse("4.16.0-rc.2").unwrap().patch, Some(0));
+    for bad in ["4", "4.x", "", "4.14.8.1", "04.14"] {
+        assert!(ClusterVersion::parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn dns_labels() {
+    assert!(check_dns_label("a-b0", 63).is_ok());
+    for bad in ["", "-a", "a-", "A", "a_b", "a.b", "é"] {
+        assert!(check_dns_label(bad, 63).is_err(), "{bad}");
+    }
+}

@@ -1,0 +1,247 @@
+//! `platform-operators.lock.yaml`: what a run resolved (per operator the package, bundle,
+//! version, image and the catalog's content digest) and which manifest files it wrote.
+//! `--locked` refuses a resolution that differs from it; the next run replaces exactly the
+//! files listed in it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Lock file name, written beside the configuration.
+pub const LOCK_FILE: &str = "platform-operators.lock.yaml";
+/// The schema version written in `lockVersion`.
+pub const LOCK_VERSION: u32 = 1;
+
+/// The lock file's content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Lock {
+    /// Schema version.
+    pub lock_version: u32,
+    /// Target release, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_version: Option<String>,
+    /// Profile used for non-bootstrap operators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Catalogs used, with their content digests.
+    #[serde(default)]
+    pub catalogs: Vec<LockedCatalog>,
+    /// What each operator resolved to.
+    #[serde(default)]
+    pub operators: Vec<LockedOperator>,
+    /// Files written into the manifests directory.
+    #[serde(default)]
+    pub manifests: Vec<String>,
+}
+
+/// A catalog's identity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LockedCatalog {
+    /// Configured name.
+    pub name: String,
+    /// Content digest (`sha256:…`).
+    pub digest: String,
+}
+
+/// One operator's resolution.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LockedOperator {
+    /// Config name.
+    pub name: String,
+    /// Package.
+    pub package: String,
+    /// Catalog it came from.
+    pub catalog: String,
+    /// Bundle name.
+    pub bundle: String,
+    /// Bundle version.
+    pub version: String,
+    /// Bundle image.
+    pub image: String,
+    /// Written as its own objects.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bootstrap: bool,
+    /// Install namespace, for bootstrap operators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+/// Errors reading a lock file.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Unreadable.
+    #[error("cannot read lock file {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Not a lock file.
+    #[error("lock file {} is invalid: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// `--locked` and the resolution differs.
+    #[error("the resolution differs from the lock file {}:\n{}", path.display(), differences.iter().map(|d| format!("  - {d}")).collect::<Vec<_>>().join("\n"))]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// One line per difference.
+        differences: Vec<String>,
+    },
+    /// `--locked` without a lock file.
+    #[error("--locked was given but there is no lock file at {}", path.display())]
+    Missing {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+}
+
+impl Error {
+    /// Whether this is an I/O failure (exit status 3).
+    pub fn is_io(&self) -> bool {
+        matches!(self, Error::Io { .. })
+    }
+}
+
+/// Read a lock file; `Ok(None)` when it does not exist.
+pub fn read(path: &Path) -> Result<Option<Lock>, Error> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(Error::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let lock: Lock = serde_saphyr::from_str(&text).map_err(|e| Error::Invalid {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    if lock.lock_version != LOCK_VERSION {
+        return Err(Error::Invalid {
+            path: path.to_path_buf(),
+            message: format!(
+                "lockVersion {} is not supported (expected {LOCK_VERSION})",
+                lock.lock_version
+            ),
+        });
+    }
+    Ok(Some(lock))
+}
+
+impl Lock {
+    /// The lock as YAML bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut text = String::from(
+            "# Written by po-manifests: what each platform operator resolved to. Do not edit.\n",
+        );
+        let value = serde_json::to_value(self).expect("the lock serializes to JSON");
+        text.push_str(&super::yaml::to_yaml(&value).expect("the lock serializes to YAML"));
+        text.into_bytes()
+    }
+
+    /// Differences in resolution between `self` (the lock) and `new`, one line each.
+    pub fn differences(&self, new: &Lock) -> Vec<String> {
+        let mut out = Vec::new();
+        for old in &self.operators {
+            match new.operators.iter().find(|o| o.name == old.name) {
+                None => out.push(format!(
+                    "operator {} is locked but no longer configured",
+                    old.name
+                )),
+                Some(now) if now != old => out.push(format!(
+                    "operator {}: locked to {} {} ({}) from {}, now resolves to {} {} ({}) from {}",
+                    old.name,
+                    old.package,
+                    old.version,
+                    old.bundle,
+                    old.catalog,
+                    now.package,
+                    now.version,
+                    now.bundle,
+                    now.catalog
+                )),
+                Some(_) => {}
+            }
+        }
+        for now in &new.operators {
+            if !self.operators.iter().any(|o| o.name == now.name) {
+                out.push(format!(
+                    "operator {} is configured but not in the lock",
+                    now.name
+                ));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(version: &str) -> LockedOperator {
+        LockedOperator {
+            name: "cm".into(),
+            package: "cert-manager".into(),
+            catalog: "c".into(),
+            bundle: format!("cert-manager.v{version}"),
+            version: version.into(),
+            image: "quay.io/x@sha256:00".into(),
+            bootstrap: false,
+            namespace: None,
+        }
+    }
+
+    fn lock(version: &str) -> Lock {
+        Lock {
+            lock_version: LOCK_VERSION,
+            cluster_version: Some("4.14.8".into()),
+            profile: Some("PlatformOperator".into()),
+            catalogs: vec![LockedCatalog {
+                name: "c".into(),
+                digest: "sha256:ab".into(),
+            }],
+            operators: vec![op(version)],
+            manifests: vec!["99_po_cm_00_platformoperator_cm.yaml".into()],
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        std::fs::write(&path, lock("1.13.0").to_bytes()).unwrap();
+        assert_eq!(read(&path).unwrap(), Some(lock("1.13.0")));
+    }
+
+    #[test]
+    fn differences_name_the_operator_and_both_versions() {
+        let d = lock("1.13.0").differences(&lock("1.14.0"));
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].contains("1.13.0") && d[0].contains("1.14.0"),
+            "{}",
+            d[0]
+        );
+        assert!(lock("1.13.0").differences(&lock("1.13.0")).is_empty());
+    }
+
+    #[test]
+    fn unknown_lock_version_is_invalid() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        std::fs::write(&path, "lockVersion: 9\n").unwrap();
+        assert!(matches!(read(&path), Err(Error::Invalid { .. })));
+    }
+}

@@ -1,0 +1,184 @@
+//! Output profiles: which objects an operator becomes on a given OpenShift release.
+//!
+//! | release | profile |
+//! |---|---|
+//! | 4.12–4.15 with `featureSet: TechPreviewNoUpgrade` or `DevPreviewNoUpgrade` | [`Profile::PlatformOperator`] |
+//! | 4.16–4.17 | none: the PlatformOperator API was removed in 4.16 and `ClusterExtension` is GA from 4.18 |
+//! | ≥ 4.18 | [`Profile::ClusterExtension`] |
+//!
+//! Operators with `bootstrap: true` are written as their own objects in every profile and on
+//! every release, so a configuration of only bootstrap operators needs no profile.
+
+use serde_json::json;
+
+use super::{Error, RenderedObject, Templates};
+use crate::config::ClusterVersion;
+
+/// How non-bootstrap operators are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Profile {
+    /// `PlatformOperator` + `BundleDeployment` (OpenShift 4.12–4.15, tech preview).
+    PlatformOperator,
+    /// OLM v1 `ClusterExtension` (OpenShift ≥ 4.18).
+    ClusterExtension,
+}
+
+/// Feature sets under which the PlatformOperator CRD is installed.
+pub const PLATFORM_OPERATOR_FEATURE_SETS: &[&str] =
+    &["TechPreviewNoUpgrade", "DevPreviewNoUpgrade"];
+
+/// Why no profile can write the configured operators for the target cluster.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProfileError {
+    /// The release has no API for platform operators.
+    #[error("OpenShift {version} cannot install platform operators: {reason}")]
+    UnsupportedRelease {
+        /// The target release.
+        version: String,
+        /// Why, and what works instead.
+        reason: String,
+    },
+    /// The PlatformOperator CRD is only there with a tech preview feature set.
+    #[error("the PlatformOperator API on OpenShift {version} needs featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade in install-config.yaml, found {}", found.as_deref().map(|f| format!("\"{f}\"")).unwrap_or_else(|| "none".into()))]
+    FeatureSet {
+        /// The target release.
+        version: String,
+        /// The featureSet found.
+        found: Option<String>,
+    },
+}
+
+impl Profile {
+    /// The profile for a release and feature set.
+    pub fn for_cluster(
+        version: &ClusterVersion,
+        feature_set: Option<&str>,
+    ) -> Result<Profile, ProfileError> {
+        let unsupported = |reason: &str| ProfileError::UnsupportedRelease {
+            version: version.text.clone(),
+            reason: reason.to_string(),
+        };
+        match (version.major, version.minor) {
+            (4, 12..=15) => {
+                if feature_set.is_some_and(|f| PLATFORM_OPERATOR_FEATURE_SETS.contains(&f)) {
+                    Ok(Profile::PlatformOperator)
+                } else {
+                    Err(ProfileError::FeatureSet {
+                        version: version.text.clone(),
+                        found: feature_set.map(String::from),
+                    })
+                }
+            }
+            (4, 16..=17) => Err(unsupported(
+                "the PlatformOperator API was removed in 4.16 and OLM v1's ClusterExtension is generally available only from 4.18; \
+                 either target OpenShift 4.18 or later (ClusterExtension profile), or mark the operator `bootstrap: true` to install its own objects",
+            )),
+            (4, m) if m >= 18 => Err(unsupported(
+                "the ClusterExtension profile for OpenShift 4.18 and later is not available in this version of po-manifests; \
+                 mark the operator `bootstrap: true` to install its own objects",
+            )),
+            (4, _) => Err(unsupported(
+                "platform operators exist from OpenShift 4.12 on",
+            )),
+            _ => Err(unsupported("only OpenShift 4 releases are known")),
+        }
+    }
+}
+
+/// What the templates see about one operator.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct OperatorContext<'a> {
+    /// Config name.
+    pub name: &'a str,
+    /// Package.
+    pub package: &'a str,
+    /// Requested channels.
+    pub channels: &'a [String],
+    /// Install namespace, when one applies.
+    pub namespace: Option<&'a str>,
+}
+
+/// What the templates see about the chosen bundle.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BundleContext<'a> {
+    /// Bundle name.
+    pub name: &'a str,
+    /// Version.
+    pub version: &'a str,
+    /// Image.
+    pub image: &'a str,
+}
+
+/// What the templates see about the catalog.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CatalogContext<'a> {
+    /// Configured name.
+    pub name: &'a str,
+    /// Catalog image, if configured.
+    pub image: Option<&'a str>,
+}
+
+/// The PlatformOperator profile's objects for one operator: a `PlatformOperator` and the
+/// `BundleDeployment` that pins the resolved bundle.
+pub fn platform_operator(
+    templates: &Templates,
+    operator: &OperatorContext<'_>,
+    bundle: &BundleContext<'_>,
+    catalog: &CatalogContext<'_>,
+) -> Result<Vec<RenderedObject>, Error> {
+    let context = json!({ "operator": operator, "bundle": bundle, "catalog": catalog });
+    Ok(vec![
+        templates.render("platformoperator.yaml.j2", operator.name, &context)?,
+        templates.render("bundledeployment.yaml.j2", operator.name, &context)?,
+    ])
+}
+
+/// A bootstrap operator's Namespace object.
+pub fn namespace(
+    templates: &Templates,
+    operator: &str,
+    namespace: &str,
+) -> Result<RenderedObject, Error> {
+    templates.render(
+        "namespace.yaml.j2",
+        operator,
+        &json!({ "namespace": namespace }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cv(s: &str) -> ClusterVersion {
+        ClusterVersion::parse(s).unwrap()
+    }
+
+    #[test]
+    fn tech_preview_4_14_is_platform_operator() {
+        assert_eq!(
+            Profile::for_cluster(&cv("4.14.8"), Some("TechPreviewNoUpgrade")),
+            Ok(Profile::PlatformOperator)
+        );
+        assert_eq!(
+            Profile::for_cluster(&cv("4.12"), Some("DevPreviewNoUpgrade")),
+            Ok(Profile::PlatformOperator)
+        );
+    }
+
+    #[test]
+    fn default_feature_set_is_refused() {
+        let e = Profile::for_cluster(&cv("4.13"), None).unwrap_err();
+        assert!(e.to_string().contains("TechPreviewNoUpgrade"), "{e}");
+        assert!(Profile::for_cluster(&cv("4.13"), Some("CustomNoUpgrade")).is_err());
+    }
+
+    #[test]
+    fn releases_without_the_api_are_refused_with_both_options() {
+        let e = Profile::for_cluster(&cv("4.16"), Some("TechPreviewNoUpgrade"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("4.18") && e.contains("bootstrap: true"), "{e}");
+        assert!(Profile::for_cluster(&cv("4.11"), Some("TechPreviewNoUpgrade")).is_err());
+    }
+}

@@ -1,0 +1,270 @@
+//! Turning a candidate table into prose: the `--explain` table, the merged summary used in
+//! errors ("1.10.0 to 1.11.2 are outside >=1.12.0 <1.14.0"), and hints. Pure functions over
+//! [`Candidate`]s, so the resolver's data never depends on the wording.
+
+use std::fmt::Write as _;
+
+use super::{Candidate, LoadedCatalog, Rejection, Request, Verdict};
+
+impl Rejection {
+    /// The reason as a phrase about one bundle ("is outside >=1.0.0").
+    pub fn singular(&self) -> String {
+        format!("is {}", self.phrase())
+    }
+
+    /// The reason as a phrase about several bundles ("are outside >=1.0.0").
+    pub fn plural(&self) -> String {
+        format!("are {}", self.phrase())
+    }
+
+    fn phrase(&self) -> String {
+        match self {
+            Rejection::NotInChannel { requested } => match requested.as_slice() {
+                [one] => format!("not in channel {one}"),
+                many => format!("in none of the channels {}", many.join(", ")),
+            },
+            Rejection::InvalidVersion => "not versioned with strict semver".into(),
+            Rejection::OutsideRange { range } => format!("outside {range}"),
+            Rejection::MaxOpenShiftVersion { max, cluster } => {
+                format!(
+                    "limited to OpenShift {max} (olm.maxOpenShiftVersion), below the target {cluster}"
+                )
+            }
+            Rejection::InvalidMaxOpenShiftVersion { reason } => format!("unusable: {reason}"),
+            Rejection::MinKubeVersion { min, cluster } => {
+                format!(
+                    "in need of Kubernetes {min} (minKubeVersion), newer than the cluster's {cluster}"
+                )
+            }
+            Rejection::Outranked { by } => format!("outranked by {by}"),
+            Rejection::OtherCatalog { catalog } => {
+                format!("outranked by the pick from catalog {catalog}")
+            }
+        }
+    }
+}
+
+/// One line per candidate: catalog, bundle, version, channels, verdict.
+pub fn table(candidates: &[Candidate]) -> String {
+    let rows: Vec<[String; 5]> = candidates
+        .iter()
+        .map(|c| {
+            let verdict = match &c.verdict {
+                Verdict::Chosen => "chosen".to_string(),
+                Verdict::Rejected(r) => r.singular().trim_start_matches("is ").to_string(),
+            };
+            let bundle = if c.deprecated {
+                format!("{} (deprecated)", c.bundle)
+            } else {
+                c.bundle.clone()
+            };
+            [
+                c.catalog.clone(),
+                bundle,
+                c.version.clone(),
+                c.channels.join(","),
+                verdict,
+            ]
+        })
+        .collect();
+    let header = ["CATALOG", "BUNDLE", "VERSION", "CHANNELS", "VERDICT"].map(String::from);
+    columns(std::iter::once(header).chain(rows))
+}
+
+/// Align rows into columns separated by two spaces.
+pub fn columns<const N: usize>(rows: impl IntoIterator<Item = [String; N]>) -> String {
+    let rows: Vec<[String; N]> = rows.into_iter().collect();
+    let mut widths = [0usize; N];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in &rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 == N {
+                line.push_str(cell);
+            } else {
+                let _ = write!(line, "{cell:<width$}  ", width = widths[i]);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Neighbours (in candidate order) rejected alike, merged into sentences:
+/// `1.10.0 to 1.11.2 are outside >=1.12.0 <1.14.0`.
+pub fn summary(candidates: &[Candidate]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut i = 0;
+    while i < candidates.len() {
+        let c = &candidates[i];
+        let mut j = i + 1;
+        while j < candidates.len()
+            && candidates[j].catalog == c.catalog
+            && candidates[j].verdict == c.verdict
+        {
+            j += 1;
+        }
+        let group = &candidates[i..j];
+        let label = |c: &Candidate| {
+            if c.version.is_empty() {
+                c.bundle.clone()
+            } else {
+                c.version.clone()
+            }
+        };
+        let line = match &c.verdict {
+            Verdict::Chosen => format!(
+                "{} ({}) is chosen from catalog {}",
+                c.bundle, c.version, c.catalog
+            ),
+            Verdict::Rejected(r) => match group {
+                [one] => format!("{} {}", label(one), r.singular()),
+                [first, .., last] => format!("{} to {} {}", label(last), label(first), r.plural()),
+                [] => unreachable!("a group has at least one candidate"),
+            },
+        };
+        lines.push(line);
+        i = j;
+    }
+    lines
+}
+
+/// What would help when nothing matched.
+pub fn hints(
+    request: &Request<'_>,
+    searched: &[&LoadedCatalog],
+    candidates: &[Candidate],
+) -> Vec<String> {
+    let mut hints = Vec::new();
+    let packages: Vec<_> = searched
+        .iter()
+        .filter_map(|c| c.catalog.package(request.package))
+        .collect();
+    for wanted in request.channels {
+        if !packages.iter().any(|p| p.channel(wanted).is_some()) {
+            let mut all: Vec<&str> = packages
+                .iter()
+                .flat_map(|p| p.channels.iter().map(|c| c.name.as_str()))
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            hints.push(format!(
+                "package {} has no channel \"{wanted}\"; its channels are: {}",
+                request.package,
+                all.join(", ")
+            ));
+        }
+    }
+    if let Some((text, range)) = request.range {
+        for c in candidates {
+            if !matches!(c.verdict, Verdict::Rejected(Rejection::NotInChannel { .. })) {
+                continue;
+            }
+            let in_range = packages
+                .iter()
+                .filter_map(|p| p.bundle(&c.bundle))
+                .any(|b| b.version.as_ref().is_some_and(|v| range.matches(v)));
+            if in_range {
+                hints.push(format!(
+                    "{} ({}) matches {text} but is only in channel{} {}",
+                    c.bundle,
+                    c.version,
+                    if c.channels.len() == 1 { "" } else { "s" },
+                    c.channels.join(", ")
+                ));
+            }
+        }
+        let in_channel: Vec<&Candidate> = candidates
+            .iter()
+            .filter(|c| matches!(c.verdict, Verdict::Rejected(Rejection::OutsideRange { .. })))
+            .collect();
+        if !in_channel.is_empty() && in_channel.len() == candidates.len() {
+            let (hi, lo) = (in_channel[0], in_channel[in_channel.len() - 1]);
+            hints.push(if in_channel.len() == 1 {
+                format!("the only version available is {}", hi.version)
+            } else {
+                format!(
+                    "available versions range from {} to {}",
+                    lo.version, hi.version
+                )
+            });
+        }
+    }
+    let fit: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.verdict,
+                Verdict::Rejected(
+                    Rejection::MaxOpenShiftVersion { .. } | Rejection::MinKubeVersion { .. }
+                )
+            )
+        })
+        .collect();
+    if let Some(best) = fit.first() {
+        hints.push(format!(
+            "{} bundle{} would match but not fit the target cluster (newest: {} {}); use a catalog built for this OpenShift release or check clusterVersion",
+            fit.len(),
+            if fit.len() == 1 { "" } else { "s" },
+            best.bundle,
+            match &best.verdict {
+                Verdict::Rejected(r) => r.singular(),
+                Verdict::Chosen => String::new(),
+            }
+        ));
+    }
+    hints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(version: &str, verdict: Verdict) -> Candidate {
+        Candidate {
+            catalog: "c".into(),
+            bundle: format!("op.v{version}"),
+            version: version.into(),
+            channels: vec!["stable".into()],
+            deprecated: false,
+            verdict,
+        }
+    }
+
+    #[test]
+    fn summary_merges_neighbours_rejected_alike() {
+        let out = Rejection::OutsideRange {
+            range: ">=1.12.0 <1.14.0".into(),
+        };
+        let cands = vec![
+            cand("1.14.1", Verdict::Rejected(out.clone())),
+            cand("1.14.0", Verdict::Rejected(out.clone())),
+            cand("1.13.0", Verdict::Chosen),
+            cand("1.11.2", Verdict::Rejected(out.clone())),
+            cand("1.10.0", Verdict::Rejected(out)),
+        ];
+        assert_eq!(
+            summary(&cands),
+            [
+                "1.14.0 to 1.14.1 are outside >=1.12.0 <1.14.0",
+                "op.v1.13.0 (1.13.0) is chosen from catalog c",
+                "1.10.0 to 1.11.2 are outside >=1.12.0 <1.14.0",
+            ]
+        );
+    }
+
+    #[test]
+    fn table_aligns_columns() {
+        let t = table(&[cand("1.0.0", Verdict::Chosen)]);
+        assert_eq!(
+            t,
+            "CATALOG  BUNDLE     VERSION  CHANNELS  VERDICT\nc        op.v1.0.0  1.0.0    stable    chosen\n"
+        );
+    }
+}

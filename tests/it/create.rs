@@ -1,0 +1,293 @@
+//! `po-manifests create` on the shipped example and on broken inputs: what it writes, what it
+//! refuses, and that a refusal leaves `manifests/` exactly as it was.
+
+use std::path::Path;
+
+use crate::common::{cmd, example, normalize, tree};
+
+fn create(dir: &Path) -> assert_cmd::assert::Assert {
+    cmd().arg("create").arg("--dir").arg(dir).assert()
+}
+
+#[test]
+fn example_writes_one_object_per_file_and_a_lock() {
+    let dir = example();
+    create(dir.path()).success();
+    let files = tree(&dir.path().join("manifests"));
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(
+        names.contains(&"99_po_cert-operator_00_platformoperator_cert-operator.yaml"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"99_po_cert-operator_01_bundledeployment_cert-operator.yaml"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"99_po_cloud-controller_00_namespace_acme-cloud-controller-system.yaml"),
+        "{names:?}"
+    );
+    for (name, text) in &files {
+        let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(text).unwrap();
+        assert_eq!(docs.len(), 1, "{name} holds {} objects", docs.len());
+    }
+    // The BundleDeployment pins the resolved bundle's image from the catalog.
+    let bd = &files
+        .iter()
+        .find(|(n, _)| n.contains("bundledeployment"))
+        .unwrap()
+        .1;
+    assert!(
+        bd.contains("quay.io/acme-example/cert-operator-bundle@sha256:"),
+        "{bd}"
+    );
+    let lock = std::fs::read_to_string(dir.path().join("platform-operators.lock.yaml")).unwrap();
+    assert!(lock.contains("bundle: acme-cert-operator.v1.2.0"), "{lock}");
+    insta::assert_snapshot!("example_manifests", render_tree(&files));
+    insta::assert_snapshot!("example_lock", lock);
+}
+
+fn render_tree(files: &[(String, String)]) -> String {
+    files
+        .iter()
+        .map(|(n, t)| format!("=== {n}\n{t}"))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+#[test]
+fn a_second_run_is_byte_identical() {
+    let dir = example();
+    create(dir.path()).success();
+    let first = tree(dir.path());
+    create(dir.path()).success();
+    assert_eq!(first, tree(dir.path()));
+    cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("--locked")
+        .assert()
+        .success();
+}
+
+#[test]
+fn locked_refuses_a_different_resolution() {
+    let dir = example();
+    create(dir.path()).success();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(">=1.0.0 <2.0.0", ">=1.0.0 <1.2.0");
+    std::fs::write(&config, text).unwrap();
+    let before = tree(dir.path());
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("--locked")
+        .assert()
+        .code(1);
+    let stderr = normalize(&out.get_output().stderr, dir.path());
+    assert!(
+        stderr.contains("locked to acme-cert-operator 1.2.0"),
+        "{stderr}"
+    );
+    assert_eq!(before, tree(dir.path()));
+}
+
+#[test]
+fn removed_operators_lose_their_files_and_nothing_else_is_touched() {
+    let dir = example();
+    std::fs::create_dir_all(dir.path().join("manifests")).unwrap();
+    std::fs::write(
+        dir.path().join("manifests/cluster-config.yaml"),
+        "installer: own\n",
+    )
+    .unwrap();
+    create(dir.path()).success();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let cut = text.find("  - name: cloud-controller").unwrap();
+    std::fs::write(&config, &text[..cut]).unwrap();
+    create(dir.path()).success();
+    let names: Vec<String> = tree(&dir.path().join("manifests"))
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.contains("cloud-controller")),
+        "{names:?}"
+    );
+    assert!(names.contains(&"cluster-config.yaml".to_string()));
+}
+
+/// Break the example config with `edit`, run create, and check it exits 1, names the cause, and
+/// leaves the directory as it was.
+fn refused(edit: impl Fn(&str) -> String, expect: &[&str]) -> String {
+    let dir = example();
+    create(dir.path()).success();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, edit(&text)).unwrap();
+    let before = tree(dir.path());
+    let out = create(dir.path()).code(1);
+    let stderr = normalize(&out.get_output().stderr, dir.path());
+    for e in expect {
+        assert!(stderr.contains(e), "expected {e:?} in:\n{stderr}");
+    }
+    assert_eq!(before, tree(dir.path()), "the install directory changed");
+    stderr
+}
+
+#[test]
+fn mistyped_package() {
+    let stderr = refused(
+        |t| t.replace("package: acme-cert-operator", "package: acme-cert-operatr"),
+        &[
+            "platform-operators.yaml:10:14",
+            "package \"acme-cert-operatr\" is not in catalog \"acme-operators\"",
+            "did you mean \"acme-cert-operator\"",
+        ],
+    );
+    insta::assert_snapshot!("mistyped_package", stderr);
+}
+
+#[test]
+fn range_that_matches_nothing() {
+    let stderr = refused(
+        |t| t.replace(">=1.0.0 <2.0.0", ">=2.0.0"),
+        &[
+            "no bundle of package \"acme-cert-operator\" satisfies the request",
+            "are outside >=2.0.0",
+        ],
+    );
+    insta::assert_snapshot!("range_matches_nothing", stderr);
+}
+
+#[test]
+fn bundle_without_all_namespaces() {
+    let dir = example();
+    // Rewrite the example catalog: the cert operator's CSV metadata drops AllNamespaces.
+    let cat = dir.path().join("catalog/acme-cert-operator/catalog.json");
+    let text = std::fs::read_to_string(&cat).unwrap();
+    let patched = text.replace(
+        "\"type\": \"olm.gvk\"",
+        "\"type\": \"olm.csv.metadata\", \"value\": {\"installModes\": [{\"type\": \"OwnNamespace\", \"supported\": true}]}}, {\"type\": \"olm.gvk\"",
+    );
+    assert_ne!(text, patched);
+    std::fs::write(&cat, patched).unwrap();
+    let out = create(dir.path()).code(1);
+    let stderr = normalize(&out.get_output().stderr, dir.path());
+    assert!(
+        stderr.contains(
+            "does not support the AllNamespaces install mode (it supports: OwnNamespace)"
+        ),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+}
+
+#[test]
+fn cluster_version_4_16() {
+    let stderr = refused(
+        |t| t.replace("clusterVersion: \"4.14.8\"", "clusterVersion: \"4.16.3\""),
+        &[
+            "OpenShift 4.16.3 cannot install platform operators",
+            "4.18",
+            "bootstrap: true",
+        ],
+    );
+    insta::assert_snapshot!("cluster_version_4_16", stderr);
+}
+
+#[test]
+fn malformed_config() {
+    let stderr = refused(
+        |t| t.replace("    channel: stable", "    channel: [stable"),
+        &["platform-operators.yaml"],
+    );
+    assert!(
+        stderr.contains("line") || stderr.contains(":11:") || stderr.contains(":12:"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn unknown_key_names_line_and_column() {
+    refused(
+        |t| t.replace("    channel: stable", "    chanel: stable"),
+        &["unknown field `chanel`", "platform-operators.yaml:11:5"],
+    );
+}
+
+#[test]
+fn max_openshift_version_below_the_target_moves_to_an_older_bundle_or_fails() {
+    // 1.0.0 is capped at 4.13: asking for exactly 1.0.0 on 4.14 is refused with the reason.
+    refused(
+        |t| t.replace(">=1.0.0 <2.0.0", "=1.0.0"),
+        &["limited to OpenShift 4.13 (olm.maxOpenShiftVersion), below the target 4.14.8"],
+    );
+}
+
+#[test]
+fn feature_set_must_be_tech_preview() {
+    let dir = example();
+    let ic = dir.path().join("install-config.yaml");
+    std::fs::write(
+        &ic,
+        std::fs::read_to_string(&ic)
+            .unwrap()
+            .replace("featureSet: TechPreviewNoUpgrade\n", ""),
+    )
+    .unwrap();
+    let out = create(dir.path()).code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("needs featureSet TechPreviewNoUpgrade"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn digest_pin_mismatch_writes_nothing() {
+    let stderr = refused(
+        |t| {
+            t.replace(
+                "    source: catalog\n",
+                &format!("    source: catalog\n    sha256: \"{}\"\n", "0".repeat(64)),
+            )
+        },
+        &["but the configuration pins sha256:0000"],
+    );
+    assert!(stderr.contains("acme-operators"), "{stderr}");
+}
+
+#[test]
+fn missing_catalog_is_an_error_naming_it() {
+    let dir = example();
+    std::fs::remove_dir_all(dir.path().join("catalog")).unwrap();
+    let out = create(dir.path()).failure();
+    let stderr = normalize(&out.get_output().stderr, dir.path());
+    assert!(
+        stderr.contains("acme-operators") && stderr.contains("[DIR]/catalog"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_file_in_the_way_is_not_overwritten() {
+    let dir = example();
+    std::fs::create_dir_all(dir.path().join("manifests")).unwrap();
+    let theirs = dir
+        .path()
+        .join("manifests/99_po_cert-operator_00_platformoperator_cert-operator.yaml");
+    std::fs::write(&theirs, "hand-written\n").unwrap();
+    create(dir.path()).failure();
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "hand-written\n");
+}
+
+#[test]
+fn no_dir_is_a_usage_error() {
+    cmd().arg("create").assert().code(2);
+}
