@@ -73,6 +73,8 @@ impl Comparator {
 struct Token {
     text: String,
     span: Span<usize>,
+    /// For a token produced by wildcard expansion, the token as written.
+    expanded_from: Option<String>,
 }
 
 impl Range {
@@ -152,6 +154,7 @@ fn split_and_trim(s: &str) -> (Vec<Token>, Option<Span<usize>>) {
             tokens.push(Token {
                 text: s[span.clone()].replace(' ', ""),
                 span,
+                expanded_from: None,
             });
         } else if span.len() == 1 && dropped.is_none() {
             *dropped = Some(span);
@@ -227,6 +230,7 @@ fn expand_wildcard(token: &Token, out: &mut Vec<Token>) -> Result<(), ErrorKind>
         out.push(Token {
             text,
             span: token.span.clone(),
+            expanded_from: Some(token.text.clone()),
         })
     };
     let (result_op, increment) = match op {
@@ -316,8 +320,20 @@ fn go_atoi(s: &str) -> Option<i64> {
     s.parse::<i64>().ok()
 }
 
-/// `splitComparatorVersion`, `parseComparator` and `Parse` for one expanded token.
+/// `splitComparatorVersion`, `parseComparator` and `Parse` for one expanded token; errors
+/// of tokens made by wildcard expansion say what the token was rewritten from.
 fn parse_comparator(token: &Token) -> Result<Comparator, ErrorKind> {
+    parse_comparator_text(token).map_err(|inner| match &token.expanded_from {
+        Some(original) => ErrorKind::BlangBadExpansion {
+            token: original.clone(),
+            expanded: token.text.clone(),
+            inner: Box::new(inner),
+        },
+        None => inner,
+    })
+}
+
+fn parse_comparator_text(token: &Token) -> Result<Comparator, ErrorKind> {
     let (op_text, version_text) =
         split_comparator_version(&token.text).ok_or_else(|| ErrorKind::NoDigit {
             token: token.text.clone(),
@@ -640,6 +656,22 @@ mod tests {
         }
 
         #[test]
+        fn v_prefix_after_an_operator() {
+            assert_eq!(
+                err("==v1.0.0").hint().as_deref(),
+                Some("blang does not accept a `v` prefix; write `==1.0.0`")
+            );
+        }
+
+        #[test]
+        fn upper_case_wildcards() {
+            let hint = Some("blang only knows the lowercase `x` wildcard, e.g. `1.2.x`");
+            assert_eq!(err("X.1.2").hint().as_deref(), hint);
+            assert_eq!(err("1.2.X").hint().as_deref(), hint);
+            assert_eq!(err("1.2.*").hint().as_deref(), hint);
+        }
+
+        #[test]
         fn or_without_blanks() {
             assert_eq!(
                 err("<2.0.0||>=3.0.0").hint().as_deref(),
@@ -704,6 +736,23 @@ mod tests {
                  >=1.0.0 <=\n\
                  \x20       ^^^"
             );
+        }
+
+        #[test]
+        fn wildcard_expansion_of_a_prerelease() {
+            assert_eq!(
+                rendered("=1.2.3-alpha.x"),
+                "invalid range \"=1.2.3-alpha.x\": blang expands `=1.2.3-alpha.x` (it contains an `x`) to `<`, then: expected a version after `<`\n\
+                 =1.2.3-alpha.x\n\
+                 ^^^^^^^^^^^^^^\n\
+                 hint: blang reads every `x` as a wildcard, even in a prerelease or build metadata"
+            );
+        }
+
+        #[test]
+        fn grammar_is_blang() {
+            assert_eq!(err("1.2").grammar(), crate::version::Grammar::Blang);
+            assert!(!err("1.2").is_limit());
         }
 
         #[test]

@@ -182,6 +182,13 @@ pub(crate) enum ErrorKind {
         problem: String,
         token: String,
     },
+    /// A token that blang's wildcard expansion (run on any token containing `x`) turned into
+    /// something it then cannot parse.
+    BlangBadExpansion {
+        token: String,
+        expanded: String,
+        inner: Box<ErrorKind>,
+    },
 }
 
 impl ErrorKind {
@@ -193,7 +200,8 @@ impl ErrorKind {
             | NoConstraint { .. }
             | NoDigit { .. }
             | BlangUnknownComparator { .. }
-            | BlangBadVersion { .. } => Grammar::Blang,
+            | BlangBadVersion { .. }
+            | BlangBadExpansion { .. } => Grammar::Blang,
             _ => Grammar::Masterminds,
         }
     }
@@ -263,6 +271,14 @@ impl ErrorKind {
             BlangBadVersion {
                 version, problem, ..
             } => format!("invalid version `{version}`: {problem}"),
+            BlangBadExpansion {
+                token,
+                expanded,
+                inner,
+            } => format!(
+                "blang expands `{token}` (it contains an `x`) to `{expanded}`, then: {}",
+                inner.reason()
+            ),
         }
     }
 
@@ -289,6 +305,11 @@ impl ErrorKind {
             }
             BlangUnknownComparator { op, version } => blang_comparator_hint(op, version),
             BlangBadVersion { version, token, .. } => blang_version_hint(version, token),
+            BlangBadExpansion { token, .. } if token.contains('-') || token.contains('+') => Some(
+                "blang reads every `x` as a wildcard, even in a prerelease or build metadata"
+                    .to_owned(),
+            ),
+            BlangBadExpansion { inner, .. } => inner.hint(),
             _ => None,
         }
     }
@@ -296,11 +317,16 @@ impl ErrorKind {
 
 fn blang_comparator_hint(op: &str, version: &str) -> Option<String> {
     let parsed = semver::Version::parse(version).ok();
+    let known = |op: &str| matches!(op, "" | "=" | "==" | "<" | "<=" | ">" | ">=" | "!" | "!=");
+    if let Some(bare) = op.strip_suffix('v').filter(|bare| known(bare)) {
+        return Some(format!(
+            "blang does not accept a `v` prefix; write `{bare}{version}`"
+        ));
+    }
+    if op.contains(['X', '*']) {
+        return Some("blang only knows the lowercase `x` wildcard, e.g. `1.2.x`".to_owned());
+    }
     match op {
-        "v" | "=v" | ">=v" | "<=v" | ">v" | "<v" => Some(format!(
-            "blang does not accept a `v` prefix; write `{}{version}`",
-            op.trim_end_matches('v')
-        )),
         "~" | "~>" | "^" => {
             let what = if op == "^" { "`^`" } else { "`~`" };
             match parsed {
