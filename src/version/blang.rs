@@ -31,6 +31,18 @@ use semver::Version;
 use super::error::{ErrorKind, RangeParseError};
 
 /// A parsed blang range, e.g. `>=4.1.0 <4.14.5`.
+///
+/// ```
+/// use po_manifests::version::blang::Range;
+///
+/// let skip_range = Range::parse(">=4.1.0 <4.2.0").unwrap();
+/// // Prereleases are plain versions to blang.
+/// assert!(skip_range.matches(&"4.1.5-rc.1".parse().unwrap()));
+/// assert!(!skip_range.matches(&semver::Version::new(4, 2, 0)));
+/// // The one-character `|` is dropped, so this is an AND that nothing satisfies.
+/// let and = Range::parse("<2.0.0 | >=3.0.0").unwrap();
+/// assert!(!and.matches(&semver::Version::new(3, 1, 0)));
+/// ```
 #[derive(Debug, Clone)]
 pub struct Range {
     text: String,
@@ -131,6 +143,14 @@ impl Range {
     /// The range text as given.
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+}
+
+impl std::str::FromStr for Range {
+    type Err = RangeParseError;
+
+    fn from_str(text: &str) -> Result<Range, RangeParseError> {
+        Range::parse(text)
     }
 }
 
@@ -390,7 +410,7 @@ mod tests {
     }
 
     /// Each row of reference §3.3, "blang" column (measured on blang/semver v4.0.0).
-    mod reference_table {
+    mod reference_table_blang_v4_0_0 {
         use super::*;
 
         #[test]

@@ -38,6 +38,17 @@ pub const MAX_LEN: usize = 512;
 pub const MAX_GROUPS: usize = 32;
 
 /// A parsed Masterminds range, e.g. `>=1.12.0 <1.14.0` or `~1.2 || ^2`.
+///
+/// ```
+/// use po_manifests::version::masterminds::Range;
+///
+/// let range = Range::parse(">=1.12.0, <1.14.0 || 2.x").unwrap();
+/// assert!(range.matches(&semver::Version::new(1, 13, 2)));
+/// assert!(range.matches(&"2.7.0+build.1".parse().unwrap()));
+/// // A prerelease needs a prerelease in its `||` group.
+/// assert!(!range.matches(&"1.13.0-rc.1".parse().unwrap()));
+/// assert!(Range::parse("==1.2.3").is_err());
+/// ```
 #[derive(Debug, Clone)]
 pub struct Range {
     text: String,
@@ -175,6 +186,14 @@ impl Range {
     /// The range text as given.
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+}
+
+impl std::str::FromStr for Range {
+    type Err = RangeParseError;
+
+    fn from_str(text: &str) -> Result<Range, RangeParseError> {
+        Range::parse(text)
     }
 }
 
@@ -815,7 +834,7 @@ mod tests {
     }
 
     /// Each row of reference §3.3, "MM 3.5" column (measured on Masterminds/semver v3.5).
-    mod reference_table {
+    mod reference_table_masterminds_v3_5 {
         use super::*;
 
         #[test]
