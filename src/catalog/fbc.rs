@@ -1,0 +1,1063 @@
+//! The File-Based Catalog format as written in files: our copy of operator-registry's
+//! `alpha/declcfg` (`declcfg.go`, `load.go`). Nothing here is linked or checked; that is
+//! [`super::model`]'s job.
+//!
+//! * [`Meta`] is a document's routing keys (`schema`, `package`, `name`) plus its raw blob.
+//! * [`Package`], [`Channel`], [`Bundle`], [`Deprecation`] and [`Property`] are serde structs
+//!   named as in the file. Field names match case-insensitively (ASCII), like Go's
+//!   `encoding/json`; unknown fields are ignored; a `null` value means "not set".
+//! * [`walk`] yields one document at a time; [`load`] collects a whole catalog (in parallel per
+//!   file) into a [`DeclarativeConfig`], decoding only the documents a [`PackageFilter`] keeps.
+//!
+//! File layout rules (reference/catalogs-and-conversion.md §1.2): a directory is walked in
+//! lexical order, every regular file is read (no extension filter), `.indexignore` files
+//! (gitignore syntax) apply to their directory and below and are skipped themselves. A file
+//! whose first non-whitespace byte is `{` is a JSON stream (concatenated objects, JSON lines);
+//! if its first object does not decode, the file is read as YAML instead (apimachinery's
+//! fallback, which is allowed while at most one object has decoded). Anything else is YAML
+//! multi-doc, split on lines starting with `---` exactly as apimachinery's `YAMLReader` does;
+//! empty documents are skipped.
+//!
+//! The catalog's content digest is computed while reading (see [`super::content_digest`]).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+
+use super::model::Origin;
+use super::{Error, PackageFilter};
+
+/// `schema` of a package blob.
+pub const SCHEMA_PACKAGE: &str = "olm.package";
+/// `schema` of a channel blob.
+pub const SCHEMA_CHANNEL: &str = "olm.channel";
+/// `schema` of a bundle blob.
+pub const SCHEMA_BUNDLE: &str = "olm.bundle";
+/// `schema` of a deprecations blob.
+pub const SCHEMA_DEPRECATIONS: &str = "olm.deprecations";
+
+/// Property type `olm.package`.
+pub const PROPERTY_PACKAGE: &str = "olm.package";
+/// Property type `olm.package.required`.
+pub const PROPERTY_PACKAGE_REQUIRED: &str = "olm.package.required";
+/// Property type `olm.gvk`.
+pub const PROPERTY_GVK: &str = "olm.gvk";
+/// Property type `olm.gvk.required`.
+pub const PROPERTY_GVK_REQUIRED: &str = "olm.gvk.required";
+/// Property type `olm.constraint`.
+pub const PROPERTY_CONSTRAINT: &str = "olm.constraint";
+/// Property type `olm.bundle.object`.
+pub const PROPERTY_BUNDLE_OBJECT: &str = "olm.bundle.object";
+/// Property type `olm.csv.metadata`.
+pub const PROPERTY_CSV_METADATA: &str = "olm.csv.metadata";
+/// Property type `olm.channel` (internal).
+pub const PROPERTY_CHANNEL: &str = "olm.channel";
+/// Property type `olm.maxOpenShiftVersion`.
+pub const PROPERTY_MAX_OPENSHIFT_VERSION: &str = "olm.maxOpenShiftVersion";
+
+/// A borrowed-when-possible map key.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Declares a struct named as in the file with a case-insensitive, null-tolerant `Deserialize`
+/// (Go `encoding/json` semantics: keys fold case, unknown keys are ignored, the last duplicate
+/// wins, `null` leaves the zero value) and a plain `Serialize` with the file's names.
+macro_rules! fbc_struct {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident {
+            $( $(#[$fm:meta])* $json:literal => pub $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+        pub struct $name {
+            $( $(#[$fm])* #[serde(rename = $json)] pub $field: $ty, )*
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct StructVisitor;
+                impl<'de> Visitor<'de> for StructVisitor {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str(concat!("an object (", stringify!($name), ")"))
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        let mut out = $name::default();
+                        while let Some(key) = map.next_key::<Key<'de>>()? {
+                            $(
+                                if key.0.eq_ignore_ascii_case($json) {
+                                    if let Some(v) = map.next_value::<Option<$ty>>()? {
+                                        out.$field = v;
+                                    }
+                                    continue;
+                                }
+                            )*
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_map(StructVisitor)
+            }
+        }
+    };
+}
+
+fbc_struct! {
+    /// An `olm.package` blob.
+    pub struct Package {
+        /// Always `olm.package`.
+        "schema" => pub schema: String,
+        /// Package name.
+        "name" => pub name: String,
+        /// Default channel name.
+        "defaultChannel" => pub default_channel: String,
+        /// Optional icon.
+        "icon" => pub icon: Option<Icon>,
+        /// Description (may be long).
+        "description" => pub description: String,
+        /// Package properties.
+        "properties" => pub properties: Vec<Property>,
+    }
+}
+
+fbc_struct! {
+    /// A package icon.
+    pub struct Icon {
+        /// Standard base64 of the image.
+        "base64data" => pub base64data: String,
+        /// Media type, e.g. `image/svg+xml`.
+        "mediatype" => pub mediatype: String,
+    }
+}
+
+fbc_struct! {
+    /// An `olm.channel` blob.
+    pub struct Channel {
+        /// Always `olm.channel`.
+        "schema" => pub schema: String,
+        /// Channel name.
+        "name" => pub name: String,
+        /// Owning package.
+        "package" => pub package: String,
+        /// Entries, in file order.
+        "entries" => pub entries: Vec<ChannelEntry>,
+        /// Channel properties (internal use).
+        "properties" => pub properties: Vec<Property>,
+    }
+}
+
+fbc_struct! {
+    /// One `entries[]` item of a channel.
+    pub struct ChannelEntry {
+        /// Bundle name.
+        "name" => pub name: String,
+        /// The bundle this one replaces (empty: none).
+        "replaces" => pub replaces: String,
+        /// Bundles this one skips.
+        "skips" => pub skips: Vec<String>,
+        /// blang range of versions this one upgrades from (empty: none).
+        "skipRange" => pub skip_range: String,
+    }
+}
+
+fbc_struct! {
+    /// An `olm.bundle` blob.
+    pub struct Bundle {
+        /// Always `olm.bundle`.
+        "schema" => pub schema: String,
+        /// Bundle name.
+        "name" => pub name: String,
+        /// Owning package.
+        "package" => pub package: String,
+        /// Bundle image reference.
+        "image" => pub image: String,
+        /// Properties, values raw.
+        "properties" => pub properties: Vec<Property>,
+        /// Related images.
+        "relatedImages" => pub related_images: Vec<RelatedImage>,
+    }
+}
+
+fbc_struct! {
+    /// One `relatedImages[]` item.
+    pub struct RelatedImage {
+        /// Optional name.
+        "name" => pub name: String,
+        /// Image reference.
+        "image" => pub image: String,
+    }
+}
+
+fbc_struct! {
+    /// An `olm.deprecations` blob.
+    pub struct Deprecation {
+        /// Always `olm.deprecations`.
+        "schema" => pub schema: String,
+        /// Package the deprecations are for.
+        "package" => pub package: String,
+        /// Entries.
+        "entries" => pub entries: Vec<DeprecationEntry>,
+    }
+}
+
+fbc_struct! {
+    /// One deprecation entry.
+    pub struct DeprecationEntry {
+        /// What is deprecated.
+        "reference" => pub reference: PackageScopedReference,
+        /// The message shown to users.
+        "message" => pub message: String,
+    }
+}
+
+fbc_struct! {
+    /// A reference to an object inside the deprecation's package.
+    pub struct PackageScopedReference {
+        /// `olm.package`, `olm.channel` or `olm.bundle`.
+        "schema" => pub schema: String,
+        /// Channel or bundle name (empty for the package).
+        "name" => pub name: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.package` property.
+    pub struct PackageProperty {
+        /// Package name.
+        "packageName" => pub package_name: String,
+        /// Bundle version.
+        "version" => pub version: String,
+        /// Optional release (§1.4).
+        "release" => pub release: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.package.required` property.
+    pub struct PackageRequired {
+        /// Required package.
+        "packageName" => pub package_name: String,
+        /// blang range of acceptable versions.
+        "versionRange" => pub version_range: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.gvk` or `olm.gvk.required` property.
+    pub struct Gvk {
+        /// API group.
+        "group" => pub group: String,
+        /// Kind.
+        "kind" => pub kind: String,
+        /// API version.
+        "version" => pub version: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.channel` property.
+    pub struct ChannelProperty {
+        /// Channel name.
+        "channelName" => pub channel_name: String,
+        /// Replaced bundle.
+        "replaces" => pub replaces: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.bundle.object` property: `data` (standard base64) or the defunct
+    /// `ref` form, which we do not support.
+    pub struct BundleObject {
+        /// Base64 of one manifest.
+        "data" => pub data: String,
+        /// Defunct alpha form: a path relative to the FBC file.
+        "ref" => pub reference: String,
+    }
+}
+
+/// A `{type, value}` property with its value kept as raw JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct Property {
+    /// `type`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// `value`, raw.
+    pub value: Box<RawValue>,
+}
+
+impl PartialEq for Property {
+    fn eq(&self, other: &Self) -> bool {
+        self.ty == other.ty && self.value.get() == other.value.get()
+    }
+}
+
+impl<'de> Deserialize<'de> for Property {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct PropertyVisitor;
+        impl<'de> Visitor<'de> for PropertyVisitor {
+            type Value = Property;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a property object {type, value}")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Property, A::Error> {
+                let mut ty: Option<String> = None;
+                let mut value: Option<Box<RawValue>> = None;
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    if key.0.eq_ignore_ascii_case("type") {
+                        ty = map.next_value()?;
+                    } else if key.0.eq_ignore_ascii_case("value") {
+                        value = Some(map.next_value()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                // Same checks as operator-registry's `property.Property.UnmarshalJSON`.
+                let ty = ty
+                    .filter(|t| !t.is_empty())
+                    .ok_or_else(|| de::Error::custom("property type must be set"))?;
+                let value = value
+                    .filter(|v| v.get() != "null")
+                    .ok_or_else(|| de::Error::custom("property value must be set"))?;
+                Ok(Property { ty, value })
+            }
+        }
+        d.deserialize_map(PropertyVisitor)
+    }
+}
+
+/// One document's routing keys and its raw blob (operator-registry `declcfg.Meta`).
+#[derive(Debug, Clone)]
+pub struct Meta {
+    /// `schema` (never empty).
+    pub schema: String,
+    /// `package` (empty when absent).
+    pub package: String,
+    /// `name` (empty when absent).
+    pub name: String,
+    /// The whole document as JSON text.
+    pub blob: Box<RawValue>,
+    /// File and line the document starts on.
+    pub origin: Origin,
+}
+
+/// Routing keys read with case-insensitive lookup; keys that differ only by case are an
+/// error, like `extractUniqueMetaKeys`.
+#[derive(Default)]
+struct Routing {
+    schema: Option<String>,
+    package: String,
+    name: String,
+}
+
+impl<'de> Deserialize<'de> for Routing {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct RoutingVisitor;
+        impl<'de> Visitor<'de> for RoutingVisitor {
+            type Value = Routing;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Routing, A::Error> {
+                let mut out = Routing::default();
+                let mut seen: [Option<Cow<'de, str>>; 3] = [None, None, None];
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    let slot = ["schema", "package", "name"]
+                        .iter()
+                        .position(|k| key.0.eq_ignore_ascii_case(k));
+                    let Some(slot) = slot else {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    };
+                    if let Some(prev) = &seen[slot]
+                        && *prev != key.0
+                    {
+                        return Err(de::Error::custom(format_args!(
+                            "duplicate keys {prev:?} and {:?} differ only by case",
+                            key.0
+                        )));
+                    }
+                    let value: Option<String> = map.next_value()?;
+                    let value = value.unwrap_or_default();
+                    match slot {
+                        0 => out.schema = Some(value),
+                        1 => out.package = value,
+                        _ => out.name = value,
+                    }
+                    seen[slot] = Some(key.0);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(RoutingVisitor)
+    }
+}
+
+impl PackageFilter {
+    /// Whether a package with this name is kept.
+    pub fn keeps(&self, package: &str) -> bool {
+        match self {
+            PackageFilter::All => true,
+            PackageFilter::Only(names) => names.iter().any(|n| n == package),
+        }
+    }
+
+    fn keeps_doc(&self, schema: &str, package: &str, name: &str) -> bool {
+        match self {
+            PackageFilter::All => true,
+            PackageFilter::Only(_) if schema == SCHEMA_PACKAGE => self.keeps(name),
+            PackageFilter::Only(_) => self.keeps(package),
+        }
+    }
+}
+
+/// The files a catalog path consists of, in the loader's order.
+#[derive(Debug, Clone)]
+pub struct CatalogFiles {
+    /// The path given (a file or a directory).
+    pub root: PathBuf,
+    /// `true` when `root` is a single file.
+    pub single_file: bool,
+    /// Files to read: absolute (joined) path and the relative path with `/` separators.
+    pub files: Vec<(PathBuf, String)>,
+}
+
+/// List the files of a catalog: the file itself, or every non-ignored file of a directory in
+/// lexical order (`fs.WalkDir` order: entries sorted by name, depth first).
+pub fn catalog_files(root: &Path) -> Result<CatalogFiles, Error> {
+    let meta = std::fs::metadata(root).map_err(|source| Error::Io {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_dir() {
+        let rel = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        return Ok(CatalogFiles {
+            root: root.to_path_buf(),
+            single_file: true,
+            files: vec![(root.to_path_buf(), rel)],
+        });
+    }
+    let mut files = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .parents(false)
+        .follow_links(false)
+        .add_custom_ignore_filename(".indexignore")
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker {
+        let entry = entry.map_err(|source| Error::Walk {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        if entry.depth() == 0 {
+            continue;
+        }
+        if entry.file_type().is_some_and(|t| t.is_dir()) {
+            continue;
+        }
+        if entry.file_name() == ".indexignore" {
+            continue;
+        }
+        let path = entry.into_path();
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        files.push((path, rel));
+    }
+    Ok(CatalogFiles {
+        root: root.to_path_buf(),
+        single_file: false,
+        files,
+    })
+}
+
+/// Combine per-file digests into the catalog digest (see [`super::content_digest`]).
+pub(crate) fn combine_digest(single_file: bool, files: &[(&str, [u8; 32])]) -> String {
+    if single_file && files.len() == 1 {
+        return format!("sha256:{}", hex::encode(files[0].1));
+    }
+    let mut h = Sha256::new();
+    for (rel, digest) in files {
+        h.update(hex::encode(digest).as_bytes());
+        h.update(b"  ");
+        h.update(rel.as_bytes());
+        h.update(b"\n");
+    }
+    format!("sha256:{}", hex::encode(h.finalize()))
+}
+
+/// What reading one file produced.
+#[derive(Debug)]
+pub struct FileDocs {
+    /// sha256 of the file's bytes.
+    pub sha256: [u8; 32],
+    /// Documents the filter kept, in file order.
+    pub metas: Vec<Meta>,
+    /// Documents read (kept or not).
+    pub read: usize,
+}
+
+/// A reader that hashes everything read through it.
+struct HashingReader<R> {
+    inner: R,
+    hasher: Sha256,
+}
+
+impl<R: Read> Read for HashingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+const CHUNK: usize = 1 << 20;
+
+/// Read one file's documents, keeping those the filter wants.
+pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error> {
+    let io_err = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_err)?;
+    let mut reader = HashingReader {
+        inner: file,
+        hasher: Sha256::new(),
+    };
+    let mut buf = Vec::with_capacity(64 * 1024);
+    // Sniff the first non-whitespace byte.
+    let first = loop {
+        let start = buf.len();
+        buf.resize(start + 64 * 1024, 0);
+        let n = reader.read(&mut buf[start..]).map_err(io_err)?;
+        buf.truncate(start + n);
+        if let Some(b) = buf.iter().find(|b| !b.is_ascii_whitespace()) {
+            break Some(*b);
+        }
+        if n == 0 {
+            break None;
+        }
+    };
+    let mut out = FileDocs {
+        sha256: [0; 32],
+        metas: Vec::new(),
+        read: 0,
+    };
+    if first == Some(b'{') {
+        match read_json(path, &mut reader, buf, filter, &mut out) {
+            Ok(()) => {}
+            Err(JsonFailure::Fatal(e)) => return Err(e),
+            Err(JsonFailure::Fallback(json_err)) => {
+                // apimachinery falls back to YAML when the first object does not decode.
+                // The file is read again from the start (the only case with a second read).
+                let mut bytes = Vec::new();
+                File::open(path)
+                    .and_then(|mut f| f.read_to_end(&mut bytes))
+                    .map_err(io_err)?;
+                out = FileDocs {
+                    sha256: Sha256::digest(&bytes).into(),
+                    metas: Vec::new(),
+                    read: 0,
+                };
+                return match read_yaml(path, &mut &bytes[..], Vec::new(), filter, &mut out) {
+                    Ok(()) => Ok(out),
+                    // Neither JSON nor YAML: the JSON error says more about a `{` file.
+                    Err(_) => Err(*json_err),
+                };
+            }
+        }
+    } else {
+        read_yaml(path, &mut reader, buf, filter, &mut out)?;
+    }
+    out.sha256 = reader.hasher.finalize().into();
+    Ok(out)
+}
+
+enum JsonFailure {
+    Fatal(Error),
+    Fallback(Box<Error>),
+}
+
+/// Route one document (JSON text) and keep it if the filter wants it.
+fn route(
+    path: &Path,
+    line: usize,
+    doc: &[u8],
+    filter: &PackageFilter,
+    out: &mut FileDocs,
+) -> Result<(), Error> {
+    let origin = || Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    let routing: Routing = serde_json::from_slice(doc).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    out.read += 1;
+    let schema = match routing.schema {
+        Some(s) if !s.is_empty() => s,
+        _ => return Err(Error::MissingSchema { origin: origin() }),
+    };
+    if !filter.keeps_doc(&schema, &routing.package, &routing.name) {
+        return Ok(());
+    }
+    let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
+    let blob = RawValue::from_string(text.to_owned()).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    out.metas.push(Meta {
+        schema,
+        package: routing.package,
+        name: routing.name,
+        blob,
+        origin: origin(),
+    });
+    Ok(())
+}
+
+/// Split a JSON stream into top-level objects without holding the whole file.
+fn read_json<R: Read>(
+    path: &Path,
+    reader: &mut R,
+    mut buf: Vec<u8>,
+    filter: &PackageFilter,
+    out: &mut FileDocs,
+) -> Result<(), JsonFailure> {
+    let io_err = |source| {
+        JsonFailure::Fatal(Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let mut pos = 0usize; // start of unconsumed data in buf
+    let mut line = 1usize; // line number at buf[pos]
+    let mut eof = false;
+    let mut decoded = 0usize;
+    loop {
+        // Skip whitespace between documents.
+        loop {
+            while pos < buf.len() && buf[pos].is_ascii_whitespace() {
+                if buf[pos] == b'\n' {
+                    line += 1;
+                }
+                pos += 1;
+            }
+            if pos < buf.len() || eof {
+                break;
+            }
+            buf.clear();
+            pos = 0;
+            eof = fill(reader, &mut buf).map_err(io_err)?;
+        }
+        if pos >= buf.len() {
+            return Ok(());
+        }
+        let origin = Origin {
+            file: path.to_path_buf(),
+            line,
+        };
+        if buf[pos] != b'{' {
+            let e = Error::NotAnObject {
+                origin,
+                found: describe_json_start(buf[pos]),
+            };
+            return Err(if decoded <= 1 {
+                JsonFailure::Fallback(Box::new(e))
+            } else {
+                JsonFailure::Fatal(e)
+            });
+        }
+        // Find the end of the object: track brace depth outside strings.
+        let mut scan = pos;
+        let mut depth = 0usize;
+        let mut in_string = false;
+        let end = loop {
+            let found = if scan >= buf.len() {
+                None
+            } else if in_string {
+                memchr::memchr2(b'"', b'\\', &buf[scan..])
+            } else {
+                memchr::memchr3(b'"', b'{', b'}', &buf[scan..])
+            };
+            match found {
+                Some(off) => {
+                    let i = scan + off;
+                    match buf[i] {
+                        b'\\' => scan = i + 2,
+                        b'"' => {
+                            in_string = !in_string;
+                            scan = i + 1;
+                        }
+                        b'{' => {
+                            depth += 1;
+                            scan = i + 1;
+                        }
+                        _ => {
+                            depth -= 1;
+                            scan = i + 1;
+                            if depth == 0 {
+                                break Some(scan);
+                            }
+                        }
+                    }
+                }
+                None => {
+                    if eof {
+                        break None;
+                    }
+                    // Need more data: drop the consumed prefix, read another chunk.
+                    if pos > 0 {
+                        buf.drain(..pos);
+                        scan -= pos;
+                        pos = 0;
+                    }
+                    // `scan` may point one past the end (a backslash was the last byte);
+                    // it then skips the first byte of the new chunk, as it should.
+                    eof = fill(reader, &mut buf).map_err(io_err)?;
+                }
+            }
+        };
+        let Some(end) = end else {
+            // Truncated object: let serde_json name the problem.
+            let source = serde_json::from_slice::<IgnoredAny>(&buf[pos..])
+                .err()
+                .unwrap_or_else(|| <serde_json::Error as de::Error>::custom("unexpected end"));
+            let e = Error::Json { origin, source };
+            return Err(if decoded <= 1 {
+                JsonFailure::Fallback(Box::new(e))
+            } else {
+                JsonFailure::Fatal(e)
+            });
+        };
+        let doc = &buf[pos..end];
+        match route(path, line, doc, filter, out) {
+            Ok(()) => decoded += 1,
+            Err(e @ Error::Json { .. }) if decoded <= 1 => {
+                return Err(JsonFailure::Fallback(Box::new(e)));
+            }
+            Err(e) => return Err(JsonFailure::Fatal(e)),
+        }
+        line += memchr::memchr_iter(b'\n', doc).count();
+        pos = end;
+    }
+}
+
+/// Append up to [`CHUNK`] bytes; returns `true` at end of file.
+fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+    let start = buf.len();
+    buf.resize(start + CHUNK, 0);
+    let mut filled = start;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => {
+                buf.truncate(filled);
+                return Ok(true);
+            }
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(filled);
+                return Err(e);
+            }
+        }
+    }
+    Ok(false)
+}
+
+fn describe_json_start(b: u8) -> &'static str {
+    match b {
+        b'[' => "an array",
+        b'"' => "a string",
+        b'0'..=b'9' | b'-' => "a number",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        _ => "not JSON",
+    }
+}
+
+/// Split YAML into documents on `---` lines (apimachinery `YAMLReader`) and route each.
+fn read_yaml<R: Read>(
+    path: &Path,
+    reader: &mut R,
+    prefix: Vec<u8>,
+    filter: &PackageFilter,
+    out: &mut FileDocs,
+) -> Result<(), Error> {
+    let io_err = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut reader = BufReader::with_capacity(256 * 1024, (&prefix[..]).chain(reader));
+    let mut doc = Vec::<u8>::new();
+    let mut doc_line = 1usize; // line of the first line in `doc`
+    let mut line_no = 0usize;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(io_err)?;
+        if n == 0 {
+            yaml_doc(path, doc_line, &doc, filter, out)?;
+            return Ok(());
+        }
+        line_no += 1;
+        if line.starts_with(b"---") {
+            let rest = String::from_utf8_lossy(&line[3..]);
+            let rest = rest.trim();
+            if !rest.is_empty() && !rest.starts_with('#') {
+                return Err(Error::YamlSeparator {
+                    origin: Origin {
+                        file: path.to_path_buf(),
+                        line: line_no,
+                    },
+                    rest: rest.to_owned(),
+                });
+            }
+            yaml_doc(path, doc_line, &doc, filter, out)?;
+            doc.clear();
+            doc_line = line_no + 1;
+            continue;
+        }
+        doc.extend_from_slice(&line);
+    }
+}
+
+fn yaml_doc(
+    path: &Path,
+    first_line: usize,
+    doc: &[u8],
+    filter: &PackageFilter,
+    out: &mut FileDocs,
+) -> Result<(), Error> {
+    // The document's line: its first line that is neither blank nor a comment.
+    let mut line = first_line;
+    let mut has_content = false;
+    for l in doc.split(|b| *b == b'\n') {
+        let t = l.trim_ascii_start();
+        if !t.is_empty() && !t.starts_with(b"#") {
+            has_content = true;
+            break;
+        }
+        line += 1;
+    }
+    if !has_content {
+        return Ok(());
+    }
+    let origin = || Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
+    let value: serde_json::Value = serde_saphyr::from_str(text).map_err(|source| Error::Yaml {
+        origin: origin(),
+        source: Box::new(source),
+    })?;
+    match &value {
+        serde_json::Value::Null => return Ok(()),
+        serde_json::Value::Object(_) => {}
+        other => {
+            return Err(Error::NotAnObject {
+                origin: origin(),
+                found: match other {
+                    serde_json::Value::Array(_) => "an array",
+                    serde_json::Value::String(_) => "a string",
+                    serde_json::Value::Number(_) => "a number",
+                    _ => "a boolean",
+                },
+            });
+        }
+    }
+    let json = serde_json::to_vec(&value).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    route(path, line, &json, filter, out)
+}
+
+/// Walk a catalog one document at a time, in the loader's order, calling `f` for every
+/// document the filter keeps. Returns the content digest.
+pub fn walk(
+    path: &Path,
+    filter: &PackageFilter,
+    mut f: impl FnMut(Meta) -> Result<(), Error>,
+) -> Result<String, Error> {
+    let files = catalog_files(path)?;
+    let mut digests = Vec::with_capacity(files.files.len());
+    for (file, rel) in &files.files {
+        let docs = read_file(file, filter)?;
+        digests.push((rel.as_str(), docs.sha256));
+        for m in docs.metas {
+            f(m)?;
+        }
+    }
+    Ok(combine_digest(files.single_file, &digests))
+}
+
+/// A typed object with the place it was read from.
+#[derive(Debug, Clone)]
+pub struct Located<T> {
+    /// The object.
+    pub item: T,
+    /// File and line of its document.
+    pub origin: Origin,
+}
+
+/// A whole catalog as typed blobs, without links (operator-registry `DeclarativeConfig`).
+#[derive(Debug, Default)]
+pub struct DeclarativeConfig {
+    /// `olm.package` blobs in load order.
+    pub packages: Vec<Located<Package>>,
+    /// `olm.channel` blobs in load order.
+    pub channels: Vec<Located<Channel>>,
+    /// `olm.bundle` blobs in load order.
+    pub bundles: Vec<Located<Bundle>>,
+    /// `olm.deprecations` blobs in load order.
+    pub deprecations: Vec<Located<Deprecation>>,
+    /// Documents with other schemas that the filter kept (ignored otherwise).
+    pub others: Vec<Meta>,
+    /// Number of documents with other schemas (kept or not by the filter).
+    pub others_count: usize,
+    /// Number of documents read, kept or not.
+    pub documents_read: usize,
+    /// Content digest, `sha256:<hex>`.
+    pub digest: String,
+}
+
+#[derive(Default)]
+struct FileConfig {
+    dc: DeclarativeConfig,
+    sha256: [u8; 32],
+}
+
+fn decode<T: for<'a> Deserialize<'a>>(meta: &Meta) -> Result<Located<T>, Error> {
+    let item = serde_json::from_str(meta.blob.get()).map_err(|source| Error::Decode {
+        origin: meta.origin.clone(),
+        schema: meta.schema.clone(),
+        package: meta.package.clone(),
+        name: meta.name.clone(),
+        source,
+    })?;
+    Ok(Located {
+        item,
+        origin: meta.origin.clone(),
+    })
+}
+
+fn decode_file(path: &Path, filter: &PackageFilter) -> Result<FileConfig, Error> {
+    let docs = read_file(path, filter)?;
+    let mut out = FileConfig {
+        sha256: docs.sha256,
+        ..FileConfig::default()
+    };
+    out.dc.documents_read = docs.read;
+    for meta in docs.metas {
+        match meta.schema.as_str() {
+            SCHEMA_PACKAGE => out.dc.packages.push(decode(&meta)?),
+            SCHEMA_CHANNEL => out.dc.channels.push(decode(&meta)?),
+            SCHEMA_BUNDLE => out.dc.bundles.push(decode(&meta)?),
+            SCHEMA_DEPRECATIONS => out.dc.deprecations.push(decode(&meta)?),
+            _ => {
+                out.dc.others_count += 1;
+                out.dc.others.push(meta);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Load a catalog (file or directory) into typed blobs, decoding only what `filter` keeps.
+/// Files are read and decoded in parallel; the result is in the loader's (lexical) order.
+/// The first error in file order is returned.
+pub fn load(path: &Path, filter: &PackageFilter) -> Result<DeclarativeConfig, Error> {
+    let files = catalog_files(path)?;
+    let parts: Vec<Result<FileConfig, Error>> = files
+        .files
+        .par_iter()
+        .map(|(file, _)| decode_file(file, filter))
+        .collect();
+    let mut dc = DeclarativeConfig::default();
+    let mut digests = Vec::with_capacity(parts.len());
+    for (part, (_, rel)) in parts.into_iter().zip(&files.files) {
+        let part = part?;
+        digests.push((rel.as_str(), part.sha256));
+        dc.packages.extend(part.dc.packages);
+        dc.channels.extend(part.dc.channels);
+        dc.bundles.extend(part.dc.bundles);
+        dc.deprecations.extend(part.dc.deprecations);
+        dc.others.extend(part.dc.others);
+        dc.others_count += part.dc.others_count;
+        dc.documents_read += part.dc.documents_read;
+    }
+    dc.digest = combine_digest(files.single_file, &digests);
+    Ok(dc)
+}
+
+/// The content digest of a catalog path without parsing it (see [`super::content_digest`]).
+pub fn digest_only(path: &Path) -> Result<String, Error> {
+    let files = catalog_files(path)?;
+    let mut digests = Vec::with_capacity(files.files.len());
+    for (file, rel) in &files.files {
+        let mut f = File::open(file).map_err(|source| Error::Io {
+            path: file.clone(),
+            source,
+        })?;
+        let mut h = Sha256::new();
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = match f.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(Error::Io {
+                        path: file.clone(),
+                        source,
+                    });
+                }
+            };
+            h.update(&buf[..n]);
+        }
+        digests.push((rel.as_str(), h.finalize().into()));
+    }
+    Ok(combine_digest(files.single_file, &digests))
+}
