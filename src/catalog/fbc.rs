@@ -888,7 +888,7 @@ fn yaml_doc(
         line,
     };
     let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
-    let value: serde_json::Value = serde_saphyr::from_str(text).map_err(|source| Error::Yaml {
+    let value: serde_json::Value = serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|source| Error::Yaml {
         origin: origin(),
         source: Box::new(source),
     })?;
@@ -912,6 +912,14 @@ fn yaml_doc(
         source,
     })?;
     route(path, line, &json, filter, out)
+}
+
+/// YAML options matching Go's `sigs.k8s.io/yaml` (yaml.v2): a repeated key keeps the last
+/// value instead of failing (oc-mirror's `exp-headsonly` test catalog has one).
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
+    }
 }
 
 /// Walk a catalog one document at a time, in the loader's order, calling `f` for every

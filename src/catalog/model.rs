@@ -271,7 +271,7 @@ impl Bundle {
                 Err(_) => {
                     let text =
                         std::str::from_utf8(&bytes).map_err(|_| err(BundleObjectError::NotUtf8))?;
-                    serde_saphyr::from_str(text)
+                    serde_saphyr::from_str_with_options(text, fbc::yaml_options())
                         .map_err(|e| err(BundleObjectError::Manifest(Box::new(e))))?
                 }
             };
