@@ -1069,3 +1069,228 @@ pub fn digest_only(path: &Path) -> Result<String, Error> {
     }
     Ok(combine_digest(files.single_file, &digests))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn names(dc: &DeclarativeConfig) -> Vec<(String, usize)> {
+        let mut v: Vec<(String, usize)> = dc
+            .packages
+            .iter()
+            .map(|p| (p.item.name.clone(), p.origin.line))
+            .chain(dc.channels.iter().map(|c| (c.item.name.clone(), c.origin.line)))
+            .chain(dc.bundles.iter().map(|b| (b.item.name.clone(), b.origin.line)))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn load_text(name: &str, text: &str) -> Result<DeclarativeConfig, Error> {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), name, text);
+        load(&dir.path().join(name), &PackageFilter::All)
+    }
+
+    const P: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"s"}"#;
+    const C: &str = r#"{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1"}]}"#;
+
+    mod json {
+        use super::*;
+
+        #[test]
+        fn lines() {
+            let dc = load_text("c.json", &format!("{P}\n{C}\n")).unwrap();
+            assert_eq!(names(&dc), [("a".into(), 1), ("s".into(), 2)]);
+        }
+        #[test]
+        fn stream_without_newlines() {
+            let dc = load_text("c.json", &format!("{P}{C}")).unwrap();
+            assert_eq!(names(&dc), [("a".into(), 1), ("s".into(), 1)]);
+        }
+        #[test]
+        fn stream_indented_like_opm_render() {
+            let p: serde_json::Value = serde_json::from_str(P).unwrap();
+            let c: serde_json::Value = serde_json::from_str(C).unwrap();
+            let text = format!(
+                "{}\n{}\n",
+                serde_json::to_string_pretty(&p).unwrap(),
+                serde_json::to_string_pretty(&c).unwrap()
+            );
+            let dc = load_text("c.json", &text).unwrap();
+            assert_eq!(names(&dc), [("a".into(), 1), ("s".into(), 6)]);
+        }
+        #[test]
+        fn braces_and_escapes_inside_strings() {
+            let text = r#"{"schema":"olm.package","name":"a","description":"} \" { \\"}  {"schema":"olm.package","name":"b"}"#;
+            let dc = load_text("c.json", text).unwrap();
+            assert_eq!(dc.packages.len(), 2);
+            assert_eq!(dc.packages[0].item.description, r#"} " { \"#);
+        }
+        #[test]
+        fn objects_larger_than_a_read_chunk() {
+            // Escapes and braces straddle the 1 MiB chunk boundaries.
+            let desc = "\\\"{}".repeat(CHUNK / 2);
+            let text = format!(
+                "{P}\n{{\"schema\":\"olm.package\",\"name\":\"b\",\"description\":\"{desc}\"}}\n{C}\n"
+            );
+            let dc = load_text("c.json", &text).unwrap();
+            assert_eq!(dc.packages.len(), 2);
+            assert_eq!(dc.packages[1].item.description, "\"{}".repeat(CHUNK / 2));
+            assert_eq!(dc.channels[0].origin.line, 3);
+        }
+        #[test]
+        fn first_object_not_json_falls_back_to_yaml() {
+            let text = "{schema: olm.package, name: a, defaultChannel: s}\n";
+            let dc = load_text("c.json", text).unwrap();
+            assert_eq!(dc.packages[0].item.default_channel, "s");
+        }
+        #[test]
+        fn later_object_not_json_is_an_error() {
+            let text = format!("{P}\n{C}\n{{schema: olm.package}}\n");
+            let e = load_text("c.json", &text).unwrap_err();
+            assert!(matches!(e, Error::Json { ref origin, .. } if origin.line == 3), "{e}");
+        }
+        #[test]
+        fn top_level_array_is_an_error() {
+            let e = load_text("c.json", &format!("[{P}]")).unwrap_err();
+            assert!(matches!(e, Error::NotAnObject { found: "an array", .. }), "{e}");
+        }
+        #[test]
+        fn missing_schema_names_file_and_line() {
+            let e = load_text("c.json", &format!("{P}\n\n{{\"name\":\"x\"}}\n")).unwrap_err();
+            assert!(matches!(e, Error::MissingSchema { ref origin } if origin.line == 3), "{e}");
+            assert!(e.to_string().ends_with("c.json:3: object is missing root schema field"), "{e}");
+        }
+        #[test]
+        fn keys_match_case_insensitively() {
+            let dc = load_text("c.json", r#"{"Schema":"olm.package","NAME":"a","DefaultChannel":"s"}"#).unwrap();
+            assert_eq!(dc.packages[0].item.name, "a");
+            assert_eq!(dc.packages[0].item.default_channel, "s");
+        }
+        #[test]
+        fn routing_keys_differing_by_case_are_an_error() {
+            let e = load_text("c.json", r#"{"schema":"olm.package","name":"a","Name":"b"}"#).unwrap_err();
+            assert!(matches!(e, Error::Json { .. }), "{e}");
+        }
+        #[test]
+        fn unknown_schemas_are_counted_and_kept_aside() {
+            let dc = load_text("c.json", &format!("{P}\n{{\"schema\":\"olm.template.basic\",\"package\":\"a\"}}\n")).unwrap();
+            assert_eq!(dc.others_count, 1);
+            assert_eq!(dc.others[0].schema, "olm.template.basic");
+        }
+        #[test]
+        fn property_values_stay_raw() {
+            let b = r#"{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.maxOpenShiftVersion","value":4.10}]}"#;
+            let dc = load_text("c.json", b).unwrap();
+            assert_eq!(dc.bundles[0].item.properties[0].value.get(), "4.10");
+        }
+    }
+
+    mod yaml {
+        use super::*;
+
+        #[test]
+        fn multi_doc_with_separators_and_comments() {
+            let text = "---\n# a package\nschema: olm.package\nname: a\ndefaultChannel: s\n---\n---\n# only a comment\n--- # sep with comment\nschema: olm.channel\npackage: a\nname: s\nentries:\n  - name: a.v1\n";
+            let dc = load_text("c.yaml", text).unwrap();
+            assert_eq!(names(&dc), [("a".into(), 3), ("s".into(), 10)]);
+        }
+        #[test]
+        fn separator_with_content_is_an_error() {
+            let e = load_text("c.yaml", "schema: olm.package\nname: a\n--- x\n").unwrap_err();
+            assert!(matches!(e, Error::YamlSeparator { ref origin, .. } if origin.line == 3), "{e}");
+        }
+        #[test]
+        fn missing_schema_names_file_and_line() {
+            let e = load_text("c.yaml", "schema: olm.package\nname: a\n---\nname: b\n").unwrap_err();
+            assert!(matches!(e, Error::MissingSchema { ref origin } if origin.line == 4), "{e}");
+        }
+        #[test]
+        fn scalar_document_is_an_error() {
+            let e = load_text("README", "This is a catalog.\n").unwrap_err();
+            assert!(matches!(e, Error::NotAnObject { .. }), "{e}");
+        }
+        #[test]
+        fn duplicate_keys_keep_the_last_value() {
+            let dc = load_text("c.yaml", "schema: olm.package\nname: a\nname: b\n").unwrap();
+            assert_eq!(dc.packages[0].item.name, "b");
+        }
+    }
+
+    mod dir {
+        use super::*;
+
+        #[test]
+        fn stray_readme_is_an_error() {
+            let d = tempfile::tempdir().unwrap();
+            write(d.path(), "a/catalog.json", P);
+            write(d.path(), "a/README.md", "# Catalog\nSome text.\n");
+            let e = load(d.path(), &PackageFilter::All).unwrap_err();
+            assert!(e.to_string().contains("README.md"), "{e}");
+        }
+        #[test]
+        fn indexignore_skips_files_below_it() {
+            let d = tempfile::tempdir().unwrap();
+            write(d.path(), "a/catalog.json", P);
+            write(d.path(), "a/README.md", "# Catalog\n");
+            write(d.path(), "a/sub/notes.txt", "notes\n");
+            write(d.path(), "a/.indexignore", "# docs\n\n*.md\nsub/\n");
+            write(d.path(), "b/README.md", "# not ignored here\n");
+            let files = catalog_files(d.path()).unwrap();
+            let rels: Vec<&str> = files.files.iter().map(|(_, r)| r.as_str()).collect();
+            assert_eq!(rels, ["a/catalog.json", "b/README.md"]);
+            write(d.path(), "b/.indexignore", "README.md\n");
+            let dc = load(d.path(), &PackageFilter::All).unwrap();
+            assert_eq!(dc.packages.len(), 1);
+        }
+        #[test]
+        fn lexical_order_and_digest() {
+            let d = tempfile::tempdir().unwrap();
+            write(d.path(), "b/x.json", C);
+            write(d.path(), "a/x.json", P);
+            write(d.path(), "a.json", r#"{"schema":"olm.package","name":"c"}"#);
+            let files = catalog_files(d.path()).unwrap();
+            let rels: Vec<&str> = files.files.iter().map(|(_, r)| r.as_str()).collect();
+            // fs.WalkDir order: entries sorted by name ("a" < "a.json"), depth first.
+            assert_eq!(rels, ["a/x.json", "a.json", "b/x.json"]);
+            let dc = load(d.path(), &PackageFilter::All).unwrap();
+            let h = |s: &str| hex::encode(Sha256::digest(s.as_bytes()));
+            let lines = format!(
+                "{}  a/x.json\n{}  a.json\n{}  b/x.json\n",
+                h(P),
+                h(r#"{"schema":"olm.package","name":"c"}"#),
+                h(C)
+            );
+            assert_eq!(dc.digest, format!("sha256:{}", h(&lines)));
+            assert_eq!(digest_only(d.path()).unwrap(), dc.digest);
+            // A single file: the sha256 of its bytes.
+            let one = load(&d.path().join("a/x.json"), &PackageFilter::All).unwrap();
+            assert_eq!(one.digest, format!("sha256:{}", h(P)));
+        }
+        #[test]
+        fn filter_keeps_only_requested_packages() {
+            let d = tempfile::tempdir().unwrap();
+            let other = r#"{"schema":"olm.package","name":"b"}
+{"schema":"olm.channel","package":"b","name":"s"}
+{"schema":"olm.bundle","package":"b","name":"b.v1"}"#;
+            write(d.path(), "c.json", &format!("{P}\n{C}\n{other}\n"));
+            let dc = load(d.path(), &PackageFilter::Only(vec!["b".into()])).unwrap();
+            assert_eq!(names(&dc), [("b".into(), 3), ("b.v1".into(), 5), ("s".into(), 4)]);
+            assert_eq!(dc.documents_read, 5);
+            let mut seen = Vec::new();
+            walk(d.path(), &PackageFilter::Only(vec!["a".into()]), |m| {
+                seen.push(m.name);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(seen, ["a", "s"]);
+        }
+    }
+}
