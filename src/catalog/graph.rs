@@ -148,3 +148,108 @@ pub fn successors<'a>(
     }
     out.into_iter().collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::model::ChannelEntry;
+
+    fn entry(name: &str, replaces: Option<&str>, skips: &[&str], range: Option<&str>) -> ChannelEntry {
+        ChannelEntry {
+            name: name.into(),
+            replaces: replaces.map(Into::into),
+            skips: skips.iter().map(|s| s.to_string()).collect(),
+            skip_range: range.map(Into::into),
+        }
+    }
+
+    fn channel(entries: Vec<ChannelEntry>) -> Channel {
+        Channel {
+            name: "stable".into(),
+            entries,
+            ..Channel::default()
+        }
+    }
+
+    mod heads {
+        use super::*;
+
+        #[test]
+        fn skip_range_does_not_count() {
+            let c = channel(vec![
+                entry("a.v1", None, &[], None),
+                entry("a.v2", None, &[], Some("<2.0.0")),
+            ]);
+            assert_eq!(heads(&c), ["a.v1", "a.v2"]);
+        }
+        #[test]
+        fn skips_count() {
+            let c = channel(vec![
+                entry("a.v1", None, &[], None),
+                entry("a.v2", None, &["a.v1"], None),
+            ]);
+            assert_eq!(heads(&c), ["a.v2"]);
+            assert_eq!(replaces_chain(&c), Ok(vec!["a.v2"]));
+        }
+        #[test]
+        fn replaces_of_missing_tail_is_fine() {
+            let c = channel(vec![entry("a.v2", Some("a.v1"), &[], None)]);
+            assert_eq!(replaces_chain(&c), Ok(vec!["a.v2"]));
+        }
+    }
+
+    mod successors {
+        use super::*;
+        use crate::catalog::model::Package;
+
+        fn package() -> Package {
+            Package {
+                name: "a".into(),
+                channels: vec![
+                    Channel {
+                        name: "fast".into(),
+                        entries: vec![
+                            entry("a.v1", None, &[], None),
+                            entry("a.v2", Some("a.v1"), &[], None),
+                            entry("a.v3", Some("a.v2"), &["a.v1"], None),
+                        ],
+                        ..Channel::default()
+                    },
+                    Channel {
+                        name: "stable".into(),
+                        entries: vec![
+                            entry("a.v1", None, &[], None),
+                            entry("a.v4", Some("a.v1"), &[], None),
+                        ],
+                        ..Channel::default()
+                    },
+                ],
+                ..Package::default()
+            }
+        }
+
+        #[test]
+        fn replaces_and_skips_one_hop() {
+            let p = package();
+            let v = semver::Version::new(1, 0, 0);
+            assert_eq!(successors(&p, &["fast"], "a.v1", &v), ["a.v2", "a.v3"]);
+            assert_eq!(successors(&p, &[], "a.v1", &v), ["a.v2", "a.v3", "a.v4"]);
+            assert_eq!(successors(&p, &["stable"], "a.v4", &v), Vec::<&str>::new());
+        }
+
+        #[test]
+        #[ignore = "needs version::blang"]
+        fn skip_range_contains_installed_version() {
+            let mut p = package();
+            p.channels[1]
+                .entries
+                .push(entry("a.v5", None, &[], Some(">=1.0.0 <1.5.0")));
+            p.channels[1]
+                .entries
+                .push(entry("a.v6", None, &[], Some("not a range")));
+            let v = semver::Version::new(1, 2, 0);
+            assert_eq!(successors(&p, &["stable"], "a.v1", &v), ["a.v4", "a.v5"]);
+            assert_eq!(successors(&p, &["stable"], "a.vX", &v), ["a.v5"]);
+        }
+    }
+}

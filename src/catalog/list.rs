@@ -220,3 +220,51 @@ pub fn bundles_text(rows: &[BundleRow]) -> String {
         &cells,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::validate::tests::{bundle_with, chan, pkg, pkg_prop, valid};
+    use crate::catalog::{PackageFilter, load};
+
+    fn catalog(lines: &[String]) -> Catalog {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("c.json"), lines.join("\n")).unwrap();
+        load(dir.path(), &PackageFilter::All).unwrap()
+    }
+
+    #[test]
+    fn rows_and_text() {
+        let mut l = valid();
+        let props = format!(
+            r#"{},{{"type":"olm.maxOpenShiftVersion","value":4.10}},{{"type":"olm.csv.metadata","value":{{"displayName":"Aye"}}}}"#,
+            pkg_prop("a", "2.0.0", "")
+        );
+        l[3] = bundle_with("a", "a.v2", "quay.io/x/a:2", &props, "");
+        l.push(r#"{"schema":"olm.deprecations","package":"a","entries":[{"reference":{"schema":"olm.bundle","name":"a.v1"},"message":"old"}]}"#.into());
+        l.push(pkg("b", "s"));
+        l.push(chan("b", "s", r#"[{"name":"b.v1"},{"name":"b.v2"}]"#));
+        l.push(bundle_with("b", "b.v1", "quay.io/x/b:1", &pkg_prop("b", "1.0.0", ""), ""));
+        l.push(bundle_with("b", "b.v2", "quay.io/x/b:2", &pkg_prop("b", "2.0.0", ""), ""));
+        let cat = catalog(&l);
+
+        let p = packages(&cat, None);
+        assert_eq!(p[0].display_name.as_deref(), Some("Aye"));
+        assert_eq!(
+            packages_text(&p),
+            "NAME  DISPLAY NAME  DEFAULT CHANNEL\na     Aye           stable\nb                   s\n"
+        );
+        let c = channels(&cat, Some("b"));
+        assert_eq!(c[0].heads, ["b.v1", "b.v2"]);
+        assert_eq!(channels_text(&c), "PACKAGE  CHANNEL  HEAD\nb        s        b.v1,b.v2\n");
+        let b = bundles(&cat, Some("a"));
+        assert_eq!(b.len(), 2);
+        assert!(b[0].deprecated);
+        assert_eq!(b[1].max_openshift_version.as_deref(), Some("4.10"));
+        assert_eq!(b[1].replaces.as_deref(), Some("a.v1"));
+        let text = bundles_text(&b);
+        assert!(text.lines().nth(1).unwrap().contains("deprecated"), "{text}");
+        let json = serde_json::to_value(&b).unwrap();
+        assert_eq!(json[1]["max_openshift_version"], "4.10");
+    }
+}

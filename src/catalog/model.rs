@@ -809,3 +809,133 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
     };
     (catalog, problems)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundle(props: &[(&str, &str)]) -> Bundle {
+        Bundle {
+            name: "a.v1".into(),
+            package: "a".into(),
+            image: String::new(),
+            version_text: "1.0.0".into(),
+            version: None,
+            release: None,
+            properties: props
+                .iter()
+                .map(|(ty, v)| Property {
+                    ty: ty.to_string(),
+                    value: RawValue::from_string(v.to_string()).unwrap(),
+                })
+                .collect(),
+            related_images: Vec::new(),
+            channels: Vec::new(),
+            deprecation: None,
+            origin: Origin::default(),
+        }
+    }
+
+    mod max_openshift_version {
+        use super::*;
+
+        #[test]
+        fn string_is_unquoted() {
+            let b = bundle(&[("olm.maxOpenShiftVersion", r#""4.14""#)]);
+            assert_eq!(b.max_openshift_version_raw(), Some(Ok("4.14")));
+        }
+        #[test]
+        fn number_keeps_raw_text() {
+            let b = bundle(&[("olm.maxOpenShiftVersion", "4.10")]);
+            assert_eq!(b.max_openshift_version_raw(), Some(Ok("4.10")));
+        }
+        #[test]
+        fn absent_more_than_one_or_object() {
+            assert_eq!(bundle(&[]).max_openshift_version_raw(), None);
+            let two = bundle(&[
+                ("olm.maxOpenShiftVersion", "4.10"),
+                ("olm.maxOpenShiftVersion", "4.11"),
+            ]);
+            assert!(matches!(
+                two.max_openshift_version_raw(),
+                Some(Err(MaxOpenShiftVersionError::MoreThanOne { count: 2 }))
+            ));
+            let obj = bundle(&[("olm.maxOpenShiftVersion", "{}")]);
+            assert!(matches!(obj.max_openshift_version_raw(), Some(Err(_))));
+        }
+    }
+
+    mod bundle_objects {
+        use super::*;
+        use base64::engine::general_purpose::STANDARD;
+
+        #[test]
+        fn json_and_yaml_manifests() {
+            let json = STANDARD.encode(r#"{"kind":"ClusterServiceVersion","spec":{"displayName":"A"}}"#);
+            let yaml = STANDARD.encode("kind: CustomResourceDefinition\nmetadata:\n  name: x\n");
+            let b = bundle(&[
+                ("olm.bundle.object", &format!(r#"{{"data":"{json}"}}"#)),
+                ("olm.bundle.object", &format!(r#"{{"data":"{yaml}"}}"#)),
+            ]);
+            assert!(b.has_bundle_objects());
+            let objs = b.bundle_objects().unwrap();
+            assert_eq!(objs[1]["metadata"]["name"], "x");
+            assert_eq!(b.csv_object().unwrap()["spec"]["displayName"], "A");
+        }
+        #[test]
+        fn ref_form_is_unsupported() {
+            let b = bundle(&[("olm.bundle.object", r#"{"ref":"objects/csv.yaml"}"#)]);
+            let e = b.bundle_objects().unwrap_err();
+            assert!(matches!(
+                e,
+                Error::BundleObject { kind: BundleObjectError::RefUnsupported { .. }, index: 0, .. }
+            ));
+            assert!(e.to_string().contains("not supported"), "{e}");
+        }
+        #[test]
+        fn bad_base64() {
+            let b = bundle(&[("olm.bundle.object", r#"{"data":"e30"}"#)]);
+            assert!(matches!(
+                b.bundle_objects(),
+                Err(Error::BundleObject { kind: BundleObjectError::Base64(_), .. })
+            ));
+        }
+    }
+
+    mod dependencies {
+        use super::*;
+
+        #[test]
+        fn typed_accessors() {
+            let b = bundle(&[
+                ("olm.package.required", r#"{"packageName":"b","versionRange":">=1.0.0"}"#),
+                ("olm.gvk.required", r#"{"group":"g","kind":"K","version":"v1"}"#),
+                ("olm.constraint", r#"{"cel":{"rule":"true"}}"#),
+                ("olm.csv.metadata", r#"{"displayName":"A"}"#),
+            ]);
+            assert!(b.has_dependencies());
+            assert_eq!(b.required_packages().unwrap()[0].package_name, "b");
+            assert_eq!(b.required_gvks().unwrap()[0].kind, "K");
+            assert_eq!(b.constraints().unwrap().len(), 1);
+            assert_eq!(b.csv_metadata().unwrap()["displayName"], "A");
+            let bad = bundle(&[("olm.package.required", r#"{"packageName":1}"#)]);
+            assert!(matches!(bad.required_packages(), Err(Error::Property { index: 0, .. })));
+        }
+    }
+
+    mod versions {
+        use super::*;
+
+        #[test]
+        fn strict_semver() {
+            assert!(parse_version("1.2.3-alpha.1+build.5").is_ok());
+            for bad in ["v1.2.3", "1.2", "1.02.3", "1.2.3-01", ""] {
+                assert!(parse_version(bad).is_err(), "{bad}");
+            }
+            assert!(check_release("1.alpha-2").is_ok());
+            assert!(check_release("01").is_err());
+            assert!(check_release("a..b").is_err());
+            assert!(check_release("123456789012345678901").is_err());
+        }
+    }
+}
