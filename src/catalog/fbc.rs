@@ -888,10 +888,11 @@ fn yaml_doc(
         line,
     };
     let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
-    let value: serde_json::Value = serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|source| Error::Yaml {
-        origin: origin(),
-        source: Box::new(source),
-    })?;
+    let value: serde_json::Value = serde_saphyr::from_str_with_options(text, yaml_options())
+        .map_err(|source| Error::Yaml {
+            origin: origin(),
+            source: Box::new(source),
+        })?;
     match &value {
         serde_json::Value::Null => return Ok(()),
         serde_json::Value::Object(_) => {}
@@ -1085,8 +1086,16 @@ mod tests {
             .packages
             .iter()
             .map(|p| (p.item.name.clone(), p.origin.line))
-            .chain(dc.channels.iter().map(|c| (c.item.name.clone(), c.origin.line)))
-            .chain(dc.bundles.iter().map(|b| (b.item.name.clone(), b.origin.line)))
+            .chain(
+                dc.channels
+                    .iter()
+                    .map(|c| (c.item.name.clone(), c.origin.line)),
+            )
+            .chain(
+                dc.bundles
+                    .iter()
+                    .map(|b| (b.item.name.clone(), b.origin.line)),
+            )
             .collect();
         v.sort();
         v
@@ -1099,7 +1108,8 @@ mod tests {
     }
 
     const P: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"s"}"#;
-    const C: &str = r#"{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1"}]}"#;
+    const C: &str =
+        r#"{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1"}]}"#;
 
     mod json {
         use super::*;
@@ -1155,33 +1165,64 @@ mod tests {
         fn later_object_not_json_is_an_error() {
             let text = format!("{P}\n{C}\n{{schema: olm.package}}\n");
             let e = load_text("c.json", &text).unwrap_err();
-            assert!(matches!(e, Error::Json { ref origin, .. } if origin.line == 3), "{e}");
+            assert!(
+                matches!(e, Error::Json { ref origin, .. } if origin.line == 3),
+                "{e}"
+            );
         }
         #[test]
         fn top_level_array_is_an_error() {
             let e = load_text("c.json", &format!("[{P}]")).unwrap_err();
-            assert!(matches!(e, Error::NotAnObject { found: "an array", .. }), "{e}");
+            assert!(
+                matches!(
+                    e,
+                    Error::NotAnObject {
+                        found: "an array",
+                        ..
+                    }
+                ),
+                "{e}"
+            );
         }
         #[test]
         fn missing_schema_names_file_and_line() {
             let e = load_text("c.json", &format!("{P}\n\n{{\"name\":\"x\"}}\n")).unwrap_err();
-            assert!(matches!(e, Error::MissingSchema { ref origin } if origin.line == 3), "{e}");
-            assert!(e.to_string().ends_with("c.json:3: object is missing root schema field"), "{e}");
+            assert!(
+                matches!(e, Error::MissingSchema { ref origin } if origin.line == 3),
+                "{e}"
+            );
+            assert!(
+                e.to_string()
+                    .ends_with("c.json:3: object is missing root schema field"),
+                "{e}"
+            );
         }
         #[test]
         fn keys_match_case_insensitively() {
-            let dc = load_text("c.json", r#"{"Schema":"olm.package","NAME":"a","DefaultChannel":"s"}"#).unwrap();
+            let dc = load_text(
+                "c.json",
+                r#"{"Schema":"olm.package","NAME":"a","DefaultChannel":"s"}"#,
+            )
+            .unwrap();
             assert_eq!(dc.packages[0].item.name, "a");
             assert_eq!(dc.packages[0].item.default_channel, "s");
         }
         #[test]
         fn routing_keys_differing_by_case_are_an_error() {
-            let e = load_text("c.json", r#"{"schema":"olm.package","name":"a","Name":"b"}"#).unwrap_err();
+            let e = load_text(
+                "c.json",
+                r#"{"schema":"olm.package","name":"a","Name":"b"}"#,
+            )
+            .unwrap_err();
             assert!(matches!(e, Error::Json { .. }), "{e}");
         }
         #[test]
         fn unknown_schemas_are_counted_and_kept_aside() {
-            let dc = load_text("c.json", &format!("{P}\n{{\"schema\":\"olm.template.basic\",\"package\":\"a\"}}\n")).unwrap();
+            let dc = load_text(
+                "c.json",
+                &format!("{P}\n{{\"schema\":\"olm.template.basic\",\"package\":\"a\"}}\n"),
+            )
+            .unwrap();
             assert_eq!(dc.others_count, 1);
             assert_eq!(dc.others[0].schema, "olm.template.basic");
         }
@@ -1205,12 +1246,19 @@ mod tests {
         #[test]
         fn separator_with_content_is_an_error() {
             let e = load_text("c.yaml", "schema: olm.package\nname: a\n--- x\n").unwrap_err();
-            assert!(matches!(e, Error::YamlSeparator { ref origin, .. } if origin.line == 3), "{e}");
+            assert!(
+                matches!(e, Error::YamlSeparator { ref origin, .. } if origin.line == 3),
+                "{e}"
+            );
         }
         #[test]
         fn missing_schema_names_file_and_line() {
-            let e = load_text("c.yaml", "schema: olm.package\nname: a\n---\nname: b\n").unwrap_err();
-            assert!(matches!(e, Error::MissingSchema { ref origin } if origin.line == 4), "{e}");
+            let e =
+                load_text("c.yaml", "schema: olm.package\nname: a\n---\nname: b\n").unwrap_err();
+            assert!(
+                matches!(e, Error::MissingSchema { ref origin } if origin.line == 4),
+                "{e}"
+            );
         }
         #[test]
         fn scalar_document_is_an_error() {
@@ -1282,7 +1330,10 @@ mod tests {
 {"schema":"olm.bundle","package":"b","name":"b.v1"}"#;
             write(d.path(), "c.json", &format!("{P}\n{C}\n{other}\n"));
             let dc = load(d.path(), &PackageFilter::Only(vec!["b".into()])).unwrap();
-            assert_eq!(names(&dc), [("b".into(), 3), ("b.v1".into(), 5), ("s".into(), 4)]);
+            assert_eq!(
+                names(&dc),
+                [("b".into(), 3), ("b.v1".into(), 5), ("s".into(), 4)]
+            );
             assert_eq!(dc.documents_read, 5);
             let mut seen = Vec::new();
             walk(d.path(), &PackageFilter::Only(vec!["a".into()]), |m| {

@@ -154,7 +154,12 @@ mod tests {
     use super::*;
     use crate::catalog::model::ChannelEntry;
 
-    fn entry(name: &str, replaces: Option<&str>, skips: &[&str], range: Option<&str>) -> ChannelEntry {
+    fn entry(
+        name: &str,
+        replaces: Option<&str>,
+        skips: &[&str],
+        range: Option<&str>,
+    ) -> ChannelEntry {
         ChannelEntry {
             name: name.into(),
             replaces: replaces.map(Into::into),

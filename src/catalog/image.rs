@@ -68,10 +68,7 @@ pub fn check_reference(text: &str) -> Result<(), ImageRefError> {
     };
     let (domain, remainder) = match name.split_once('/') {
         Some((d, r))
-            if d.contains('.')
-                || d.contains(':')
-                || d == "localhost"
-                || d.to_lowercase() != d =>
+            if d.contains('.') || d.contains(':') || d == "localhost" || d.to_lowercase() != d =>
         {
             (Some(d), r)
         }

@@ -54,7 +54,10 @@ pub struct BundleRow {
     pub max_openshift_version: Option<String>,
 }
 
-fn selected<'a>(catalog: &'a Catalog, package: Option<&'a str>) -> impl Iterator<Item = &'a Package> {
+fn selected<'a>(
+    catalog: &'a Catalog,
+    package: Option<&'a str>,
+) -> impl Iterator<Item = &'a Package> {
     catalog
         .packages
         .iter()
@@ -244,8 +247,20 @@ mod tests {
         l.push(r#"{"schema":"olm.deprecations","package":"a","entries":[{"reference":{"schema":"olm.bundle","name":"a.v1"},"message":"old"}]}"#.into());
         l.push(pkg("b", "s"));
         l.push(chan("b", "s", r#"[{"name":"b.v1"},{"name":"b.v2"}]"#));
-        l.push(bundle_with("b", "b.v1", "quay.io/x/b:1", &pkg_prop("b", "1.0.0", ""), ""));
-        l.push(bundle_with("b", "b.v2", "quay.io/x/b:2", &pkg_prop("b", "2.0.0", ""), ""));
+        l.push(bundle_with(
+            "b",
+            "b.v1",
+            "quay.io/x/b:1",
+            &pkg_prop("b", "1.0.0", ""),
+            "",
+        ));
+        l.push(bundle_with(
+            "b",
+            "b.v2",
+            "quay.io/x/b:2",
+            &pkg_prop("b", "2.0.0", ""),
+            "",
+        ));
         let cat = catalog(&l);
 
         let p = packages(&cat, None);
@@ -256,14 +271,20 @@ mod tests {
         );
         let c = channels(&cat, Some("b"));
         assert_eq!(c[0].heads, ["b.v1", "b.v2"]);
-        assert_eq!(channels_text(&c), "PACKAGE  CHANNEL  HEAD\nb        s        b.v1,b.v2\n");
+        assert_eq!(
+            channels_text(&c),
+            "PACKAGE  CHANNEL  HEAD\nb        s        b.v1,b.v2\n"
+        );
         let b = bundles(&cat, Some("a"));
         assert_eq!(b.len(), 2);
         assert!(b[0].deprecated);
         assert_eq!(b[1].max_openshift_version.as_deref(), Some("4.10"));
         assert_eq!(b[1].replaces.as_deref(), Some("a.v1"));
         let text = bundles_text(&b);
-        assert!(text.lines().nth(1).unwrap().contains("deprecated"), "{text}");
+        assert!(
+            text.lines().nth(1).unwrap().contains("deprecated"),
+            "{text}"
+        );
         let json = serde_json::to_value(&b).unwrap();
         assert_eq!(json[1]["max_openshift_version"], "4.10");
     }

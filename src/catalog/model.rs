@@ -181,7 +181,9 @@ pub enum BundleObjectError {
     #[error("value is not an object with `data`")]
     Shape(#[source] serde_json::Error),
     /// The defunct `{"ref": path}` form (removed from operator-registry in 5e3fa99b).
-    #[error("the `ref` form ({reference:?}) is not supported; re-render the catalog with a current opm")]
+    #[error(
+        "the `ref` form ({reference:?}) is not supported; re-render the catalog with a current opm"
+    )]
     RefUnsupported {
         /// The path it names.
         reference: String,
@@ -227,7 +229,9 @@ impl Bundle {
         let first = props.next()?;
         let more = props.count();
         if more > 0 {
-            return Some(Err(MaxOpenShiftVersionError::MoreThanOne { count: more + 1 }));
+            return Some(Err(MaxOpenShiftVersionError::MoreThanOne {
+                count: more + 1,
+            }));
         }
         let raw = first.value.get().trim();
         Some(match raw.as_bytes().first() {
@@ -248,7 +252,9 @@ impl Bundle {
 
     /// Whether the bundle embeds manifests (`olm.bundle.object` properties).
     pub fn has_bundle_objects(&self) -> bool {
-        self.properties_of(fbc::PROPERTY_BUNDLE_OBJECT).next().is_some()
+        self.properties_of(fbc::PROPERTY_BUNDLE_OBJECT)
+            .next()
+            .is_some()
     }
 
     /// Decode every `olm.bundle.object` (`{"data": standard base64}`) and parse each manifest
@@ -331,7 +337,9 @@ impl Bundle {
         self.properties.iter().any(|p| {
             matches!(
                 p.ty.as_str(),
-                fbc::PROPERTY_PACKAGE_REQUIRED | fbc::PROPERTY_GVK_REQUIRED | fbc::PROPERTY_CONSTRAINT
+                fbc::PROPERTY_PACKAGE_REQUIRED
+                    | fbc::PROPERTY_GVK_REQUIRED
+                    | fbc::PROPERTY_CONSTRAINT
             )
         })
     }
@@ -411,14 +419,10 @@ fn check_property(p: &fbc::Property, opts: &BuildOptions) -> Result<(), String> 
         fbc::PROPERTY_PACKAGE_REQUIRED => shape::<fbc::PackageRequired>(&p.value),
         fbc::PROPERTY_GVK | fbc::PROPERTY_GVK_REQUIRED => shape::<fbc::Gvk>(&p.value),
         fbc::PROPERTY_CHANNEL => shape::<fbc::ChannelProperty>(&p.value),
-        fbc::PROPERTY_CSV_METADATA => {
-            shape::<serde_json::Map<String, serde_json::Value>>(&p.value)
-        }
-        fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => {
-            decode_bundle_object(&p.value)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        }
+        fbc::PROPERTY_CSV_METADATA => shape::<serde_json::Map<String, serde_json::Value>>(&p.value),
+        fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => decode_bundle_object(&p.value)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
         fbc::PROPERTY_BUNDLE_OBJECT => shape::<fbc::BundleObject>(&p.value),
         _ => Ok(()),
     }
@@ -609,10 +613,15 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
                         found: one.package_name.clone(),
                     }));
                 }
-                (one.version.clone(), Some(one.release.clone()).filter(|r| !r.is_empty()))
+                (
+                    one.version.clone(),
+                    Some(one.release.clone()).filter(|r| !r.is_empty()),
+                )
             }
             many => {
-                problems.push(here(ProblemKind::PackagePropertyCount { count: many.len() }));
+                problems.push(here(ProblemKind::PackagePropertyCount {
+                    count: many.len(),
+                }));
                 (
                     many.first().map(|p| p.version.clone()).unwrap_or_default(),
                     None,
@@ -782,18 +791,14 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
                         pkg.deprecation = Some(e.message);
                     }
                 }
-                fbc::SCHEMA_CHANNEL => {
-                    match pkg.channels.iter_mut().find(|c| c.name == r.name) {
-                        Some(c) => c.deprecation = Some(e.message),
-                        None => problems.push(here(unknown()).channel(&r.name)),
-                    }
-                }
-                fbc::SCHEMA_BUNDLE => {
-                    match pkg.bundles.iter_mut().find(|b| b.name == r.name) {
-                        Some(b) => b.deprecation = Some(e.message),
-                        None => problems.push(here(unknown()).bundle(&r.name)),
-                    }
-                }
+                fbc::SCHEMA_CHANNEL => match pkg.channels.iter_mut().find(|c| c.name == r.name) {
+                    Some(c) => c.deprecation = Some(e.message),
+                    None => problems.push(here(unknown()).channel(&r.name)),
+                },
+                fbc::SCHEMA_BUNDLE => match pkg.bundles.iter_mut().find(|b| b.name == r.name) {
+                    Some(b) => b.deprecation = Some(e.message),
+                    None => problems.push(here(unknown()).bundle(&r.name)),
+                },
                 other => problems.push(here(ProblemKind::DeprecationUnknownSchema {
                     schema: other.to_owned(),
                 })),
@@ -871,7 +876,8 @@ mod tests {
 
         #[test]
         fn json_and_yaml_manifests() {
-            let json = STANDARD.encode(r#"{"kind":"ClusterServiceVersion","spec":{"displayName":"A"}}"#);
+            let json =
+                STANDARD.encode(r#"{"kind":"ClusterServiceVersion","spec":{"displayName":"A"}}"#);
             let yaml = STANDARD.encode("kind: CustomResourceDefinition\nmetadata:\n  name: x\n");
             let b = bundle(&[
                 ("olm.bundle.object", &format!(r#"{{"data":"{json}"}}"#)),
@@ -888,7 +894,11 @@ mod tests {
             let e = b.bundle_objects().unwrap_err();
             assert!(matches!(
                 e,
-                Error::BundleObject { kind: BundleObjectError::RefUnsupported { .. }, index: 0, .. }
+                Error::BundleObject {
+                    kind: BundleObjectError::RefUnsupported { .. },
+                    index: 0,
+                    ..
+                }
             ));
             assert!(e.to_string().contains("not supported"), "{e}");
         }
@@ -897,7 +907,10 @@ mod tests {
             let b = bundle(&[("olm.bundle.object", r#"{"data":"e30"}"#)]);
             assert!(matches!(
                 b.bundle_objects(),
-                Err(Error::BundleObject { kind: BundleObjectError::Base64(_), .. })
+                Err(Error::BundleObject {
+                    kind: BundleObjectError::Base64(_),
+                    ..
+                })
             ));
         }
     }
@@ -908,8 +921,14 @@ mod tests {
         #[test]
         fn typed_accessors() {
             let b = bundle(&[
-                ("olm.package.required", r#"{"packageName":"b","versionRange":">=1.0.0"}"#),
-                ("olm.gvk.required", r#"{"group":"g","kind":"K","version":"v1"}"#),
+                (
+                    "olm.package.required",
+                    r#"{"packageName":"b","versionRange":">=1.0.0"}"#,
+                ),
+                (
+                    "olm.gvk.required",
+                    r#"{"group":"g","kind":"K","version":"v1"}"#,
+                ),
                 ("olm.constraint", r#"{"cel":{"rule":"true"}}"#),
                 ("olm.csv.metadata", r#"{"displayName":"A"}"#),
             ]);
@@ -919,7 +938,10 @@ mod tests {
             assert_eq!(b.constraints().unwrap().len(), 1);
             assert_eq!(b.csv_metadata().unwrap()["displayName"], "A");
             let bad = bundle(&[("olm.package.required", r#"{"packageName":1}"#)]);
-            assert!(matches!(bad.required_packages(), Err(Error::Property { index: 0, .. })));
+            assert!(matches!(
+                bad.required_packages(),
+                Err(Error::Property { index: 0, .. })
+            ));
         }
     }
 

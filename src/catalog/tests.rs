@@ -24,20 +24,52 @@ const CATALOGS: &[(&str, bool, bool)] = &[
     ("community-fbc-small/v4.16", true, false),
     ("community-fbc-small/v4.20", true, false),
     ("redhat-catalog-excerpts/jaeger-product", true, true),
-    ("redhat-catalog-excerpts/aws-load-balancer-operator", true, false),
-    ("redhat-catalog-excerpts/node-observability-operator", true, false),
-    ("redhat-catalog-excerpts/node-observability-operator-v4.14", true, true),
-    ("redhat-catalog-excerpts/cluster-kube-descheduler-operator-v4.16", true, true),
-    ("redhat-catalog-excerpts/cluster-kube-descheduler-operator-v4.20", true, true),
+    (
+        "redhat-catalog-excerpts/aws-load-balancer-operator",
+        true,
+        false,
+    ),
+    (
+        "redhat-catalog-excerpts/node-observability-operator",
+        true,
+        false,
+    ),
+    (
+        "redhat-catalog-excerpts/node-observability-operator-v4.14",
+        true,
+        true,
+    ),
+    (
+        "redhat-catalog-excerpts/cluster-kube-descheduler-operator-v4.16",
+        true,
+        true,
+    ),
+    (
+        "redhat-catalog-excerpts/cluster-kube-descheduler-operator-v4.20",
+        true,
+        true,
+    ),
     // Channels alpha and beta of package test have several heads.
-    ("olmv1-e2e-test-catalog/catalogs/test-catalog/v1/configs", false, false),
-    ("olmv1-e2e-test-catalog/catalogs/test-catalog/v2/configs", true, false),
+    (
+        "olmv1-e2e-test-catalog/catalogs/test-catalog/v1/configs",
+        false,
+        false,
+    ),
+    (
+        "olmv1-e2e-test-catalog/catalogs/test-catalog/v2/configs",
+        true,
+        false,
+    ),
     ("opm-diff-oracle/index-declcfgs/old", true, true),
     ("opm-diff-oracle/index-declcfgs/latest", true, true),
     ("opm-diff-oracle/index-declcfgs/exp-latest", true, true),
     ("opm-diff-oracle/index-declcfgs/exp-headsonly", true, true),
     ("opm-diff-oracle/index-declcfgs/exp-include-pkg", true, true),
-    ("opm-diff-oracle/index-declcfgs/exp-include-channel", true, true),
+    (
+        "opm-diff-oracle/index-declcfgs/exp-include-channel",
+        true,
+        true,
+    ),
     ("opm-diff-oracle/list-index", true, true),
     ("opm-diff-oracle/foo-index-v0.2.0-declcfg", true, true),
     ("opm-diff-oracle/fbc-dir-file-based-catalog", true, false),
@@ -57,7 +89,10 @@ mod realdata {
                 // Only the duplicate-package union; linking problems expected.
                 let e = load(&root.join(rel), &PackageFilter::All);
                 if rel.starts_with("community") {
-                    assert!(matches!(e, Err(crate::catalog::Error::Link { .. })), "{rel}");
+                    assert!(
+                        matches!(e, Err(crate::catalog::Error::Link { .. })),
+                        "{rel}"
+                    );
                     continue;
                 }
             }
@@ -122,9 +157,7 @@ mod realdata {
             "{report}"
         );
         assert!(
-            errors
-                .iter()
-                .all(|e| e.contains("multiple channel heads")),
+            errors.iter().all(|e| e.contains("multiple channel heads")),
             "{report}"
         );
         let lenient = validate::validate_path(&path, &Options::olm_v1()).unwrap();
@@ -179,7 +212,11 @@ mod realdata {
             .collect();
         for p in &latest.packages {
             for b in &p.bundles {
-                if b.provided_gvks().unwrap().iter().any(|g| required.contains(g)) {
+                if b.provided_gvks()
+                    .unwrap()
+                    .iter()
+                    .any(|g| required.contains(g))
+                {
                     heads.push((p.name.clone(), b.name.clone()));
                 }
             }
@@ -206,9 +243,18 @@ mod realdata {
         let from_json = fbc::load(&dir.join("expected_all.json"), &PackageFilter::All).unwrap();
         let strip = |dc: &fbc::DeclarativeConfig| {
             (
-                dc.packages.iter().map(|x| x.item.clone()).collect::<Vec<_>>(),
-                dc.channels.iter().map(|x| x.item.clone()).collect::<Vec<_>>(),
-                dc.bundles.iter().map(|x| x.item.clone()).collect::<Vec<_>>(),
+                dc.packages
+                    .iter()
+                    .map(|x| x.item.clone())
+                    .collect::<Vec<_>>(),
+                dc.channels
+                    .iter()
+                    .map(|x| x.item.clone())
+                    .collect::<Vec<_>>(),
+                dc.bundles
+                    .iter()
+                    .map(|x| x.item.clone())
+                    .collect::<Vec<_>>(),
             )
         };
         assert_eq!(strip(&from_yaml), strip(&from_json));
@@ -254,9 +300,6 @@ mod realdata {
         let b = &pkg.bundles[0];
         assert!(b.has_bundle_objects());
         let objs = b.bundle_objects().unwrap();
-        assert!(
-            objs.iter()
-                .any(|o| o["kind"] == "ClusterServiceVersion")
-        );
+        assert!(objs.iter().any(|o| o["kind"] == "ClusterServiceVersion"));
     }
 }

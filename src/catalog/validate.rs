@@ -526,9 +526,7 @@ fn validate_channel(pkg: &Package, ch: &Channel, options: &Options, out: &mut Ve
             out.push(p);
         }
         Err(ChainError::Cycle { chain }) => out.push(here(ProblemKind::Cycle { chain })),
-        Err(ChainError::Stranded { bundles }) => {
-            out.push(here(ProblemKind::Stranded { bundles }))
-        }
+        Err(ChainError::Stranded { bundles }) => out.push(here(ProblemKind::Stranded { bundles })),
     }
     for e in &ch.entries {
         let at_entry = |kind| here(kind).bundle(&e.name);
@@ -596,18 +594,34 @@ pub(crate) mod tests {
     }
     /// An `olm.bundle` line with one `olm.package` property.
     pub(crate) fn bundle(package: &str, name: &str, version: &str) -> String {
-        bundle_with(package, name, &format!("quay.io/x/{package}:{version}"), &pkg_prop(package, version, ""), "")
+        bundle_with(
+            package,
+            name,
+            &format!("quay.io/x/{package}:{version}"),
+            &pkg_prop(package, version, ""),
+            "",
+        )
     }
     /// The `olm.package` property text.
     pub(crate) fn pkg_prop(package: &str, version: &str, release: &str) -> String {
         if release.is_empty() {
-            format!(r#"{{"type":"olm.package","value":{{"packageName":"{package}","version":"{version}"}}}}"#)
+            format!(
+                r#"{{"type":"olm.package","value":{{"packageName":"{package}","version":"{version}"}}}}"#
+            )
         } else {
-            format!(r#"{{"type":"olm.package","value":{{"packageName":"{package}","version":"{version}","release":"{release}"}}}}"#)
+            format!(
+                r#"{{"type":"olm.package","value":{{"packageName":"{package}","version":"{version}","release":"{release}"}}}}"#
+            )
         }
     }
     /// An `olm.bundle` line with given image, properties (comma-joined JSON) and extra fields.
-    pub(crate) fn bundle_with(package: &str, name: &str, image: &str, props: &str, extra: &str) -> String {
+    pub(crate) fn bundle_with(
+        package: &str,
+        name: &str,
+        image: &str,
+        props: &str,
+        extra: &str,
+    ) -> String {
         format!(
             r#"{{"schema":"olm.bundle","package":"{package}","name":"{name}","image":"{image}","properties":[{props}]{extra}}}"#
         )
@@ -617,7 +631,11 @@ pub(crate) mod tests {
     pub(crate) fn valid() -> Vec<String> {
         vec![
             pkg("a", "stable"),
-            chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1"}]"#),
+            chan(
+                "a",
+                "stable",
+                r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1"}]"#,
+            ),
             bundle("a", "a.v1", "1.0.0"),
             bundle("a", "a.v2", "2.0.0"),
         ]
@@ -685,14 +703,18 @@ pub(crate) mod tests {
             }
             #[test]
             fn default_channel_missing() {
-                one(&replace(valid(), 0, pkg("a", "fast")), |k| {
-                    matches!(k, ProblemKind::DefaultChannelMissing { channel } if channel == "fast")
-                });
+                one(
+                    &replace(valid(), 0, pkg("a", "fast")),
+                    |k| matches!(k, ProblemKind::DefaultChannelMissing { channel } if channel == "fast"),
+                );
             }
             #[test]
             fn duplicate_version() {
                 let l = replace(valid(), 3, bundle("a", "a.v2", "1.0.0"));
-                one(&l, |k| matches!(k, ProblemKind::DuplicateVersion { bundles, .. } if bundles == &["a.v1", "a.v2"]));
+                one(
+                    &l,
+                    |k| matches!(k, ProblemKind::DuplicateVersion { bundles, .. } if bundles == &["a.v1", "a.v2"]),
+                );
             }
             #[test]
             fn deprecation_message_empty() {
@@ -711,7 +733,14 @@ pub(crate) mod tests {
             fn unknown_package() {
                 let mut l = valid();
                 l.push(chan("zzz", "stable", r#"[{"name":"a.v1"}]"#));
-                one(&l, |k| matches!(k, ProblemKind::UnknownPackage { schema: "olm.channel" }));
+                one(&l, |k| {
+                    matches!(
+                        k,
+                        ProblemKind::UnknownPackage {
+                            schema: "olm.channel"
+                        }
+                    )
+                });
             }
             #[test]
             fn no_package() {
@@ -733,8 +762,19 @@ pub(crate) mod tests {
             }
             #[test]
             fn duplicate_entry() {
-                let l = replace(valid(), 1, chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1"},{"name":"a.v1"}]"#));
-                one(&l, |k| matches!(k, ProblemKind::DuplicateEntry { entry } if entry == "a.v1"));
+                let l = replace(
+                    valid(),
+                    1,
+                    chan(
+                        "a",
+                        "stable",
+                        r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1"},{"name":"a.v1"}]"#,
+                    ),
+                );
+                one(
+                    &l,
+                    |k| matches!(k, ProblemKind::DuplicateEntry { entry } if entry == "a.v1"),
+                );
             }
             #[test]
             fn no_bundles() {
@@ -744,14 +784,35 @@ pub(crate) mod tests {
             }
             #[test]
             fn entry_without_bundle() {
-                let l = replace(valid(), 1, chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1"},{"name":"a.v3","replaces":"a.v2"}]"#));
-                one(&l, |k| matches!(k, ProblemKind::EntryWithoutBundle { entry } if entry == "a.v3"));
+                let l = replace(
+                    valid(),
+                    1,
+                    chan(
+                        "a",
+                        "stable",
+                        r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1"},{"name":"a.v3","replaces":"a.v2"}]"#,
+                    ),
+                );
+                one(
+                    &l,
+                    |k| matches!(k, ProblemKind::EntryWithoutBundle { entry } if entry == "a.v3"),
+                );
             }
             #[test]
             fn multiple_heads() {
-                let l = replace(valid(), 1, chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v2"}]"#));
-                let p = one(&l, |k| matches!(k, ProblemKind::MultipleHeads { heads } if heads == &["a.v1", "a.v2"]));
-                assert!(p.to_string().contains("multiple channel heads found in graph: a.v1, a.v2"));
+                let l = replace(
+                    valid(),
+                    1,
+                    chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v2"}]"#),
+                );
+                let p = one(
+                    &l,
+                    |k| matches!(k, ProblemKind::MultipleHeads { heads } if heads == &["a.v1", "a.v2"]),
+                );
+                assert!(
+                    p.to_string()
+                        .contains("multiple channel heads found in graph: a.v1, a.v2")
+                );
                 // OLM v1 mode: only a warning.
                 let dir = tempfile::tempdir().unwrap();
                 std::fs::write(dir.path().join("c.json"), l.join("\n")).unwrap();
@@ -761,40 +822,86 @@ pub(crate) mod tests {
             }
             #[test]
             fn no_head() {
-                let l = replace(valid(), 1, chan("a", "stable", r#"[{"name":"a.v1","replaces":"a.v2"},{"name":"a.v2","replaces":"a.v1"}]"#));
+                let l = replace(
+                    valid(),
+                    1,
+                    chan(
+                        "a",
+                        "stable",
+                        r#"[{"name":"a.v1","replaces":"a.v2"},{"name":"a.v2","replaces":"a.v1"}]"#,
+                    ),
+                );
                 one(&l, |k| matches!(k, ProblemKind::NoHead));
             }
             #[test]
             fn cycle() {
                 let mut l = valid();
-                l[1] = chan("a", "stable", r#"[{"name":"a.v1","replaces":"a.v2"},{"name":"a.v2","replaces":"a.v1"},{"name":"a.v3","replaces":"a.v2"}]"#);
+                l[1] = chan(
+                    "a",
+                    "stable",
+                    r#"[{"name":"a.v1","replaces":"a.v2"},{"name":"a.v2","replaces":"a.v1"},{"name":"a.v3","replaces":"a.v2"}]"#,
+                );
                 l.push(bundle("a", "a.v3", "3.0.0"));
-                let p = one(&l, |k| matches!(k, ProblemKind::Cycle { chain } if chain == &["a.v2", "a.v1", "a.v2"]));
+                let p = one(
+                    &l,
+                    |k| matches!(k, ProblemKind::Cycle { chain } if chain == &["a.v2", "a.v1", "a.v2"]),
+                );
                 assert!(p.to_string().contains("a.v2 -> a.v1 -> a.v2"), "{p}");
             }
             #[test]
             fn stranded() {
                 let mut l = valid();
-                l[1] = chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1"},{"name":"a.v3","skips":["a.v2"]}]"#);
+                l[1] = chan(
+                    "a",
+                    "stable",
+                    r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1"},{"name":"a.v3","skips":["a.v2"]}]"#,
+                );
                 l.push(bundle("a", "a.v3", "3.0.0"));
                 // a.v3 skips a.v2, so the chain walk stops; a.v1 is stranded.
-                one(&l, |k| matches!(k, ProblemKind::Stranded { bundles } if bundles == &["a.v1"]));
+                one(
+                    &l,
+                    |k| matches!(k, ProblemKind::Stranded { bundles } if bundles == &["a.v1"]),
+                );
             }
             #[test]
             fn empty_skip() {
-                let l = replace(valid(), 1, chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1","skips":[""]}]"#));
+                let l = replace(
+                    valid(),
+                    1,
+                    chan(
+                        "a",
+                        "stable",
+                        r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1","skips":[""]}]"#,
+                    ),
+                );
                 one(&l, |k| matches!(k, ProblemKind::SkipEmpty { index: 0 }));
             }
             #[test]
             #[ignore = "needs version::blang"]
             fn skip_range_invalid() {
-                let l = replace(valid(), 1, chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1","skipRange":">=1.0.0, <2.0.0"}]"#));
+                let l = replace(
+                    valid(),
+                    1,
+                    chan(
+                        "a",
+                        "stable",
+                        r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1","skipRange":">=1.0.0, <2.0.0"}]"#,
+                    ),
+                );
                 one(&l, |k| matches!(k, ProblemKind::SkipRangeInvalid { .. }));
             }
             #[test]
             #[ignore = "needs version::blang"]
             fn skip_range_valid() {
-                let l = replace(valid(), 1, chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1","skipRange":">=1.0.0 <2.0.0"}]"#));
+                let l = replace(
+                    valid(),
+                    1,
+                    chan(
+                        "a",
+                        "stable",
+                        r#"[{"name":"a.v1"},{"name":"a.v2","replaces":"a.v1","skipRange":">=1.0.0 <2.0.0"}]"#,
+                    ),
+                );
                 assert!(run(&l).problems.is_empty());
             }
         }
@@ -808,7 +915,14 @@ pub(crate) mod tests {
             fn unknown_package() {
                 let mut l = valid();
                 l.push(bundle("zzz", "z.v1", "1.0.0"));
-                one(&l, |k| matches!(k, ProblemKind::UnknownPackage { schema: "olm.bundle" }));
+                one(&l, |k| {
+                    matches!(
+                        k,
+                        ProblemKind::UnknownPackage {
+                            schema: "olm.bundle"
+                        }
+                    )
+                });
             }
             #[test]
             fn no_package() {
@@ -831,52 +945,129 @@ pub(crate) mod tests {
             }
             #[test]
             fn invalid_known_property() {
-                let props = format!(r#"{},{{"type":"olm.gvk","value":{{"group":1}}}}"#, pkg_prop("a", "2.0.0", ""));
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "quay.io/x/a:2", &props, ""));
-                one(&l, |k| matches!(k, ProblemKind::PropertyInvalid { index: 1, .. }));
+                let props = format!(
+                    r#"{},{{"type":"olm.gvk","value":{{"group":1}}}}"#,
+                    pkg_prop("a", "2.0.0", "")
+                );
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with("a", "a.v2", "quay.io/x/a:2", &props, ""),
+                );
+                one(&l, |k| {
+                    matches!(k, ProblemKind::PropertyInvalid { index: 1, .. })
+                });
             }
             #[test]
             fn invalid_bundle_object_base64() {
-                let props = format!(r#"{},{{"type":"olm.bundle.object","value":{{"data":"!!notbase64"}}}}"#, pkg_prop("a", "2.0.0", ""));
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "quay.io/x/a:2", &props, ""));
-                one(&l, |k| matches!(k, ProblemKind::PropertyInvalid { index: 1, .. }));
+                let props = format!(
+                    r#"{},{{"type":"olm.bundle.object","value":{{"data":"!!notbase64"}}}}"#,
+                    pkg_prop("a", "2.0.0", "")
+                );
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with("a", "a.v2", "quay.io/x/a:2", &props, ""),
+                );
+                one(&l, |k| {
+                    matches!(k, ProblemKind::PropertyInvalid { index: 1, .. })
+                });
             }
             #[test]
             fn property_without_value() {
                 // A property without `value` does not decode at all (opm: "value must be set").
                 let props = format!(r#"{},{{"type":"x.y"}}"#, pkg_prop("a", "2.0.0", ""));
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "quay.io/x/a:2", &props, ""));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with("a", "a.v2", "quay.io/x/a:2", &props, ""),
+                );
                 let dir = tempfile::tempdir().unwrap();
                 std::fs::write(dir.path().join("c.json"), l.join("\n")).unwrap();
                 let e = validate_path(dir.path(), &Options::default()).unwrap_err();
-                assert!(matches!(e, Error::Decode { ref name, .. } if name == "a.v2"), "{e}");
+                assert!(
+                    matches!(e, Error::Decode { ref name, .. } if name == "a.v2"),
+                    "{e}"
+                );
             }
             #[test]
             fn no_package_property() {
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "quay.io/x/a:2", "", ""));
-                one(&l, |k| matches!(k, ProblemKind::PackagePropertyCount { count: 0 }));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with("a", "a.v2", "quay.io/x/a:2", "", ""),
+                );
+                one(&l, |k| {
+                    matches!(k, ProblemKind::PackagePropertyCount { count: 0 })
+                });
             }
             #[test]
             fn two_package_properties() {
-                let props = format!("{},{}", pkg_prop("a", "2.0.0", ""), pkg_prop("a", "2.0.0", ""));
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "quay.io/x/a:2", &props, ""));
-                one(&l, |k| matches!(k, ProblemKind::PackagePropertyCount { count: 2 }));
+                let props = format!(
+                    "{},{}",
+                    pkg_prop("a", "2.0.0", ""),
+                    pkg_prop("a", "2.0.0", "")
+                );
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with("a", "a.v2", "quay.io/x/a:2", &props, ""),
+                );
+                one(&l, |k| {
+                    matches!(k, ProblemKind::PackagePropertyCount { count: 2 })
+                });
             }
             #[test]
             fn package_property_mismatch() {
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "quay.io/x/a:2", &pkg_prop("b", "2.0.0", ""), ""));
-                one(&l, |k| matches!(k, ProblemKind::PackagePropertyMismatch { found } if found == "b"));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with(
+                        "a",
+                        "a.v2",
+                        "quay.io/x/a:2",
+                        &pkg_prop("b", "2.0.0", ""),
+                        "",
+                    ),
+                );
+                one(
+                    &l,
+                    |k| matches!(k, ProblemKind::PackagePropertyMismatch { found } if found == "b"),
+                );
             }
             #[test]
             fn invalid_image() {
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "quay.io/X/a:2", &pkg_prop("a", "2.0.0", ""), ""));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with(
+                        "a",
+                        "a.v2",
+                        "quay.io/X/a:2",
+                        &pkg_prop("a", "2.0.0", ""),
+                        "",
+                    ),
+                );
                 one(&l, |k| matches!(k, ProblemKind::InvalidImage { .. }));
             }
             #[test]
             fn invalid_related_image() {
                 let extra = r#","relatedImages":[{"name":"op","image":"quay.io/x/a@sha256:abc"}]"#;
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "quay.io/x/a:2", &pkg_prop("a", "2.0.0", ""), extra));
-                one(&l, |k| matches!(k, ProblemKind::InvalidImage { image, .. } if image.contains("sha256:abc")));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with(
+                        "a",
+                        "a.v2",
+                        "quay.io/x/a:2",
+                        &pkg_prop("a", "2.0.0", ""),
+                        extra,
+                    ),
+                );
+                one(
+                    &l,
+                    |k| matches!(k, ProblemKind::InvalidImage { image, .. } if image.contains("sha256:abc")),
+                );
             }
             #[test]
             fn version_with_leading_v() {
@@ -895,35 +1086,109 @@ pub(crate) mod tests {
             }
             #[test]
             fn release_invalid() {
-                let l = replace(valid(), 3, bundle_with("a", "a-v2.0.0-01", "quay.io/x/a:2", &pkg_prop("a", "2.0.0", "01"), ""));
-                let l = replace(l, 1, chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a-v2.0.0-01","replaces":"a.v1"}]"#));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with(
+                        "a",
+                        "a-v2.0.0-01",
+                        "quay.io/x/a:2",
+                        &pkg_prop("a", "2.0.0", "01"),
+                        "",
+                    ),
+                );
+                let l = replace(
+                    l,
+                    1,
+                    chan(
+                        "a",
+                        "stable",
+                        r#"[{"name":"a.v1"},{"name":"a-v2.0.0-01","replaces":"a.v1"}]"#,
+                    ),
+                );
                 one(&l, |k| matches!(k, ProblemKind::InvalidRelease { .. }));
             }
             #[test]
             fn release_name_mismatch() {
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "quay.io/x/a:2", &pkg_prop("a", "2.0.0", "1"), ""));
-                one(&l, |k| matches!(k, ProblemKind::BundleNameRelease { expected } if expected == "a-v2.0.0-1"));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with(
+                        "a",
+                        "a.v2",
+                        "quay.io/x/a:2",
+                        &pkg_prop("a", "2.0.0", "1"),
+                        "",
+                    ),
+                );
+                one(
+                    &l,
+                    |k| matches!(k, ProblemKind::BundleNameRelease { expected } if expected == "a-v2.0.0-1"),
+                );
             }
             #[test]
             fn release_valid() {
-                let l = replace(valid(), 3, bundle_with("a", "a-v2.0.0-1.alpha", "quay.io/x/a:2", &pkg_prop("a", "2.0.0", "1.alpha"), ""));
-                let l = replace(l, 1, chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a-v2.0.0-1.alpha","replaces":"a.v1"}]"#));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with(
+                        "a",
+                        "a-v2.0.0-1.alpha",
+                        "quay.io/x/a:2",
+                        &pkg_prop("a", "2.0.0", "1.alpha"),
+                        "",
+                    ),
+                );
+                let l = replace(
+                    l,
+                    1,
+                    chan(
+                        "a",
+                        "stable",
+                        r#"[{"name":"a.v1"},{"name":"a-v2.0.0-1.alpha","replaces":"a.v1"}]"#,
+                    ),
+                );
                 assert!(run(&l).problems.is_empty());
             }
             #[test]
             fn build_metadata_and_release() {
-                let l = replace(valid(), 3, bundle_with("a", "a-v2.0.0+b-1", "quay.io/x/a:2", &pkg_prop("a", "2.0.0+b", "1"), ""));
-                let l = replace(l, 1, chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a-v2.0.0+b-1","replaces":"a.v1"}]"#));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with(
+                        "a",
+                        "a-v2.0.0+b-1",
+                        "quay.io/x/a:2",
+                        &pkg_prop("a", "2.0.0+b", "1"),
+                        "",
+                    ),
+                );
+                let l = replace(
+                    l,
+                    1,
+                    chan(
+                        "a",
+                        "stable",
+                        r#"[{"name":"a.v1"},{"name":"a-v2.0.0+b-1","replaces":"a.v1"}]"#,
+                    ),
+                );
                 one(&l, |k| matches!(k, ProblemKind::BuildAndRelease { .. }));
             }
             #[test]
             fn image_empty_without_objects() {
-                let l = replace(valid(), 3, bundle_with("a", "a.v2", "", &pkg_prop("a", "2.0.0", ""), ""));
+                let l = replace(
+                    valid(),
+                    3,
+                    bundle_with("a", "a.v2", "", &pkg_prop("a", "2.0.0", ""), ""),
+                );
                 one(&l, |k| matches!(k, ProblemKind::ImageEmpty));
             }
             #[test]
             fn image_empty_with_objects_is_fine() {
-                let props = format!(r#"{},{{"type":"olm.bundle.object","value":{{"data":"e30="}}}}"#, pkg_prop("a", "2.0.0", ""));
+                let props = format!(
+                    r#"{},{{"type":"olm.bundle.object","value":{{"data":"e30="}}}}"#,
+                    pkg_prop("a", "2.0.0", "")
+                );
                 let l = replace(valid(), 3, bundle_with("a", "a.v2", "", &props, ""));
                 assert!(run(&l).problems.is_empty());
             }
@@ -935,7 +1200,9 @@ pub(crate) mod tests {
             use super::super::*;
 
             fn dep(package: &str, entries: &str) -> String {
-                format!(r#"{{"schema":"olm.deprecations","package":"{package}","entries":{entries}}}"#)
+                format!(
+                    r#"{{"schema":"olm.deprecations","package":"{package}","entries":{entries}}}"#
+                )
             }
             fn with(d: String) -> Vec<String> {
                 let mut l = valid();
@@ -944,46 +1211,70 @@ pub(crate) mod tests {
             }
             #[test]
             fn no_package() {
-                one(&with(dep("", "[]")), |k| matches!(k, ProblemKind::DeprecationPackageEmpty));
+                one(&with(dep("", "[]")), |k| {
+                    matches!(k, ProblemKind::DeprecationPackageEmpty)
+                });
             }
             #[test]
             fn unknown_package() {
-                one(&with(dep("zzz", "[]")), |k| matches!(k, ProblemKind::UnknownPackage { schema: "olm.deprecations" }));
+                one(&with(dep("zzz", "[]")), |k| {
+                    matches!(
+                        k,
+                        ProblemKind::UnknownPackage {
+                            schema: "olm.deprecations"
+                        }
+                    )
+                });
             }
             #[test]
             fn two_per_package() {
                 let mut l = with(dep("a", "[]"));
                 l.push(dep("a", "[]"));
-                one(&l, |k| matches!(k, ProblemKind::DuplicateDeprecations { .. }));
+                one(&l, |k| {
+                    matches!(k, ProblemKind::DuplicateDeprecations { .. })
+                });
             }
             #[test]
             fn schema_missing() {
-                one(&with(dep("a", r#"[{"reference":{"name":"a.v1"},"message":"m"}]"#)), |k| matches!(k, ProblemKind::DeprecationSchemaEmpty { index: 0 }));
+                one(
+                    &with(dep("a", r#"[{"reference":{"name":"a.v1"},"message":"m"}]"#)),
+                    |k| matches!(k, ProblemKind::DeprecationSchemaEmpty { index: 0 }),
+                );
             }
             #[test]
             fn duplicate_entry() {
                 let e = r#"[{"reference":{"schema":"olm.bundle","name":"a.v1"},"message":"m"},{"reference":{"schema":"olm.bundle","name":"a.v1"},"message":"n"}]"#;
-                one(&with(dep("a", e)), |k| matches!(k, ProblemKind::DeprecationDuplicateEntry { .. }));
+                one(&with(dep("a", e)), |k| {
+                    matches!(k, ProblemKind::DeprecationDuplicateEntry { .. })
+                });
             }
             #[test]
             fn unknown_bundle() {
                 let e = r#"[{"reference":{"schema":"olm.bundle","name":"a.v7"},"message":"m"}]"#;
-                one(&with(dep("a", e)), |k| matches!(k, ProblemKind::DeprecationUnknownReference { .. }));
+                one(&with(dep("a", e)), |k| {
+                    matches!(k, ProblemKind::DeprecationUnknownReference { .. })
+                });
             }
             #[test]
             fn unknown_channel() {
                 let e = r#"[{"reference":{"schema":"olm.channel","name":"fast"},"message":"m"}]"#;
-                one(&with(dep("a", e)), |k| matches!(k, ProblemKind::DeprecationUnknownReference { .. }));
+                one(&with(dep("a", e)), |k| {
+                    matches!(k, ProblemKind::DeprecationUnknownReference { .. })
+                });
             }
             #[test]
             fn package_reference_with_name() {
                 let e = r#"[{"reference":{"schema":"olm.package","name":"a"},"message":"m"}]"#;
-                one(&with(dep("a", e)), |k| matches!(k, ProblemKind::DeprecationPackageNameSet { .. }));
+                one(&with(dep("a", e)), |k| {
+                    matches!(k, ProblemKind::DeprecationPackageNameSet { .. })
+                });
             }
             #[test]
             fn unknown_schema() {
                 let e = r#"[{"reference":{"schema":"olm.thing","name":"a"},"message":"m"}]"#;
-                one(&with(dep("a", e)), |k| matches!(k, ProblemKind::DeprecationUnknownSchema { .. }));
+                one(&with(dep("a", e)), |k| {
+                    matches!(k, ProblemKind::DeprecationUnknownSchema { .. })
+                });
             }
             #[test]
             fn attached_to_model() {
@@ -993,7 +1284,10 @@ pub(crate) mod tests {
                 let cat = crate::catalog::load(dir.path(), &PackageFilter::All).unwrap();
                 let a = cat.package("a").unwrap();
                 assert_eq!(a.deprecation.as_deref(), Some("p"));
-                assert_eq!(a.channel("stable").unwrap().deprecation.as_deref(), Some("c"));
+                assert_eq!(
+                    a.channel("stable").unwrap().deprecation.as_deref(),
+                    Some("c")
+                );
                 assert_eq!(a.bundle("a.v1").unwrap().deprecation.as_deref(), Some("b"));
                 assert_eq!(a.bundle("a.v2").unwrap().deprecation, None);
             }
@@ -1016,14 +1310,26 @@ pub(crate) mod tests {
             let strip = |r: &Report| {
                 r.problems
                     .iter()
-                    .map(|p| (p.package.clone(), p.channel.clone(), p.bundle.clone(), p.kind.to_string()))
+                    .map(|p| {
+                        (
+                            p.package.clone(),
+                            p.channel.clone(),
+                            p.bundle.clone(),
+                            p.kind.to_string(),
+                        )
+                    })
                     .collect::<Vec<_>>()
             };
             assert_eq!(strip(&r1), strip(&r2));
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 3, "{text}");
             assert!(lines[0].starts_with("error: package \"a\", channel \"empty\": channel must contain at least one bundle"), "{text}");
-            assert!(lines[1].starts_with("error: package \"a\", bundle \"a.v9\": bundle not found in any channel entries"), "{text}");
+            assert!(
+                lines[1].starts_with(
+                    "error: package \"a\", bundle \"a.v9\": bundle not found in any channel entries"
+                ),
+                "{text}"
+            );
             assert!(lines[2].starts_with("error: package \"zzz\", bundle \"z.v1\": olm.bundle blob refers to unknown package"), "{text}");
             let json = serde_json::to_value(&r1).unwrap();
             assert_eq!(json["problems"][0]["rule"], "channel-no-bundles");
