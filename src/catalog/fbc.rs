@@ -552,8 +552,99 @@ impl<R: Read> Read for HashingReader<R> {
 
 const CHUNK: usize = 1 << 20;
 
+/// Receives the documents of one file, as JSON text, in order.
+trait DocSink {
+    /// One document starting at `line`.
+    fn doc(&mut self, path: &Path, line: usize, doc: &[u8]) -> Result<(), Error>;
+    /// Forget everything received (the file is being re-read as YAML).
+    fn reset(&mut self);
+}
+
+/// Parse the routing keys of one document: its schema, keys, and whether the filter keeps it.
+fn routing(
+    path: &Path,
+    line: usize,
+    doc: &[u8],
+    filter: &PackageFilter,
+) -> Result<(String, Routing, bool), Error> {
+    let origin = || Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    let routing: Routing = serde_json::from_slice(doc).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    let schema = match &routing.schema {
+        Some(s) if !s.is_empty() => s.clone(),
+        _ => return Err(Error::MissingSchema { origin: origin() }),
+    };
+    let kept = filter.keeps_doc(&schema, &routing.package, &routing.name);
+    Ok((schema, routing, kept))
+}
+
+fn meta_of(
+    path: &Path,
+    line: usize,
+    doc: &[u8],
+    schema: String,
+    routing: Routing,
+) -> Result<Meta, Error> {
+    let origin = || Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
+    let blob = RawValue::from_string(text.to_owned()).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    Ok(Meta {
+        schema,
+        package: routing.package,
+        name: routing.name,
+        blob,
+        origin: origin(),
+    })
+}
+
+/// Keeps [`Meta`]s.
+struct MetaSink<'f> {
+    filter: &'f PackageFilter,
+    out: FileDocs,
+}
+
+impl DocSink for MetaSink<'_> {
+    fn doc(&mut self, path: &Path, line: usize, doc: &[u8]) -> Result<(), Error> {
+        let (schema, r, kept) = routing(path, line, doc, self.filter)?;
+        self.out.read += 1;
+        if kept {
+            self.out.metas.push(meta_of(path, line, doc, schema, r)?);
+        }
+        Ok(())
+    }
+    fn reset(&mut self) {
+        self.out.metas.clear();
+        self.out.read = 0;
+    }
+}
+
 /// Read one file's documents, keeping those the filter wants.
 pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error> {
+    let mut sink = MetaSink {
+        filter,
+        out: FileDocs {
+            sha256: [0; 32],
+            metas: Vec::new(),
+            read: 0,
+        },
+    };
+    sink.out.sha256 = read_with(path, &mut sink)?;
+    Ok(sink.out)
+}
+
+/// Read one file, feeding each document to `sink`; returns the file's sha256.
+fn read_with<S: DocSink>(path: &Path, sink: &mut S) -> Result<[u8; 32], Error> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -577,13 +668,8 @@ pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error>
             break None;
         }
     };
-    let mut out = FileDocs {
-        sha256: [0; 32],
-        metas: Vec::new(),
-        read: 0,
-    };
     if first == Some(b'{') {
-        match read_json(path, &mut reader, buf, filter, &mut out) {
+        match read_json(path, &mut reader, buf, sink) {
             Ok(()) => {}
             Err(JsonFailure::Fatal(e)) => return Err(e),
             Err(JsonFailure::Fallback(json_err)) => {
@@ -593,23 +679,18 @@ pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error>
                 File::open(path)
                     .and_then(|mut f| f.read_to_end(&mut bytes))
                     .map_err(io_err)?;
-                out = FileDocs {
-                    sha256: Sha256::digest(&bytes).into(),
-                    metas: Vec::new(),
-                    read: 0,
-                };
-                return match read_yaml(path, &mut &bytes[..], Vec::new(), filter, &mut out) {
-                    Ok(()) => Ok(out),
+                sink.reset();
+                return match read_yaml(path, &mut &bytes[..], Vec::new(), sink) {
+                    Ok(()) => Ok(Sha256::digest(&bytes).into()),
                     // Neither JSON nor YAML: the JSON error says more about a `{` file.
                     Err(_) => Err(*json_err),
                 };
             }
         }
     } else {
-        read_yaml(path, &mut reader, buf, filter, &mut out)?;
+        read_yaml(path, &mut reader, buf, sink)?;
     }
-    out.sha256 = reader.hasher.finalize().into();
-    Ok(out)
+    Ok(reader.hasher.finalize().into())
 }
 
 enum JsonFailure {
@@ -617,52 +698,12 @@ enum JsonFailure {
     Fallback(Box<Error>),
 }
 
-/// Route one document (JSON text) and keep it if the filter wants it.
-fn route(
-    path: &Path,
-    line: usize,
-    doc: &[u8],
-    filter: &PackageFilter,
-    out: &mut FileDocs,
-) -> Result<(), Error> {
-    let origin = || Origin {
-        file: path.to_path_buf(),
-        line,
-    };
-    let routing: Routing = serde_json::from_slice(doc).map_err(|source| Error::Json {
-        origin: origin(),
-        source,
-    })?;
-    out.read += 1;
-    let schema = match routing.schema {
-        Some(s) if !s.is_empty() => s,
-        _ => return Err(Error::MissingSchema { origin: origin() }),
-    };
-    if !filter.keeps_doc(&schema, &routing.package, &routing.name) {
-        return Ok(());
-    }
-    let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
-    let blob = RawValue::from_string(text.to_owned()).map_err(|source| Error::Json {
-        origin: origin(),
-        source,
-    })?;
-    out.metas.push(Meta {
-        schema,
-        package: routing.package,
-        name: routing.name,
-        blob,
-        origin: origin(),
-    });
-    Ok(())
-}
-
 /// Split a JSON stream into top-level objects without holding the whole file.
-fn read_json<R: Read>(
+fn read_json<R: Read, S: DocSink>(
     path: &Path,
     reader: &mut R,
     mut buf: Vec<u8>,
-    filter: &PackageFilter,
-    out: &mut FileDocs,
+    sink: &mut S,
 ) -> Result<(), JsonFailure> {
     let io_err = |source| {
         JsonFailure::Fatal(Error::Io {
@@ -771,7 +812,7 @@ fn read_json<R: Read>(
             });
         };
         let doc = &buf[pos..end];
-        match route(path, line, doc, filter, out) {
+        match sink.doc(path, line, doc) {
             Ok(()) => decoded += 1,
             Err(e @ Error::Json { .. }) if decoded <= 1 => {
                 return Err(JsonFailure::Fallback(Box::new(e)));
@@ -817,12 +858,11 @@ fn describe_json_start(b: u8) -> &'static str {
 }
 
 /// Split YAML into documents on `---` lines (apimachinery `YAMLReader`) and route each.
-fn read_yaml<R: Read>(
+fn read_yaml<R: Read, S: DocSink>(
     path: &Path,
     reader: &mut R,
     prefix: Vec<u8>,
-    filter: &PackageFilter,
-    out: &mut FileDocs,
+    sink: &mut S,
 ) -> Result<(), Error> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
@@ -837,7 +877,7 @@ fn read_yaml<R: Read>(
         line.clear();
         let n = reader.read_until(b'\n', &mut line).map_err(io_err)?;
         if n == 0 {
-            yaml_doc(path, doc_line, &doc, filter, out)?;
+            yaml_doc(path, doc_line, &doc, sink)?;
             return Ok(());
         }
         line_no += 1;
@@ -853,7 +893,7 @@ fn read_yaml<R: Read>(
                     rest: rest.to_owned(),
                 });
             }
-            yaml_doc(path, doc_line, &doc, filter, out)?;
+            yaml_doc(path, doc_line, &doc, sink)?;
             doc.clear();
             doc_line = line_no + 1;
             continue;
@@ -862,12 +902,11 @@ fn read_yaml<R: Read>(
     }
 }
 
-fn yaml_doc(
+fn yaml_doc<S: DocSink>(
     path: &Path,
     first_line: usize,
     doc: &[u8],
-    filter: &PackageFilter,
-    out: &mut FileDocs,
+    sink: &mut S,
 ) -> Result<(), Error> {
     // The document's line: its first line that is neither blank nor a comment.
     let mut line = first_line;
@@ -912,7 +951,7 @@ fn yaml_doc(
         origin: origin(),
         source,
     })?;
-    route(path, line, &json, filter, out)
+    sink.doc(path, line, &json)
 }
 
 /// YAML options matching Go's `sigs.k8s.io/yaml` (yaml.v2): a repeated key keeps the last
@@ -978,40 +1017,81 @@ struct FileConfig {
     sha256: [u8; 32],
 }
 
-fn decode<T: for<'a> Deserialize<'a>>(meta: &Meta) -> Result<Located<T>, Error> {
-    let item = serde_json::from_str(meta.blob.get()).map_err(|source| Error::Decode {
-        origin: meta.origin.clone(),
-        schema: meta.schema.clone(),
-        package: meta.package.clone(),
-        name: meta.name.clone(),
-        source,
-    })?;
-    Ok(Located {
-        item,
-        origin: meta.origin.clone(),
-    })
+/// Decodes kept documents straight from the read buffer into typed blobs (no copy of the
+/// document text for the four known schemas).
+struct TypedSink<'f> {
+    filter: &'f PackageFilter,
+    out: DeclarativeConfig,
+}
+
+fn decode<T: for<'a> Deserialize<'a>>(
+    path: &Path,
+    line: usize,
+    doc: &[u8],
+    schema: &str,
+    r: &Routing,
+) -> Result<Located<T>, Error> {
+    let origin = Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    match serde_json::from_slice(doc) {
+        Ok(item) => Ok(Located { item, origin }),
+        Err(source) => Err(Error::Decode {
+            origin,
+            schema: schema.to_owned(),
+            package: r.package.clone(),
+            name: r.name.clone(),
+            source,
+        }),
+    }
+}
+
+impl DocSink for TypedSink<'_> {
+    fn doc(&mut self, path: &Path, line: usize, doc: &[u8]) -> Result<(), Error> {
+        let (schema, r, kept) = routing(path, line, doc, self.filter)?;
+        self.out.documents_read += 1;
+        if !kept {
+            if !is_known_schema(&schema) {
+                self.out.others_count += 1;
+            }
+            return Ok(());
+        }
+        let dc = &mut self.out;
+        match schema.as_str() {
+            SCHEMA_PACKAGE => dc.packages.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_CHANNEL => dc.channels.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_BUNDLE => dc.bundles.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_DEPRECATIONS => dc.deprecations.push(decode(path, line, doc, &schema, &r)?),
+            _ => {
+                dc.others_count += 1;
+                dc.others.push(meta_of(path, line, doc, schema, r)?);
+            }
+        }
+        Ok(())
+    }
+    fn reset(&mut self) {
+        self.out = DeclarativeConfig::default();
+    }
+}
+
+fn is_known_schema(schema: &str) -> bool {
+    matches!(
+        schema,
+        SCHEMA_PACKAGE | SCHEMA_CHANNEL | SCHEMA_BUNDLE | SCHEMA_DEPRECATIONS
+    )
 }
 
 fn decode_file(path: &Path, filter: &PackageFilter) -> Result<FileConfig, Error> {
-    let docs = read_file(path, filter)?;
-    let mut out = FileConfig {
-        sha256: docs.sha256,
-        ..FileConfig::default()
+    let mut sink = TypedSink {
+        filter,
+        out: DeclarativeConfig::default(),
     };
-    out.dc.documents_read = docs.read;
-    for meta in docs.metas {
-        match meta.schema.as_str() {
-            SCHEMA_PACKAGE => out.dc.packages.push(decode(&meta)?),
-            SCHEMA_CHANNEL => out.dc.channels.push(decode(&meta)?),
-            SCHEMA_BUNDLE => out.dc.bundles.push(decode(&meta)?),
-            SCHEMA_DEPRECATIONS => out.dc.deprecations.push(decode(&meta)?),
-            _ => {
-                out.dc.others_count += 1;
-                out.dc.others.push(meta);
-            }
-        }
-    }
-    Ok(out)
+    let sha256 = read_with(path, &mut sink)?;
+    Ok(FileConfig {
+        dc: sink.out,
+        sha256,
+    })
 }
 
 /// Load a catalog (file or directory) into typed blobs, decoding only what `filter` keeps.
