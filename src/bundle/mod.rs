@@ -1,7 +1,7 @@
 //! PLACEHOLDER: implemented on branch `convert`.
 #![allow(missing_docs, unused_variables)]
-use serde_json::Value;
 use std::path::Path;
+use serde_json::Value;
 
 #[derive(Debug, Clone)]
 pub struct RegistryV1 {
@@ -16,10 +16,6 @@ pub struct RegistryV1 {
 pub struct Error;
 
 impl RegistryV1 {
-    pub fn from_dir(dir: &Path) -> Result<Self, Error> {
-        todo!()
-    }
-    pub fn from_objects(package: &str, objects: Vec<Value>) -> Result<Self, Error> {
-        todo!()
-    }
+    pub fn from_dir(dir: &Path) -> Result<Self, Error> { todo!() }
+    pub fn from_objects(package: &str, objects: Vec<Value>) -> Result<Self, Error> { todo!() }
 }

@@ -1,7 +1,7 @@
 //! PLACEHOLDER: implemented on branch `convert`.
 #![allow(missing_docs, unused_variables)]
-use crate::bundle::RegistryV1;
 use serde_json::Value;
+use crate::bundle::RegistryV1;
 
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -13,6 +13,4 @@ pub struct Options {
 #[error("convert error")]
 pub struct Error;
 
-pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Error> {
-    todo!()
-}
+pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Error> { todo!() }
