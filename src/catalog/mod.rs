@@ -1,25 +1,176 @@
-//! PLACEHOLDER: implemented on branch `catalog`.
-#![allow(missing_docs, unused_variables)]
-pub mod model;
-use std::path::Path;
+//! Step 2 of the pipeline: read a File-Based Catalog (a directory, a file, a catalogd JSON
+//! lines stream) into a linked [`model::Catalog`].
+//!
+//! * [`fbc`] mirrors the file format (operator-registry `alpha/declcfg`): routing keys, raw
+//!   blobs, typed structs named as in the file, the directory walker.
+//! * [`model`] is the linked catalog (operator-registry `alpha/model`) and how it is built.
+//! * [`validate`] holds every `opm validate` rule and reports all problems as a sorted tree.
+//! * [`graph`] computes channel heads, the replaces chain and one-hop successors.
+//! * [`list`] gives the rows of `catalog list packages|channels|bundles` (`opm alpha list`).
+//!
+//! Source of truth: `reference/catalogs-and-conversion.md` §1, §2.1, §4.1–4.2 and §6.
 
+pub mod fbc;
+pub mod graph;
+pub mod image;
+pub mod list;
+pub mod model;
+pub mod validate;
+
+use std::path::{Path, PathBuf};
+
+use model::Origin;
+
+/// Everything that can go wrong while reading a catalog or decoding part of it.
 #[derive(Debug, thiserror::Error)]
-#[error("catalog error")]
-pub struct Error;
-impl Error {
-    pub fn is_io(&self) -> bool {
-        false
-    }
+#[non_exhaustive]
+pub enum Error {
+    /// A file or directory could not be read.
+    #[error("cannot read {}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The directory walk (or an `.indexignore` file) failed.
+    #[error("cannot walk catalog directory {}", path.display())]
+    Walk {
+        /// The catalog root.
+        path: PathBuf,
+        /// The walker's error.
+        #[source]
+        source: ignore::Error,
+    },
+    /// A JSON document is malformed.
+    #[error("{origin}: invalid JSON")]
+    Json {
+        /// Where the document starts.
+        origin: Origin,
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A YAML document is malformed.
+    #[error("{origin}: invalid YAML")]
+    Yaml {
+        /// Where the document starts.
+        origin: Origin,
+        /// The parser's error.
+        #[source]
+        source: Box<serde_saphyr::Error>,
+    },
+    /// A line starting with `---` carries more than a comment.
+    #[error("{origin}: invalid YAML document separator: {rest:?}")]
+    YamlSeparator {
+        /// The separator line.
+        origin: Origin,
+        /// What followed `---`.
+        rest: String,
+    },
+    /// A document is not valid UTF-8.
+    #[error("{origin}: document is not valid UTF-8")]
+    NotUtf8 {
+        /// Where the document starts.
+        origin: Origin,
+    },
+    /// A document is not an object (a top-level JSON array, a scalar).
+    #[error("{origin}: expected an FBC object, found {found}")]
+    NotAnObject {
+        /// Where the document starts.
+        origin: Origin,
+        /// What was found instead.
+        found: &'static str,
+    },
+    /// A document has no (or an empty) `schema`.
+    #[error("{origin}: object is missing root schema field")]
+    MissingSchema {
+        /// Where the document starts.
+        origin: Origin,
+    },
+    /// A document of a known schema does not decode into its typed form.
+    #[error("{origin}: cannot decode {schema} {name:?} (package {package:?})")]
+    Decode {
+        /// Where the document starts.
+        origin: Origin,
+        /// Its schema.
+        schema: String,
+        /// Its `package` key.
+        package: String,
+        /// Its `name` key.
+        name: String,
+        /// The decoder's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The documents do not link into a catalog (what `opm`'s `ConvertToModel` stops on);
+    /// every problem is listed, sorted.
+    #[error("catalog cannot be linked ({} problem(s)):\n{}", problems.len(), validate::Report::lines(problems))]
+    Link {
+        /// The problems, sorted catalog → package → channel → bundle.
+        problems: Vec<validate::Problem>,
+    },
+    /// A bundle property has the wrong shape.
+    #[error("package {package:?}, bundle {bundle:?}: property #{index} ({ty}) is invalid")]
+    Property {
+        /// Package.
+        package: String,
+        /// Bundle.
+        bundle: String,
+        /// Index in the bundle's properties.
+        index: usize,
+        /// Property type.
+        ty: String,
+        /// Decoder error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// An `olm.bundle.object` cannot be turned into a manifest.
+    #[error("package {package:?}, bundle {bundle:?}: olm.bundle.object property #{index}: {kind}")]
+    BundleObject {
+        /// Package.
+        package: String,
+        /// Bundle.
+        bundle: String,
+        /// Index in the bundle's properties.
+        index: usize,
+        /// What is wrong.
+        kind: model::BundleObjectError,
+    },
 }
 
 /// Which packages to keep while loading.
 #[derive(Debug, Clone, Default)]
 pub enum PackageFilter {
+    /// Every package.
     #[default]
     All,
+    /// Only these packages (by name); other documents are skipped after reading their
+    /// routing keys.
     Only(Vec<String>),
 }
 
+/// Load and link a catalog: [`fbc::load`] then [`model::build`]. Fails on I/O and parse
+/// errors, and with [`Error::Link`] listing every linking problem that `opm`'s
+/// `ConvertToModel` would stop on. Model rules (heads, stranded bundles, …) are not checked
+/// here; see [`validate`].
 pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error> {
-    todo!()
+    let dc = fbc::load(path, filter)?;
+    let (catalog, problems) = model::build(dc, &model::BuildOptions::default());
+    if problems.is_empty() {
+        Ok(catalog)
+    } else {
+        Err(Error::Link { problems })
+    }
 }
+
+/// The content digest of a catalog path, `sha256:<hex>`: for a file, the sha256 of its bytes;
+/// for a directory, the sha256 over the lines `"<sha256 hex of file>  <relative path>\n"` for
+/// every file the loader reads, in the loader's order. Equal to [`model::Catalog::digest`].
+pub fn content_digest(path: &Path) -> Result<String, Error> {
+    fbc::digest_only(path)
+}
+
+#[cfg(test)]
+mod tests;

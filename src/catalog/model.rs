@@ -1,16 +1,26 @@
 //! The linked, checked catalog model: packages own their channels and bundles, versions are
 //! parsed, deprecations are attached. Built from [`super::fbc`] metas by [`super::load`].
 //!
+//! Upstream: operator-registry `alpha/model/model.go` and `alpha/declcfg/declcfg_to_model.go`
+//! (`ConvertToModel`). Unlike upstream, [`build`] collects every linking problem instead of
+//! stopping at the first; model rules (heads, stranded bundles, …) live in
+//! [`super::validate`].
+//!
 //! Property values stay raw JSON ([`serde_json::value::RawValue`]) until a step needs them:
 //! `olm.bundle.object` blobs are only decoded for the bundles that resolution chose.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use base64::Engine as _;
 use serde_json::value::RawValue;
 
+use super::fbc;
+use super::validate::{Problem, ProblemKind};
+use super::{Error, image};
+
 /// Where a catalog object came from: the file and the 1-based line its document starts on.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
 pub struct Origin {
     /// The file the object was read from.
     pub file: PathBuf,
@@ -33,8 +43,10 @@ impl std::fmt::Display for Origin {
 pub struct Catalog {
     /// Packages sorted by name.
     pub packages: Vec<Package>,
-    /// Content digest, `sha256:<hex>`.
+    /// `sha256:<hex>` of the content read (see [`super::content_digest`]).
     pub digest: String,
+    /// Documents with schemas other than the four known ones (ignored).
+    pub others_count: usize,
 }
 
 impl Catalog {
@@ -119,6 +131,8 @@ pub struct Bundle {
     pub version_text: String,
     /// The parsed version, `None` when the text is not strict semver.
     pub version: Option<semver::Version>,
+    /// The `olm.package` property's optional `release` (§1.4), as written.
+    pub release: Option<String>,
     /// Every property, in file order, values raw.
     pub properties: Vec<Property>,
     /// `relatedImages`.
@@ -158,3 +172,792 @@ pub struct RelatedImage {
 
 /// Packages keyed by name, used while building.
 pub type PackageMap = BTreeMap<String, Package>;
+
+/// Why an `olm.bundle.object` cannot be turned into a manifest.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BundleObjectError {
+    /// The property value is not `{"data": …}` or `{"ref": …}`.
+    #[error("value is not an object with `data`")]
+    Shape(#[source] serde_json::Error),
+    /// The defunct `{"ref": path}` form (removed from operator-registry in 5e3fa99b).
+    #[error(
+        "the `ref` form ({reference:?}) is not supported; re-render the catalog with a current opm"
+    )]
+    RefUnsupported {
+        /// The path it names.
+        reference: String,
+    },
+    /// Neither `data` nor `ref` is set.
+    #[error("`data` is empty")]
+    Empty,
+    /// `data` is not standard base64 with padding.
+    #[error("`data` is not valid base64")]
+    Base64(#[source] base64::DecodeError),
+    /// The decoded bytes are neither JSON nor YAML.
+    #[error("the decoded manifest is neither JSON nor YAML")]
+    Manifest(#[source] Box<serde_saphyr::Error>),
+    /// The decoded bytes are not UTF-8.
+    #[error("the decoded manifest is not UTF-8")]
+    NotUtf8,
+}
+
+/// Why `olm.maxOpenShiftVersion` cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MaxOpenShiftVersionError {
+    /// More than one property (OLM refuses this).
+    #[error("{count} olm.maxOpenShiftVersion properties, expected at most one")]
+    MoreThanOne {
+        /// How many there are.
+        count: usize,
+    },
+    /// The value is neither a JSON string nor a number.
+    #[error("olm.maxOpenShiftVersion value {raw} is neither a string nor a number")]
+    NotStringOrNumber {
+        /// The raw JSON value.
+        raw: String,
+    },
+}
+
+impl Bundle {
+    /// The raw text of `olm.maxOpenShiftVersion`: a string value unquoted (escapes left as
+    /// written), a number exactly as written (`4.10` stays `4.10`). `None` without the
+    /// property.
+    pub fn max_openshift_version_raw(&self) -> Option<Result<&str, MaxOpenShiftVersionError>> {
+        let mut props = self.properties_of(fbc::PROPERTY_MAX_OPENSHIFT_VERSION);
+        let first = props.next()?;
+        let more = props.count();
+        if more > 0 {
+            return Some(Err(MaxOpenShiftVersionError::MoreThanOne {
+                count: more + 1,
+            }));
+        }
+        let raw = first.value.get().trim();
+        Some(match raw.as_bytes().first() {
+            Some(b'"') if raw.len() >= 2 && raw.ends_with('"') => Ok(&raw[1..raw.len() - 1]),
+            Some(b'-' | b'0'..=b'9') => Ok(raw),
+            _ => Err(MaxOpenShiftVersionError::NotStringOrNumber {
+                raw: raw.to_owned(),
+            }),
+        })
+    }
+
+    /// The first `olm.csv.metadata` value, parsed; `None` when absent or not valid JSON.
+    pub fn csv_metadata(&self) -> Option<serde_json::Value> {
+        self.properties_of(fbc::PROPERTY_CSV_METADATA)
+            .next()
+            .and_then(|p| serde_json::from_str(p.value.get()).ok())
+    }
+
+    /// Whether the bundle embeds manifests (`olm.bundle.object` properties).
+    pub fn has_bundle_objects(&self) -> bool {
+        self.properties_of(fbc::PROPERTY_BUNDLE_OBJECT)
+            .next()
+            .is_some()
+    }
+
+    /// Decode every `olm.bundle.object` (`{"data": standard base64}`) and parse each manifest
+    /// as JSON, or as YAML when it is not JSON (opm runs them through `yaml.ToJSON`).
+    pub fn bundle_objects(&self) -> Result<Vec<serde_json::Value>, Error> {
+        let mut out = Vec::new();
+        for (index, p) in self.properties.iter().enumerate() {
+            if p.ty != fbc::PROPERTY_BUNDLE_OBJECT {
+                continue;
+            }
+            let err = |kind| Error::BundleObject {
+                package: self.package.clone(),
+                bundle: self.name.clone(),
+                index,
+                kind,
+            };
+            let bytes = decode_bundle_object(&p.value).map_err(err)?;
+            let value = match serde_json::from_slice(&bytes) {
+                Ok(v) => v,
+                Err(_) => {
+                    let text =
+                        std::str::from_utf8(&bytes).map_err(|_| err(BundleObjectError::NotUtf8))?;
+                    serde_saphyr::from_str_with_options(text, fbc::yaml_options())
+                        .map_err(|e| err(BundleObjectError::Manifest(Box::new(e))))?
+                }
+            };
+            out.push(value);
+        }
+        Ok(out)
+    }
+
+    /// The first embedded object of kind `ClusterServiceVersion`, if any decode.
+    pub fn csv_object(&self) -> Option<serde_json::Value> {
+        self.bundle_objects()
+            .ok()?
+            .into_iter()
+            .find(|o| o.get("kind").and_then(|k| k.as_str()) == Some("ClusterServiceVersion"))
+    }
+
+    fn decode_all<T: for<'a> serde::Deserialize<'a>>(&self, ty: &str) -> Result<Vec<T>, Error> {
+        self.properties
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.ty == ty)
+            .map(|(index, p)| {
+                serde_json::from_str(p.value.get()).map_err(|source| Error::Property {
+                    package: self.package.clone(),
+                    bundle: self.name.clone(),
+                    index,
+                    ty: ty.to_owned(),
+                    source,
+                })
+            })
+            .collect()
+    }
+
+    /// `olm.package.required` dependencies.
+    pub fn required_packages(&self) -> Result<Vec<fbc::PackageRequired>, Error> {
+        self.decode_all(fbc::PROPERTY_PACKAGE_REQUIRED)
+    }
+
+    /// `olm.gvk.required` dependencies.
+    pub fn required_gvks(&self) -> Result<Vec<fbc::Gvk>, Error> {
+        self.decode_all(fbc::PROPERTY_GVK_REQUIRED)
+    }
+
+    /// `olm.gvk` provided APIs.
+    pub fn provided_gvks(&self) -> Result<Vec<fbc::Gvk>, Error> {
+        self.decode_all(fbc::PROPERTY_GVK)
+    }
+
+    /// `olm.constraint` values, parsed as generic JSON.
+    pub fn constraints(&self) -> Result<Vec<serde_json::Value>, Error> {
+        self.decode_all(fbc::PROPERTY_CONSTRAINT)
+    }
+
+    /// Whether the bundle declares any dependency (`olm.package.required`,
+    /// `olm.gvk.required`, `olm.constraint`).
+    pub fn has_dependencies(&self) -> bool {
+        self.properties.iter().any(|p| {
+            matches!(
+                p.ty.as_str(),
+                fbc::PROPERTY_PACKAGE_REQUIRED
+                    | fbc::PROPERTY_GVK_REQUIRED
+                    | fbc::PROPERTY_CONSTRAINT
+            )
+        })
+    }
+}
+
+/// Decode one `olm.bundle.object` value to the manifest bytes.
+pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleObjectError> {
+    let obj: fbc::BundleObject =
+        serde_json::from_str(value.get()).map_err(BundleObjectError::Shape)?;
+    if obj.data.is_empty() {
+        if !obj.reference.is_empty() {
+            return Err(BundleObjectError::RefUnsupported {
+                reference: obj.reference,
+            });
+        }
+        return Err(BundleObjectError::Empty);
+    }
+    base64::engine::general_purpose::STANDARD
+        .decode(obj.data.as_bytes())
+        .map_err(BundleObjectError::Base64)
+}
+
+/// Options for [`build`].
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Also base64-decode every `olm.bundle.object` to check it (as opm's property parsing
+    /// does). Costs a pass over the embedded manifests; [`super::validate`] turns it on.
+    pub check_bundle_objects: bool,
+}
+
+/// Whether `name` is a DNS-1123 label (≤ 63 chars, `[a-z0-9]([-a-z0-9]*[a-z0-9])?`).
+pub fn is_dns1123_label(name: &str) -> bool {
+    let b = name.as_bytes();
+    let ok = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !b.is_empty()
+        && b.len() <= 63
+        && ok(&b[0])
+        && ok(&b[b.len() - 1])
+        && b.iter().all(|c| ok(c) || *c == b'-')
+}
+
+/// Parse a bundle version strictly (blang `Parse`: `X.Y.Z[-pre][+build]`, no leading `v`,
+/// no leading zeros). `semver::Version::parse` implements the same grammar.
+pub fn parse_version(text: &str) -> Result<semver::Version, String> {
+    semver::Version::parse(text).map_err(|e| e.to_string())
+}
+
+/// Check a §1.4 release: dot-separated prerelease-style identifiers (`[0-9A-Za-z-]+`, no
+/// leading zeros in numeric ones), at most 20 characters.
+pub fn check_release(release: &str) -> Result<(), String> {
+    if release.len() > 20 {
+        return Err(format!("longer than 20 characters ({})", release.len()));
+    }
+    for part in release.split('.') {
+        if part.is_empty() {
+            return Err("empty identifier".to_owned());
+        }
+        if !part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            return Err(format!("invalid character in identifier {part:?}"));
+        }
+        if part.len() > 1 && part.starts_with('0') && part.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("numeric identifier {part:?} has a leading zero"));
+        }
+    }
+    Ok(())
+}
+
+/// Known property types that must decode into their struct (rule 5).
+fn check_property(p: &fbc::Property, opts: &BuildOptions) -> Result<(), String> {
+    fn shape<T: for<'a> serde::Deserialize<'a>>(v: &RawValue) -> Result<(), String> {
+        serde_json::from_str::<T>(v.get())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+    match p.ty.as_str() {
+        fbc::PROPERTY_PACKAGE => shape::<fbc::PackageProperty>(&p.value),
+        fbc::PROPERTY_PACKAGE_REQUIRED => shape::<fbc::PackageRequired>(&p.value),
+        fbc::PROPERTY_GVK | fbc::PROPERTY_GVK_REQUIRED => shape::<fbc::Gvk>(&p.value),
+        fbc::PROPERTY_CHANNEL => shape::<fbc::ChannelProperty>(&p.value),
+        fbc::PROPERTY_CSV_METADATA => shape::<serde_json::Map<String, serde_json::Value>>(&p.value),
+        fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => decode_bundle_object(&p.value)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        fbc::PROPERTY_BUNDLE_OBJECT => shape::<fbc::BundleObject>(&p.value),
+        _ => Ok(()),
+    }
+}
+
+/// Link typed blobs into a [`Catalog`], collecting every problem `opm`'s `ConvertToModel`
+/// stops on (rules 1–12 of §1.3, except a `defaultChannel` naming a missing channel, which
+/// upstream reports in model validation). Objects with problems are kept where possible (a
+/// bundle with a bad version gets `version: None`); objects that cannot be placed (unknown
+/// package, duplicates) are dropped.
+pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<Problem>) {
+    let mut problems = Vec::new();
+    let mut packages: PackageMap = BTreeMap::new();
+
+    for fbc::Located { item: p, origin } in dc.packages {
+        if !is_dns1123_label(&p.name) {
+            problems.push(
+                Problem::error(ProblemKind::PackageNameInvalid {
+                    name: p.name.clone(),
+                })
+                .package(&p.name)
+                .at(&origin),
+            );
+            if p.name.is_empty() {
+                continue;
+            }
+        }
+        if let Some(first) = packages.get(&p.name) {
+            problems.push(
+                Problem::error(ProblemKind::DuplicatePackage {
+                    first: first.origin.clone(),
+                })
+                .package(&p.name)
+                .at(&origin),
+            );
+            continue;
+        }
+        if p.default_channel.is_empty() {
+            problems.push(
+                Problem::error(ProblemKind::DefaultChannelEmpty)
+                    .package(&p.name)
+                    .at(&origin),
+            );
+        }
+        packages.insert(
+            p.name.clone(),
+            Package {
+                name: p.name,
+                default_channel: p.default_channel,
+                description: Some(p.description).filter(|d| !d.is_empty()),
+                channels: Vec::new(),
+                bundles: Vec::new(),
+                deprecation: None,
+                origin,
+            },
+        );
+    }
+
+    for fbc::Located { item: c, origin } in dc.channels {
+        if c.package.is_empty() {
+            problems.push(
+                Problem::error(ProblemKind::ChannelPackageEmpty)
+                    .channel(&c.name)
+                    .at(&origin),
+            );
+            continue;
+        }
+        let Some(pkg) = packages.get_mut(&c.package) else {
+            problems.push(
+                Problem::error(ProblemKind::UnknownPackage {
+                    schema: fbc::SCHEMA_CHANNEL,
+                })
+                .package(&c.package)
+                .channel(&c.name)
+                .at(&origin),
+            );
+            continue;
+        };
+        if c.name.is_empty() {
+            problems.push(
+                Problem::error(ProblemKind::ChannelNameEmpty)
+                    .package(&c.package)
+                    .at(&origin),
+            );
+            continue;
+        }
+        if let Some(first) = pkg.channels.iter().find(|x| x.name == c.name) {
+            problems.push(
+                Problem::error(ProblemKind::DuplicateChannel {
+                    first: first.origin.clone(),
+                })
+                .package(&c.package)
+                .channel(&c.name)
+                .at(&origin),
+            );
+            continue;
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut entries = Vec::with_capacity(c.entries.len());
+        for e in c.entries {
+            if !seen.insert(e.name.clone()) {
+                problems.push(
+                    Problem::error(ProblemKind::DuplicateEntry {
+                        entry: e.name.clone(),
+                    })
+                    .package(&c.package)
+                    .channel(&c.name)
+                    .at(&origin),
+                );
+                continue;
+            }
+            entries.push(ChannelEntry {
+                name: e.name,
+                replaces: Some(e.replaces).filter(|r| !r.is_empty()),
+                skips: e.skips,
+                skip_range: Some(e.skip_range).filter(|r| !r.is_empty()),
+            });
+        }
+        pkg.channels.push(Channel {
+            name: c.name,
+            entries,
+            deprecation: None,
+            origin,
+        });
+    }
+
+    let mut bundle_origins: HashMap<(String, String), Origin> = HashMap::new();
+    for fbc::Located { item: b, origin } in dc.bundles {
+        if b.package.is_empty() {
+            problems.push(
+                Problem::error(ProblemKind::BundlePackageEmpty)
+                    .bundle(&b.name)
+                    .at(&origin),
+            );
+            continue;
+        }
+        let Some(pkg) = packages.get_mut(&b.package) else {
+            problems.push(
+                Problem::error(ProblemKind::UnknownPackage {
+                    schema: fbc::SCHEMA_BUNDLE,
+                })
+                .package(&b.package)
+                .bundle(&b.name)
+                .at(&origin),
+            );
+            continue;
+        };
+        let key = (b.package.clone(), b.name.clone());
+        if let Some(first) = bundle_origins.get(&key) {
+            problems.push(
+                Problem::error(ProblemKind::DuplicateBundle {
+                    first: first.clone(),
+                })
+                .package(&b.package)
+                .bundle(&b.name)
+                .at(&origin),
+            );
+            continue;
+        }
+        bundle_origins.insert(key, origin.clone());
+        let here = |kind| {
+            Problem::error(kind)
+                .package(&b.package)
+                .bundle(&b.name)
+                .at(&origin)
+        };
+        // Rule 5: properties parse.
+        for (index, p) in b.properties.iter().enumerate() {
+            if let Err(reason) = check_property(p, opts) {
+                problems.push(here(ProblemKind::PropertyInvalid {
+                    index,
+                    ty: p.ty.clone(),
+                    reason,
+                }));
+            }
+        }
+        // Rule 6: exactly one olm.package property naming this package.
+        let pkg_props: Vec<fbc::PackageProperty> = b
+            .properties
+            .iter()
+            .filter(|p| p.ty == fbc::PROPERTY_PACKAGE)
+            .filter_map(|p| serde_json::from_str(p.value.get()).ok())
+            .collect();
+        let (version_text, release) = match pkg_props.as_slice() {
+            [one] => {
+                if one.package_name != b.package {
+                    problems.push(here(ProblemKind::PackagePropertyMismatch {
+                        found: one.package_name.clone(),
+                    }));
+                }
+                (
+                    one.version.clone(),
+                    Some(one.release.clone()).filter(|r| !r.is_empty()),
+                )
+            }
+            many => {
+                problems.push(here(ProblemKind::PackagePropertyCount {
+                    count: many.len(),
+                }));
+                (
+                    many.first().map(|p| p.version.clone()).unwrap_or_default(),
+                    None,
+                )
+            }
+        };
+        // Rule 7: image references.
+        if !b.image.is_empty()
+            && let Err(e) = image::check_reference(&b.image)
+        {
+            problems.push(here(ProblemKind::InvalidImage {
+                image: b.image.clone(),
+                reason: e.to_string(),
+            }));
+        }
+        for ri in &b.related_images {
+            if !ri.image.is_empty()
+                && let Err(e) = image::check_reference(&ri.image)
+            {
+                problems.push(here(ProblemKind::InvalidImage {
+                    image: ri.image.clone(),
+                    reason: e.to_string(),
+                }));
+            }
+        }
+        // Rule 8: strict version, valid release.
+        let version = if pkg_props.len() == 1 {
+            match parse_version(&version_text) {
+                Ok(v) => Some(v),
+                Err(reason) => {
+                    problems.push(here(ProblemKind::InvalidVersion {
+                        version: version_text.clone(),
+                        reason,
+                    }));
+                    None
+                }
+            }
+        } else {
+            parse_version(&version_text).ok()
+        };
+        if let Some(r) = &release
+            && let Err(reason) = check_release(r)
+        {
+            problems.push(here(ProblemKind::InvalidRelease {
+                release: r.clone(),
+                reason,
+            }));
+        }
+        pkg.bundles.push(Bundle {
+            name: b.name,
+            package: b.package,
+            image: b.image,
+            version_text,
+            version,
+            release,
+            properties: b
+                .properties
+                .into_iter()
+                .map(|p| Property {
+                    ty: p.ty,
+                    value: p.value,
+                })
+                .collect(),
+            related_images: b
+                .related_images
+                .into_iter()
+                .map(|r| RelatedImage {
+                    name: r.name,
+                    image: r.image,
+                })
+                .collect(),
+            channels: Vec::new(),
+            deprecation: None,
+            origin,
+        });
+    }
+
+    // Rules 9 and 10: bundles and channel entries meet.
+    for pkg in packages.values_mut() {
+        pkg.channels.sort_by(|a, b| a.name.cmp(&b.name));
+        pkg.bundles.sort_by(|a, b| a.name.cmp(&b.name));
+        for ch in &pkg.channels {
+            for e in &ch.entries {
+                match pkg
+                    .bundles
+                    .binary_search_by(|b| b.name.as_str().cmp(&e.name))
+                {
+                    Ok(i) => pkg.bundles[i].channels.push(ch.name.clone()),
+                    Err(_) => problems.push(
+                        Problem::error(ProblemKind::EntryWithoutBundle {
+                            entry: e.name.clone(),
+                        })
+                        .package(&pkg.name)
+                        .channel(&ch.name)
+                        .at(&ch.origin),
+                    ),
+                }
+            }
+        }
+        for b in &mut pkg.bundles {
+            b.channels.sort();
+            if b.channels.is_empty() {
+                problems.push(
+                    Problem::error(ProblemKind::BundleNotInChannel)
+                        .package(&pkg.name)
+                        .bundle(&b.name)
+                        .at(&b.origin),
+                );
+            }
+        }
+    }
+
+    // Rule 12: deprecations.
+    let mut deprecation_seen: HashMap<String, Origin> = HashMap::new();
+    for fbc::Located { item: d, origin } in dc.deprecations {
+        if d.package.is_empty() {
+            problems.push(Problem::error(ProblemKind::DeprecationPackageEmpty).at(&origin));
+            continue;
+        }
+        let Some(pkg) = packages.get_mut(&d.package) else {
+            problems.push(
+                Problem::error(ProblemKind::UnknownPackage {
+                    schema: fbc::SCHEMA_DEPRECATIONS,
+                })
+                .package(&d.package)
+                .at(&origin),
+            );
+            continue;
+        };
+        if let Some(first) = deprecation_seen.get(&d.package) {
+            problems.push(
+                Problem::error(ProblemKind::DuplicateDeprecations {
+                    first: first.clone(),
+                })
+                .package(&d.package)
+                .at(&origin),
+            );
+            continue;
+        }
+        deprecation_seen.insert(d.package.clone(), origin.clone());
+        let mut refs = std::collections::HashSet::new();
+        for (index, e) in d.entries.into_iter().enumerate() {
+            let r = &e.reference;
+            let here = |kind| Problem::error(kind).package(&d.package).at(&origin);
+            if r.schema.is_empty() {
+                problems.push(here(ProblemKind::DeprecationSchemaEmpty { index }));
+                continue;
+            }
+            if !refs.insert((r.schema.clone(), r.name.clone())) {
+                problems.push(here(ProblemKind::DeprecationDuplicateEntry {
+                    schema: r.schema.clone(),
+                    name: r.name.clone(),
+                }));
+                continue;
+            }
+            let unknown = || ProblemKind::DeprecationUnknownReference {
+                schema: r.schema.clone(),
+                name: r.name.clone(),
+            };
+            match r.schema.as_str() {
+                fbc::SCHEMA_PACKAGE => {
+                    if !r.name.is_empty() {
+                        problems.push(here(ProblemKind::DeprecationPackageNameSet {
+                            name: r.name.clone(),
+                        }));
+                    } else {
+                        pkg.deprecation = Some(e.message);
+                    }
+                }
+                fbc::SCHEMA_CHANNEL => match pkg.channels.iter_mut().find(|c| c.name == r.name) {
+                    Some(c) => c.deprecation = Some(e.message),
+                    None => problems.push(here(unknown()).channel(&r.name)),
+                },
+                fbc::SCHEMA_BUNDLE => match pkg.bundles.iter_mut().find(|b| b.name == r.name) {
+                    Some(b) => b.deprecation = Some(e.message),
+                    None => problems.push(here(unknown()).bundle(&r.name)),
+                },
+                other => problems.push(here(ProblemKind::DeprecationUnknownSchema {
+                    schema: other.to_owned(),
+                })),
+            }
+        }
+    }
+
+    super::validate::sort_problems(&mut problems);
+    let catalog = Catalog {
+        packages: packages.into_values().collect(),
+        digest: dc.digest,
+        others_count: dc.others_count,
+    };
+    (catalog, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundle(props: &[(&str, &str)]) -> Bundle {
+        Bundle {
+            name: "a.v1".into(),
+            package: "a".into(),
+            image: String::new(),
+            version_text: "1.0.0".into(),
+            version: None,
+            release: None,
+            properties: props
+                .iter()
+                .map(|(ty, v)| Property {
+                    ty: ty.to_string(),
+                    value: RawValue::from_string(v.to_string()).unwrap(),
+                })
+                .collect(),
+            related_images: Vec::new(),
+            channels: Vec::new(),
+            deprecation: None,
+            origin: Origin::default(),
+        }
+    }
+
+    mod max_openshift_version {
+        use super::*;
+
+        #[test]
+        fn string_is_unquoted() {
+            let b = bundle(&[("olm.maxOpenShiftVersion", r#""4.14""#)]);
+            assert_eq!(b.max_openshift_version_raw(), Some(Ok("4.14")));
+        }
+        #[test]
+        fn number_keeps_raw_text() {
+            let b = bundle(&[("olm.maxOpenShiftVersion", "4.10")]);
+            assert_eq!(b.max_openshift_version_raw(), Some(Ok("4.10")));
+        }
+        #[test]
+        fn absent_more_than_one_or_object() {
+            assert_eq!(bundle(&[]).max_openshift_version_raw(), None);
+            let two = bundle(&[
+                ("olm.maxOpenShiftVersion", "4.10"),
+                ("olm.maxOpenShiftVersion", "4.11"),
+            ]);
+            assert!(matches!(
+                two.max_openshift_version_raw(),
+                Some(Err(MaxOpenShiftVersionError::MoreThanOne { count: 2 }))
+            ));
+            let obj = bundle(&[("olm.maxOpenShiftVersion", "{}")]);
+            assert!(matches!(obj.max_openshift_version_raw(), Some(Err(_))));
+        }
+    }
+
+    mod bundle_objects {
+        use super::*;
+        use base64::engine::general_purpose::STANDARD;
+
+        #[test]
+        fn json_and_yaml_manifests() {
+            let json =
+                STANDARD.encode(r#"{"kind":"ClusterServiceVersion","spec":{"displayName":"A"}}"#);
+            let yaml = STANDARD.encode("kind: CustomResourceDefinition\nmetadata:\n  name: x\n");
+            let b = bundle(&[
+                ("olm.bundle.object", &format!(r#"{{"data":"{json}"}}"#)),
+                ("olm.bundle.object", &format!(r#"{{"data":"{yaml}"}}"#)),
+            ]);
+            assert!(b.has_bundle_objects());
+            let objs = b.bundle_objects().unwrap();
+            assert_eq!(objs[1]["metadata"]["name"], "x");
+            assert_eq!(b.csv_object().unwrap()["spec"]["displayName"], "A");
+        }
+        #[test]
+        fn ref_form_is_unsupported() {
+            let b = bundle(&[("olm.bundle.object", r#"{"ref":"objects/csv.yaml"}"#)]);
+            let e = b.bundle_objects().unwrap_err();
+            assert!(matches!(
+                e,
+                Error::BundleObject {
+                    kind: BundleObjectError::RefUnsupported { .. },
+                    index: 0,
+                    ..
+                }
+            ));
+            assert!(e.to_string().contains("not supported"), "{e}");
+        }
+        #[test]
+        fn bad_base64() {
+            let b = bundle(&[("olm.bundle.object", r#"{"data":"e30"}"#)]);
+            assert!(matches!(
+                b.bundle_objects(),
+                Err(Error::BundleObject {
+                    kind: BundleObjectError::Base64(_),
+                    ..
+                })
+            ));
+        }
+    }
+
+    mod dependencies {
+        use super::*;
+
+        #[test]
+        fn typed_accessors() {
+            let b = bundle(&[
+                (
+                    "olm.package.required",
+                    r#"{"packageName":"b","versionRange":">=1.0.0"}"#,
+                ),
+                (
+                    "olm.gvk.required",
+                    r#"{"group":"g","kind":"K","version":"v1"}"#,
+                ),
+                ("olm.constraint", r#"{"cel":{"rule":"true"}}"#),
+                ("olm.csv.metadata", r#"{"displayName":"A"}"#),
+            ]);
+            assert!(b.has_dependencies());
+            assert_eq!(b.required_packages().unwrap()[0].package_name, "b");
+            assert_eq!(b.required_gvks().unwrap()[0].kind, "K");
+            assert_eq!(b.constraints().unwrap().len(), 1);
+            assert_eq!(b.csv_metadata().unwrap()["displayName"], "A");
+            let bad = bundle(&[("olm.package.required", r#"{"packageName":1}"#)]);
+            assert!(matches!(
+                bad.required_packages(),
+                Err(Error::Property { index: 0, .. })
+            ));
+        }
+    }
+
+    mod versions {
+        use super::*;
+
+        #[test]
+        fn strict_semver() {
+            assert!(parse_version("1.2.3-alpha.1+build.5").is_ok());
+            for bad in ["v1.2.3", "1.2", "1.02.3", "1.2.3-01", ""] {
+                assert!(parse_version(bad).is_err(), "{bad}");
+            }
+            assert!(check_release("1.alpha-2").is_ok());
+            assert!(check_release("01").is_err());
+            assert!(check_release("a..b").is_err());
+            assert!(check_release("123456789012345678901").is_err());
+        }
+    }
+}

@@ -1,0 +1,1427 @@
+//! The File-Based Catalog format as written in files: our copy of operator-registry's
+//! `alpha/declcfg` (`declcfg.go`, `load.go`). Nothing here is linked or checked; that is
+//! [`super::model`]'s job.
+//!
+//! * [`Meta`] is a document's routing keys (`schema`, `package`, `name`) plus its raw blob.
+//! * [`Package`], [`Channel`], [`Bundle`], [`Deprecation`] and [`Property`] are serde structs
+//!   named as in the file. Field names match case-insensitively (ASCII), like Go's
+//!   `encoding/json`; unknown fields are ignored; a `null` value means "not set".
+//! * [`walk`] yields one document at a time; [`load`] collects a whole catalog (in parallel per
+//!   file) into a [`DeclarativeConfig`], decoding only the documents a [`PackageFilter`] keeps.
+//!
+//! File layout rules (reference/catalogs-and-conversion.md §1.2): a directory is walked in
+//! lexical order, every regular file is read (no extension filter), `.indexignore` files
+//! (gitignore syntax) apply to their directory and below and are skipped themselves. A file
+//! whose first non-whitespace byte is `{` is a JSON stream (concatenated objects, JSON lines);
+//! if its first object does not decode, the file is read as YAML instead (apimachinery's
+//! fallback, which is allowed while at most one object has decoded). Anything else is YAML
+//! multi-doc, split on lines starting with `---` exactly as apimachinery's `YAMLReader` does;
+//! empty documents are skipped.
+//!
+//! The catalog's content digest is computed while reading (see [`super::content_digest`]).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+
+use super::model::Origin;
+use super::{Error, PackageFilter};
+
+/// `schema` of a package blob.
+pub const SCHEMA_PACKAGE: &str = "olm.package";
+/// `schema` of a channel blob.
+pub const SCHEMA_CHANNEL: &str = "olm.channel";
+/// `schema` of a bundle blob.
+pub const SCHEMA_BUNDLE: &str = "olm.bundle";
+/// `schema` of a deprecations blob.
+pub const SCHEMA_DEPRECATIONS: &str = "olm.deprecations";
+
+/// Property type `olm.package`.
+pub const PROPERTY_PACKAGE: &str = "olm.package";
+/// Property type `olm.package.required`.
+pub const PROPERTY_PACKAGE_REQUIRED: &str = "olm.package.required";
+/// Property type `olm.gvk`.
+pub const PROPERTY_GVK: &str = "olm.gvk";
+/// Property type `olm.gvk.required`.
+pub const PROPERTY_GVK_REQUIRED: &str = "olm.gvk.required";
+/// Property type `olm.constraint`.
+pub const PROPERTY_CONSTRAINT: &str = "olm.constraint";
+/// Property type `olm.bundle.object`.
+pub const PROPERTY_BUNDLE_OBJECT: &str = "olm.bundle.object";
+/// Property type `olm.csv.metadata`.
+pub const PROPERTY_CSV_METADATA: &str = "olm.csv.metadata";
+/// Property type `olm.channel` (internal).
+pub const PROPERTY_CHANNEL: &str = "olm.channel";
+/// Property type `olm.maxOpenShiftVersion`.
+pub const PROPERTY_MAX_OPENSHIFT_VERSION: &str = "olm.maxOpenShiftVersion";
+
+/// A borrowed-when-possible map key.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Declares a struct named as in the file with a case-insensitive, null-tolerant `Deserialize`
+/// (Go `encoding/json` semantics: keys fold case, unknown keys are ignored, the last duplicate
+/// wins, `null` leaves the zero value) and a plain `Serialize` with the file's names.
+macro_rules! fbc_struct {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident {
+            $( $(#[$fm:meta])* $json:literal => pub $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+        pub struct $name {
+            $( $(#[$fm])* #[serde(rename = $json)] pub $field: $ty, )*
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct StructVisitor;
+                impl<'de> Visitor<'de> for StructVisitor {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str(concat!("an object (", stringify!($name), ")"))
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        let mut out = $name::default();
+                        while let Some(key) = map.next_key::<Key<'de>>()? {
+                            $(
+                                if key.0.eq_ignore_ascii_case($json) {
+                                    if let Some(v) = map.next_value::<Option<$ty>>()? {
+                                        out.$field = v;
+                                    }
+                                    continue;
+                                }
+                            )*
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_map(StructVisitor)
+            }
+        }
+    };
+}
+
+fbc_struct! {
+    /// An `olm.package` blob.
+    pub struct Package {
+        /// Always `olm.package`.
+        "schema" => pub schema: String,
+        /// Package name.
+        "name" => pub name: String,
+        /// Default channel name.
+        "defaultChannel" => pub default_channel: String,
+        /// Optional icon.
+        "icon" => pub icon: Option<Icon>,
+        /// Description (may be long).
+        "description" => pub description: String,
+        /// Package properties.
+        "properties" => pub properties: Vec<Property>,
+    }
+}
+
+fbc_struct! {
+    /// A package icon.
+    pub struct Icon {
+        /// Standard base64 of the image.
+        "base64data" => pub base64data: String,
+        /// Media type, e.g. `image/svg+xml`.
+        "mediatype" => pub mediatype: String,
+    }
+}
+
+fbc_struct! {
+    /// An `olm.channel` blob.
+    pub struct Channel {
+        /// Always `olm.channel`.
+        "schema" => pub schema: String,
+        /// Channel name.
+        "name" => pub name: String,
+        /// Owning package.
+        "package" => pub package: String,
+        /// Entries, in file order.
+        "entries" => pub entries: Vec<ChannelEntry>,
+        /// Channel properties (internal use).
+        "properties" => pub properties: Vec<Property>,
+    }
+}
+
+fbc_struct! {
+    /// One `entries[]` item of a channel.
+    pub struct ChannelEntry {
+        /// Bundle name.
+        "name" => pub name: String,
+        /// The bundle this one replaces (empty: none).
+        "replaces" => pub replaces: String,
+        /// Bundles this one skips.
+        "skips" => pub skips: Vec<String>,
+        /// blang range of versions this one upgrades from (empty: none).
+        "skipRange" => pub skip_range: String,
+    }
+}
+
+fbc_struct! {
+    /// An `olm.bundle` blob.
+    pub struct Bundle {
+        /// Always `olm.bundle`.
+        "schema" => pub schema: String,
+        /// Bundle name.
+        "name" => pub name: String,
+        /// Owning package.
+        "package" => pub package: String,
+        /// Bundle image reference.
+        "image" => pub image: String,
+        /// Properties, values raw.
+        "properties" => pub properties: Vec<Property>,
+        /// Related images.
+        "relatedImages" => pub related_images: Vec<RelatedImage>,
+    }
+}
+
+fbc_struct! {
+    /// One `relatedImages[]` item.
+    pub struct RelatedImage {
+        /// Optional name.
+        "name" => pub name: String,
+        /// Image reference.
+        "image" => pub image: String,
+    }
+}
+
+fbc_struct! {
+    /// An `olm.deprecations` blob.
+    pub struct Deprecation {
+        /// Always `olm.deprecations`.
+        "schema" => pub schema: String,
+        /// Package the deprecations are for.
+        "package" => pub package: String,
+        /// Entries.
+        "entries" => pub entries: Vec<DeprecationEntry>,
+    }
+}
+
+fbc_struct! {
+    /// One deprecation entry.
+    pub struct DeprecationEntry {
+        /// What is deprecated.
+        "reference" => pub reference: PackageScopedReference,
+        /// The message shown to users.
+        "message" => pub message: String,
+    }
+}
+
+fbc_struct! {
+    /// A reference to an object inside the deprecation's package.
+    pub struct PackageScopedReference {
+        /// `olm.package`, `olm.channel` or `olm.bundle`.
+        "schema" => pub schema: String,
+        /// Channel or bundle name (empty for the package).
+        "name" => pub name: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.package` property.
+    pub struct PackageProperty {
+        /// Package name.
+        "packageName" => pub package_name: String,
+        /// Bundle version.
+        "version" => pub version: String,
+        /// Optional release (§1.4).
+        "release" => pub release: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.package.required` property.
+    pub struct PackageRequired {
+        /// Required package.
+        "packageName" => pub package_name: String,
+        /// blang range of acceptable versions.
+        "versionRange" => pub version_range: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.gvk` or `olm.gvk.required` property.
+    pub struct Gvk {
+        /// API group.
+        "group" => pub group: String,
+        /// Kind.
+        "kind" => pub kind: String,
+        /// API version.
+        "version" => pub version: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.channel` property.
+    pub struct ChannelProperty {
+        /// Channel name.
+        "channelName" => pub channel_name: String,
+        /// Replaced bundle.
+        "replaces" => pub replaces: String,
+    }
+}
+
+fbc_struct! {
+    /// Value of an `olm.bundle.object` property: `data` (standard base64) or the defunct
+    /// `ref` form, which we do not support.
+    pub struct BundleObject {
+        /// Base64 of one manifest.
+        "data" => pub data: String,
+        /// Defunct alpha form: a path relative to the FBC file.
+        "ref" => pub reference: String,
+    }
+}
+
+/// A `{type, value}` property with its value kept as raw JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct Property {
+    /// `type`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// `value`, raw.
+    pub value: Box<RawValue>,
+}
+
+impl PartialEq for Property {
+    fn eq(&self, other: &Self) -> bool {
+        self.ty == other.ty && self.value.get() == other.value.get()
+    }
+}
+
+impl<'de> Deserialize<'de> for Property {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct PropertyVisitor;
+        impl<'de> Visitor<'de> for PropertyVisitor {
+            type Value = Property;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a property object {type, value}")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Property, A::Error> {
+                let mut ty: Option<String> = None;
+                let mut value: Option<Box<RawValue>> = None;
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    if key.0.eq_ignore_ascii_case("type") {
+                        ty = map.next_value()?;
+                    } else if key.0.eq_ignore_ascii_case("value") {
+                        value = Some(map.next_value()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                // Same checks as operator-registry's `property.Property.UnmarshalJSON`.
+                let ty = ty
+                    .filter(|t| !t.is_empty())
+                    .ok_or_else(|| de::Error::custom("property type must be set"))?;
+                let value = value
+                    .filter(|v| v.get() != "null")
+                    .ok_or_else(|| de::Error::custom("property value must be set"))?;
+                Ok(Property { ty, value })
+            }
+        }
+        d.deserialize_map(PropertyVisitor)
+    }
+}
+
+/// One document's routing keys and its raw blob (operator-registry `declcfg.Meta`).
+#[derive(Debug, Clone)]
+pub struct Meta {
+    /// `schema` (never empty).
+    pub schema: String,
+    /// `package` (empty when absent).
+    pub package: String,
+    /// `name` (empty when absent).
+    pub name: String,
+    /// The whole document as JSON text.
+    pub blob: Box<RawValue>,
+    /// File and line the document starts on.
+    pub origin: Origin,
+}
+
+/// Routing keys read with case-insensitive lookup; keys that differ only by case are an
+/// error, like `extractUniqueMetaKeys`.
+#[derive(Default)]
+struct Routing {
+    schema: Option<String>,
+    package: String,
+    name: String,
+}
+
+impl<'de> Deserialize<'de> for Routing {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct RoutingVisitor;
+        impl<'de> Visitor<'de> for RoutingVisitor {
+            type Value = Routing;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Routing, A::Error> {
+                let mut out = Routing::default();
+                let mut seen: [Option<Cow<'de, str>>; 3] = [None, None, None];
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    let slot = ["schema", "package", "name"]
+                        .iter()
+                        .position(|k| key.0.eq_ignore_ascii_case(k));
+                    let Some(slot) = slot else {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    };
+                    if let Some(prev) = &seen[slot]
+                        && *prev != key.0
+                    {
+                        return Err(de::Error::custom(format_args!(
+                            "duplicate keys {prev:?} and {:?} differ only by case",
+                            key.0
+                        )));
+                    }
+                    let value: Option<String> = map.next_value()?;
+                    let value = value.unwrap_or_default();
+                    match slot {
+                        0 => out.schema = Some(value),
+                        1 => out.package = value,
+                        _ => out.name = value,
+                    }
+                    seen[slot] = Some(key.0);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(RoutingVisitor)
+    }
+}
+
+impl PackageFilter {
+    /// Whether a package with this name is kept.
+    pub fn keeps(&self, package: &str) -> bool {
+        match self {
+            PackageFilter::All => true,
+            PackageFilter::Only(names) => names.iter().any(|n| n == package),
+        }
+    }
+
+    fn keeps_doc(&self, schema: &str, package: &str, name: &str) -> bool {
+        match self {
+            PackageFilter::All => true,
+            PackageFilter::Only(_) if schema == SCHEMA_PACKAGE => self.keeps(name),
+            PackageFilter::Only(_) => self.keeps(package),
+        }
+    }
+}
+
+/// The files a catalog path consists of, in the loader's order.
+#[derive(Debug, Clone)]
+pub struct CatalogFiles {
+    /// The path given (a file or a directory).
+    pub root: PathBuf,
+    /// `true` when `root` is a single file.
+    pub single_file: bool,
+    /// Files to read: absolute (joined) path and the relative path with `/` separators.
+    pub files: Vec<(PathBuf, String)>,
+}
+
+/// List the files of a catalog: the file itself, or every non-ignored file of a directory in
+/// lexical order (`fs.WalkDir` order: entries sorted by name, depth first).
+pub fn catalog_files(root: &Path) -> Result<CatalogFiles, Error> {
+    let meta = std::fs::metadata(root).map_err(|source| Error::Io {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_dir() {
+        let rel = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        return Ok(CatalogFiles {
+            root: root.to_path_buf(),
+            single_file: true,
+            files: vec![(root.to_path_buf(), rel)],
+        });
+    }
+    let mut files = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .parents(false)
+        .follow_links(false)
+        .add_custom_ignore_filename(".indexignore")
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker {
+        let entry = entry.map_err(|source| Error::Walk {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        if entry.depth() == 0 {
+            continue;
+        }
+        if entry.file_type().is_some_and(|t| t.is_dir()) {
+            continue;
+        }
+        if entry.file_name() == ".indexignore" {
+            continue;
+        }
+        let path = entry.into_path();
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        files.push((path, rel));
+    }
+    Ok(CatalogFiles {
+        root: root.to_path_buf(),
+        single_file: false,
+        files,
+    })
+}
+
+/// Combine per-file digests into the catalog digest (see [`super::content_digest`]).
+pub(crate) fn combine_digest(single_file: bool, files: &[(&str, [u8; 32])]) -> String {
+    if single_file && files.len() == 1 {
+        return format!("sha256:{}", hex::encode(files[0].1));
+    }
+    let mut h = Sha256::new();
+    for (rel, digest) in files {
+        h.update(hex::encode(digest).as_bytes());
+        h.update(b"  ");
+        h.update(rel.as_bytes());
+        h.update(b"\n");
+    }
+    format!("sha256:{}", hex::encode(h.finalize()))
+}
+
+/// What reading one file produced.
+#[derive(Debug)]
+pub struct FileDocs {
+    /// sha256 of the file's bytes.
+    pub sha256: [u8; 32],
+    /// Documents the filter kept, in file order.
+    pub metas: Vec<Meta>,
+    /// Documents read (kept or not).
+    pub read: usize,
+}
+
+/// A reader that hashes everything read through it.
+struct HashingReader<R> {
+    inner: R,
+    hasher: Sha256,
+}
+
+impl<R: Read> Read for HashingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+const CHUNK: usize = 1 << 20;
+
+/// Receives the documents of one file, as JSON text, in order.
+trait DocSink {
+    /// One document starting at `line`.
+    fn doc(&mut self, path: &Path, line: usize, doc: &[u8]) -> Result<(), Error>;
+    /// Forget everything received (the file is being re-read as YAML).
+    fn reset(&mut self);
+}
+
+/// Parse the routing keys of one document: its schema, keys, and whether the filter keeps it.
+fn routing(
+    path: &Path,
+    line: usize,
+    doc: &[u8],
+    filter: &PackageFilter,
+) -> Result<(String, Routing, bool), Error> {
+    let origin = || Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    let routing: Routing = serde_json::from_slice(doc).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    let schema = match &routing.schema {
+        Some(s) if !s.is_empty() => s.clone(),
+        _ => return Err(Error::MissingSchema { origin: origin() }),
+    };
+    let kept = filter.keeps_doc(&schema, &routing.package, &routing.name);
+    Ok((schema, routing, kept))
+}
+
+fn meta_of(
+    path: &Path,
+    line: usize,
+    doc: &[u8],
+    schema: String,
+    routing: Routing,
+) -> Result<Meta, Error> {
+    let origin = || Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
+    let blob = RawValue::from_string(text.to_owned()).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    Ok(Meta {
+        schema,
+        package: routing.package,
+        name: routing.name,
+        blob,
+        origin: origin(),
+    })
+}
+
+/// Keeps [`Meta`]s.
+struct MetaSink<'f> {
+    filter: &'f PackageFilter,
+    out: FileDocs,
+}
+
+impl DocSink for MetaSink<'_> {
+    fn doc(&mut self, path: &Path, line: usize, doc: &[u8]) -> Result<(), Error> {
+        let (schema, r, kept) = routing(path, line, doc, self.filter)?;
+        self.out.read += 1;
+        if kept {
+            self.out.metas.push(meta_of(path, line, doc, schema, r)?);
+        }
+        Ok(())
+    }
+    fn reset(&mut self) {
+        self.out.metas.clear();
+        self.out.read = 0;
+    }
+}
+
+/// Read one file's documents, keeping those the filter wants.
+pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error> {
+    let mut sink = MetaSink {
+        filter,
+        out: FileDocs {
+            sha256: [0; 32],
+            metas: Vec::new(),
+            read: 0,
+        },
+    };
+    sink.out.sha256 = read_with(path, &mut sink)?;
+    Ok(sink.out)
+}
+
+/// Read one file, feeding each document to `sink`; returns the file's sha256.
+fn read_with<S: DocSink>(path: &Path, sink: &mut S) -> Result<[u8; 32], Error> {
+    let io_err = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_err)?;
+    let mut reader = HashingReader {
+        inner: file,
+        hasher: Sha256::new(),
+    };
+    let mut buf = Vec::with_capacity(64 * 1024);
+    // Sniff the first non-whitespace byte.
+    let first = loop {
+        let start = buf.len();
+        buf.resize(start + 64 * 1024, 0);
+        let n = reader.read(&mut buf[start..]).map_err(io_err)?;
+        buf.truncate(start + n);
+        if let Some(b) = buf.iter().find(|b| !b.is_ascii_whitespace()) {
+            break Some(*b);
+        }
+        if n == 0 {
+            break None;
+        }
+    };
+    if first == Some(b'{') {
+        match read_json(path, &mut reader, buf, sink) {
+            Ok(()) => {}
+            Err(JsonFailure::Fatal(e)) => return Err(e),
+            Err(JsonFailure::Fallback(json_err)) => {
+                // apimachinery falls back to YAML when the first object does not decode.
+                // The file is read again from the start (the only case with a second read).
+                let mut bytes = Vec::new();
+                File::open(path)
+                    .and_then(|mut f| f.read_to_end(&mut bytes))
+                    .map_err(io_err)?;
+                sink.reset();
+                return match read_yaml(path, &mut &bytes[..], Vec::new(), sink) {
+                    Ok(()) => Ok(Sha256::digest(&bytes).into()),
+                    // Neither JSON nor YAML: the JSON error says more about a `{` file.
+                    Err(_) => Err(*json_err),
+                };
+            }
+        }
+    } else {
+        read_yaml(path, &mut reader, buf, sink)?;
+    }
+    Ok(reader.hasher.finalize().into())
+}
+
+enum JsonFailure {
+    Fatal(Error),
+    Fallback(Box<Error>),
+}
+
+/// Split a JSON stream into top-level objects without holding the whole file.
+fn read_json<R: Read, S: DocSink>(
+    path: &Path,
+    reader: &mut R,
+    mut buf: Vec<u8>,
+    sink: &mut S,
+) -> Result<(), JsonFailure> {
+    let io_err = |source| {
+        JsonFailure::Fatal(Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let mut pos = 0usize; // start of unconsumed data in buf
+    let mut line = 1usize; // line number at buf[pos]
+    let mut eof = false;
+    let mut decoded = 0usize;
+    loop {
+        // Skip whitespace between documents.
+        loop {
+            while pos < buf.len() && buf[pos].is_ascii_whitespace() {
+                if buf[pos] == b'\n' {
+                    line += 1;
+                }
+                pos += 1;
+            }
+            if pos < buf.len() || eof {
+                break;
+            }
+            buf.clear();
+            pos = 0;
+            eof = fill(reader, &mut buf).map_err(io_err)?;
+        }
+        if pos >= buf.len() {
+            return Ok(());
+        }
+        let origin = Origin {
+            file: path.to_path_buf(),
+            line,
+        };
+        if buf[pos] != b'{' {
+            let e = Error::NotAnObject {
+                origin,
+                found: describe_json_start(buf[pos]),
+            };
+            return Err(if decoded <= 1 {
+                JsonFailure::Fallback(Box::new(e))
+            } else {
+                JsonFailure::Fatal(e)
+            });
+        }
+        // Find the end of the object: track brace depth outside strings.
+        let mut scan = pos;
+        let mut depth = 0usize;
+        let mut in_string = false;
+        let end = loop {
+            let found = if scan >= buf.len() {
+                None
+            } else if in_string {
+                memchr::memchr2(b'"', b'\\', &buf[scan..])
+            } else {
+                memchr::memchr3(b'"', b'{', b'}', &buf[scan..])
+            };
+            match found {
+                Some(off) => {
+                    let i = scan + off;
+                    match buf[i] {
+                        b'\\' => scan = i + 2,
+                        b'"' => {
+                            in_string = !in_string;
+                            scan = i + 1;
+                        }
+                        b'{' => {
+                            depth += 1;
+                            scan = i + 1;
+                        }
+                        _ => {
+                            depth -= 1;
+                            scan = i + 1;
+                            if depth == 0 {
+                                break Some(scan);
+                            }
+                        }
+                    }
+                }
+                None => {
+                    if eof {
+                        break None;
+                    }
+                    // Need more data: drop the consumed prefix, read another chunk.
+                    if pos > 0 {
+                        buf.drain(..pos);
+                        scan -= pos;
+                        pos = 0;
+                    }
+                    // `scan` may point one past the end (a backslash was the last byte);
+                    // it then skips the first byte of the new chunk, as it should.
+                    eof = fill(reader, &mut buf).map_err(io_err)?;
+                }
+            }
+        };
+        let Some(end) = end else {
+            // Truncated object: let serde_json name the problem.
+            let source = serde_json::from_slice::<IgnoredAny>(&buf[pos..])
+                .err()
+                .unwrap_or_else(|| <serde_json::Error as de::Error>::custom("unexpected end"));
+            let e = Error::Json { origin, source };
+            return Err(if decoded <= 1 {
+                JsonFailure::Fallback(Box::new(e))
+            } else {
+                JsonFailure::Fatal(e)
+            });
+        };
+        let doc = &buf[pos..end];
+        match sink.doc(path, line, doc) {
+            Ok(()) => decoded += 1,
+            Err(e @ Error::Json { .. }) if decoded <= 1 => {
+                return Err(JsonFailure::Fallback(Box::new(e)));
+            }
+            Err(e) => return Err(JsonFailure::Fatal(e)),
+        }
+        line += memchr::memchr_iter(b'\n', doc).count();
+        pos = end;
+    }
+}
+
+/// Append up to [`CHUNK`] bytes; returns `true` at end of file.
+fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+    let start = buf.len();
+    buf.resize(start + CHUNK, 0);
+    let mut filled = start;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => {
+                buf.truncate(filled);
+                return Ok(true);
+            }
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(filled);
+                return Err(e);
+            }
+        }
+    }
+    Ok(false)
+}
+
+fn describe_json_start(b: u8) -> &'static str {
+    match b {
+        b'[' => "an array",
+        b'"' => "a string",
+        b'0'..=b'9' | b'-' => "a number",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        _ => "not JSON",
+    }
+}
+
+/// Split YAML into documents on `---` lines (apimachinery `YAMLReader`) and route each.
+fn read_yaml<R: Read, S: DocSink>(
+    path: &Path,
+    reader: &mut R,
+    prefix: Vec<u8>,
+    sink: &mut S,
+) -> Result<(), Error> {
+    let io_err = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut reader = BufReader::with_capacity(256 * 1024, (&prefix[..]).chain(reader));
+    let mut doc = Vec::<u8>::new();
+    let mut doc_line = 1usize; // line of the first line in `doc`
+    let mut line_no = 0usize;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(io_err)?;
+        if n == 0 {
+            yaml_doc(path, doc_line, &doc, sink)?;
+            return Ok(());
+        }
+        line_no += 1;
+        if line.starts_with(b"---") {
+            let rest = String::from_utf8_lossy(&line[3..]);
+            let rest = rest.trim();
+            if !rest.is_empty() && !rest.starts_with('#') {
+                return Err(Error::YamlSeparator {
+                    origin: Origin {
+                        file: path.to_path_buf(),
+                        line: line_no,
+                    },
+                    rest: rest.to_owned(),
+                });
+            }
+            yaml_doc(path, doc_line, &doc, sink)?;
+            doc.clear();
+            doc_line = line_no + 1;
+            continue;
+        }
+        doc.extend_from_slice(&line);
+    }
+}
+
+fn yaml_doc<S: DocSink>(
+    path: &Path,
+    first_line: usize,
+    doc: &[u8],
+    sink: &mut S,
+) -> Result<(), Error> {
+    // The document's line: its first line that is neither blank nor a comment.
+    let mut line = first_line;
+    let mut has_content = false;
+    for l in doc.split(|b| *b == b'\n') {
+        let t = l.trim_ascii_start();
+        if !t.is_empty() && !t.starts_with(b"#") {
+            has_content = true;
+            break;
+        }
+        line += 1;
+    }
+    if !has_content {
+        return Ok(());
+    }
+    let origin = || Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
+    let value: serde_json::Value = serde_saphyr::from_str_with_options(text, yaml_options())
+        .map_err(|source| Error::Yaml {
+            origin: origin(),
+            source: Box::new(source),
+        })?;
+    match &value {
+        serde_json::Value::Null => return Ok(()),
+        serde_json::Value::Object(_) => {}
+        other => {
+            return Err(Error::NotAnObject {
+                origin: origin(),
+                found: match other {
+                    serde_json::Value::Array(_) => "an array",
+                    serde_json::Value::String(_) => "a string",
+                    serde_json::Value::Number(_) => "a number",
+                    _ => "a boolean",
+                },
+            });
+        }
+    }
+    let json = serde_json::to_vec(&value).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    sink.doc(path, line, &json)
+}
+
+/// YAML options matching Go's `sigs.k8s.io/yaml` (yaml.v2): a repeated key keeps the last
+/// value instead of failing (oc-mirror's `exp-headsonly` test catalog has one).
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
+    }
+}
+
+/// Walk a catalog one document at a time, in the loader's order, calling `f` for every
+/// document the filter keeps. Returns the content digest.
+pub fn walk(
+    path: &Path,
+    filter: &PackageFilter,
+    mut f: impl FnMut(Meta) -> Result<(), Error>,
+) -> Result<String, Error> {
+    let files = catalog_files(path)?;
+    let mut digests = Vec::with_capacity(files.files.len());
+    for (file, rel) in &files.files {
+        let docs = read_file(file, filter)?;
+        digests.push((rel.as_str(), docs.sha256));
+        for m in docs.metas {
+            f(m)?;
+        }
+    }
+    Ok(combine_digest(files.single_file, &digests))
+}
+
+/// A typed object with the place it was read from.
+#[derive(Debug, Clone)]
+pub struct Located<T> {
+    /// The object.
+    pub item: T,
+    /// File and line of its document.
+    pub origin: Origin,
+}
+
+/// A whole catalog as typed blobs, without links (operator-registry `DeclarativeConfig`).
+#[derive(Debug, Default)]
+pub struct DeclarativeConfig {
+    /// `olm.package` blobs in load order.
+    pub packages: Vec<Located<Package>>,
+    /// `olm.channel` blobs in load order.
+    pub channels: Vec<Located<Channel>>,
+    /// `olm.bundle` blobs in load order.
+    pub bundles: Vec<Located<Bundle>>,
+    /// `olm.deprecations` blobs in load order.
+    pub deprecations: Vec<Located<Deprecation>>,
+    /// Documents with other schemas that the filter kept (ignored otherwise).
+    pub others: Vec<Meta>,
+    /// Number of documents with other schemas (kept or not by the filter).
+    pub others_count: usize,
+    /// Number of documents read, kept or not.
+    pub documents_read: usize,
+    /// Content digest, `sha256:<hex>`.
+    pub digest: String,
+}
+
+#[derive(Default)]
+struct FileConfig {
+    dc: DeclarativeConfig,
+    sha256: [u8; 32],
+}
+
+/// Decodes kept documents straight from the read buffer into typed blobs (no copy of the
+/// document text for the four known schemas).
+struct TypedSink<'f> {
+    filter: &'f PackageFilter,
+    out: DeclarativeConfig,
+}
+
+fn decode<T: for<'a> Deserialize<'a>>(
+    path: &Path,
+    line: usize,
+    doc: &[u8],
+    schema: &str,
+    r: &Routing,
+) -> Result<Located<T>, Error> {
+    let origin = Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    match serde_json::from_slice(doc) {
+        Ok(item) => Ok(Located { item, origin }),
+        Err(source) => Err(Error::Decode {
+            origin,
+            schema: schema.to_owned(),
+            package: r.package.clone(),
+            name: r.name.clone(),
+            source,
+        }),
+    }
+}
+
+impl DocSink for TypedSink<'_> {
+    fn doc(&mut self, path: &Path, line: usize, doc: &[u8]) -> Result<(), Error> {
+        let (schema, r, kept) = routing(path, line, doc, self.filter)?;
+        self.out.documents_read += 1;
+        if !kept {
+            if !is_known_schema(&schema) {
+                self.out.others_count += 1;
+            }
+            return Ok(());
+        }
+        let dc = &mut self.out;
+        match schema.as_str() {
+            SCHEMA_PACKAGE => dc.packages.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_CHANNEL => dc.channels.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_BUNDLE => dc.bundles.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_DEPRECATIONS => dc.deprecations.push(decode(path, line, doc, &schema, &r)?),
+            _ => {
+                dc.others_count += 1;
+                dc.others.push(meta_of(path, line, doc, schema, r)?);
+            }
+        }
+        Ok(())
+    }
+    fn reset(&mut self) {
+        self.out = DeclarativeConfig::default();
+    }
+}
+
+fn is_known_schema(schema: &str) -> bool {
+    matches!(
+        schema,
+        SCHEMA_PACKAGE | SCHEMA_CHANNEL | SCHEMA_BUNDLE | SCHEMA_DEPRECATIONS
+    )
+}
+
+fn decode_file(path: &Path, filter: &PackageFilter) -> Result<FileConfig, Error> {
+    let mut sink = TypedSink {
+        filter,
+        out: DeclarativeConfig::default(),
+    };
+    let sha256 = read_with(path, &mut sink)?;
+    Ok(FileConfig {
+        dc: sink.out,
+        sha256,
+    })
+}
+
+/// Load a catalog (file or directory) into typed blobs, decoding only what `filter` keeps.
+/// Files are read and decoded in parallel; the result is in the loader's (lexical) order.
+/// The first error in file order is returned.
+pub fn load(path: &Path, filter: &PackageFilter) -> Result<DeclarativeConfig, Error> {
+    let files = catalog_files(path)?;
+    let parts: Vec<Result<FileConfig, Error>> = files
+        .files
+        .par_iter()
+        .map(|(file, _)| decode_file(file, filter))
+        .collect();
+    let mut dc = DeclarativeConfig::default();
+    let mut digests = Vec::with_capacity(parts.len());
+    for (part, (_, rel)) in parts.into_iter().zip(&files.files) {
+        let part = part?;
+        digests.push((rel.as_str(), part.sha256));
+        dc.packages.extend(part.dc.packages);
+        dc.channels.extend(part.dc.channels);
+        dc.bundles.extend(part.dc.bundles);
+        dc.deprecations.extend(part.dc.deprecations);
+        dc.others.extend(part.dc.others);
+        dc.others_count += part.dc.others_count;
+        dc.documents_read += part.dc.documents_read;
+    }
+    dc.digest = combine_digest(files.single_file, &digests);
+    Ok(dc)
+}
+
+/// The content digest of a catalog path without parsing it (see [`super::content_digest`]).
+pub fn digest_only(path: &Path) -> Result<String, Error> {
+    let files = catalog_files(path)?;
+    let mut digests = Vec::with_capacity(files.files.len());
+    for (file, rel) in &files.files {
+        let mut f = File::open(file).map_err(|source| Error::Io {
+            path: file.clone(),
+            source,
+        })?;
+        let mut h = Sha256::new();
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = match f.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(Error::Io {
+                        path: file.clone(),
+                        source,
+                    });
+                }
+            };
+            h.update(&buf[..n]);
+        }
+        digests.push((rel.as_str(), h.finalize().into()));
+    }
+    Ok(combine_digest(files.single_file, &digests))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn names(dc: &DeclarativeConfig) -> Vec<(String, usize)> {
+        let mut v: Vec<(String, usize)> = dc
+            .packages
+            .iter()
+            .map(|p| (p.item.name.clone(), p.origin.line))
+            .chain(
+                dc.channels
+                    .iter()
+                    .map(|c| (c.item.name.clone(), c.origin.line)),
+            )
+            .chain(
+                dc.bundles
+                    .iter()
+                    .map(|b| (b.item.name.clone(), b.origin.line)),
+            )
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn load_text(name: &str, text: &str) -> Result<DeclarativeConfig, Error> {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), name, text);
+        load(&dir.path().join(name), &PackageFilter::All)
+    }
+
+    const P: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"s"}"#;
+    const C: &str =
+        r#"{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1"}]}"#;
+
+    mod json {
+        use super::*;
+
+        #[test]
+        fn lines() {
+            let dc = load_text("c.json", &format!("{P}\n{C}\n")).unwrap();
+            assert_eq!(names(&dc), [("a".into(), 1), ("s".into(), 2)]);
+        }
+        #[test]
+        fn stream_without_newlines() {
+            let dc = load_text("c.json", &format!("{P}{C}")).unwrap();
+            assert_eq!(names(&dc), [("a".into(), 1), ("s".into(), 1)]);
+        }
+        #[test]
+        fn stream_indented_like_opm_render() {
+            let p: serde_json::Value = serde_json::from_str(P).unwrap();
+            let c: serde_json::Value = serde_json::from_str(C).unwrap();
+            let text = format!(
+                "{}\n{}\n",
+                serde_json::to_string_pretty(&p).unwrap(),
+                serde_json::to_string_pretty(&c).unwrap()
+            );
+            let dc = load_text("c.json", &text).unwrap();
+            assert_eq!(names(&dc), [("a".into(), 1), ("s".into(), 6)]);
+        }
+        #[test]
+        fn braces_and_escapes_inside_strings() {
+            let text = r#"{"schema":"olm.package","name":"a","description":"} \" { \\"}  {"schema":"olm.package","name":"b"}"#;
+            let dc = load_text("c.json", text).unwrap();
+            assert_eq!(dc.packages.len(), 2);
+            assert_eq!(dc.packages[0].item.description, r#"} " { \"#);
+        }
+        #[test]
+        fn objects_larger_than_a_read_chunk() {
+            // Escapes and braces straddle the 1 MiB chunk boundaries.
+            let desc = "\\\"{}".repeat(CHUNK / 2);
+            let text = format!(
+                "{P}\n{{\"schema\":\"olm.package\",\"name\":\"b\",\"description\":\"{desc}\"}}\n{C}\n"
+            );
+            let dc = load_text("c.json", &text).unwrap();
+            assert_eq!(dc.packages.len(), 2);
+            assert_eq!(dc.packages[1].item.description, "\"{}".repeat(CHUNK / 2));
+            assert_eq!(dc.channels[0].origin.line, 3);
+        }
+        #[test]
+        fn first_object_not_json_falls_back_to_yaml() {
+            let text = "{schema: olm.package, name: a, defaultChannel: s}\n";
+            let dc = load_text("c.json", text).unwrap();
+            assert_eq!(dc.packages[0].item.default_channel, "s");
+        }
+        #[test]
+        fn later_object_not_json_is_an_error() {
+            let text = format!("{P}\n{C}\n{{schema: olm.package}}\n");
+            let e = load_text("c.json", &text).unwrap_err();
+            assert!(
+                matches!(e, Error::Json { ref origin, .. } if origin.line == 3),
+                "{e}"
+            );
+        }
+        #[test]
+        fn top_level_array_is_an_error() {
+            let e = load_text("c.json", &format!("[{P}]")).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::NotAnObject {
+                        found: "an array",
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+        }
+        #[test]
+        fn missing_schema_names_file_and_line() {
+            let e = load_text("c.json", &format!("{P}\n\n{{\"name\":\"x\"}}\n")).unwrap_err();
+            assert!(
+                matches!(e, Error::MissingSchema { ref origin } if origin.line == 3),
+                "{e}"
+            );
+            assert!(
+                e.to_string()
+                    .ends_with("c.json:3: object is missing root schema field"),
+                "{e}"
+            );
+        }
+        #[test]
+        fn keys_match_case_insensitively() {
+            let dc = load_text(
+                "c.json",
+                r#"{"Schema":"olm.package","NAME":"a","DefaultChannel":"s"}"#,
+            )
+            .unwrap();
+            assert_eq!(dc.packages[0].item.name, "a");
+            assert_eq!(dc.packages[0].item.default_channel, "s");
+        }
+        #[test]
+        fn routing_keys_differing_by_case_are_an_error() {
+            let e = load_text(
+                "c.json",
+                r#"{"schema":"olm.package","name":"a","Name":"b"}"#,
+            )
+            .unwrap_err();
+            assert!(matches!(e, Error::Json { .. }), "{e}");
+        }
+        #[test]
+        fn unknown_schemas_are_counted_and_kept_aside() {
+            let dc = load_text(
+                "c.json",
+                &format!("{P}\n{{\"schema\":\"olm.template.basic\",\"package\":\"a\"}}\n"),
+            )
+            .unwrap();
+            assert_eq!(dc.others_count, 1);
+            assert_eq!(dc.others[0].schema, "olm.template.basic");
+        }
+        #[test]
+        fn property_values_stay_raw() {
+            let b = r#"{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.maxOpenShiftVersion","value":4.10}]}"#;
+            let dc = load_text("c.json", b).unwrap();
+            assert_eq!(dc.bundles[0].item.properties[0].value.get(), "4.10");
+        }
+    }
+
+    mod yaml {
+        use super::*;
+
+        #[test]
+        fn multi_doc_with_separators_and_comments() {
+            let text = "---\n# a package\nschema: olm.package\nname: a\ndefaultChannel: s\n---\n---\n# only a comment\n--- # sep with comment\nschema: olm.channel\npackage: a\nname: s\nentries:\n  - name: a.v1\n";
+            let dc = load_text("c.yaml", text).unwrap();
+            assert_eq!(names(&dc), [("a".into(), 3), ("s".into(), 10)]);
+        }
+        #[test]
+        fn separator_with_content_is_an_error() {
+            let e = load_text("c.yaml", "schema: olm.package\nname: a\n--- x\n").unwrap_err();
+            assert!(
+                matches!(e, Error::YamlSeparator { ref origin, .. } if origin.line == 3),
+                "{e}"
+            );
+        }
+        #[test]
+        fn missing_schema_names_file_and_line() {
+            let e =
+                load_text("c.yaml", "schema: olm.package\nname: a\n---\nname: b\n").unwrap_err();
+            assert!(
+                matches!(e, Error::MissingSchema { ref origin } if origin.line == 4),
+                "{e}"
+            );
+        }
+        #[test]
+        fn scalar_document_is_an_error() {
+            let e = load_text("README", "This is a catalog.\n").unwrap_err();
+            assert!(matches!(e, Error::NotAnObject { .. }), "{e}");
+        }
+        #[test]
+        fn duplicate_keys_keep_the_last_value() {
+            let dc = load_text("c.yaml", "schema: olm.package\nname: a\nname: b\n").unwrap();
+            assert_eq!(dc.packages[0].item.name, "b");
+        }
+    }
+
+    mod dir {
+        use super::*;
+
+        #[test]
+        fn stray_readme_is_an_error() {
+            let d = tempfile::tempdir().unwrap();
+            write(d.path(), "a/catalog.json", P);
+            write(d.path(), "a/README.md", "# Catalog\nSome text.\n");
+            let e = load(d.path(), &PackageFilter::All).unwrap_err();
+            assert!(e.to_string().contains("README.md"), "{e}");
+        }
+        #[test]
+        fn indexignore_skips_files_below_it() {
+            let d = tempfile::tempdir().unwrap();
+            write(d.path(), "a/catalog.json", P);
+            write(d.path(), "a/README.md", "# Catalog\n");
+            write(d.path(), "a/sub/notes.txt", "notes\n");
+            write(d.path(), "a/.indexignore", "# docs\n\n*.md\nsub/\n");
+            write(d.path(), "b/README.md", "# not ignored here\n");
+            let files = catalog_files(d.path()).unwrap();
+            let rels: Vec<&str> = files.files.iter().map(|(_, r)| r.as_str()).collect();
+            assert_eq!(rels, ["a/catalog.json", "b/README.md"]);
+            write(d.path(), "b/.indexignore", "README.md\n");
+            let dc = load(d.path(), &PackageFilter::All).unwrap();
+            assert_eq!(dc.packages.len(), 1);
+        }
+        #[test]
+        fn lexical_order_and_digest() {
+            let d = tempfile::tempdir().unwrap();
+            write(d.path(), "b/x.json", C);
+            write(d.path(), "a/x.json", P);
+            write(d.path(), "a.json", r#"{"schema":"olm.package","name":"c"}"#);
+            let files = catalog_files(d.path()).unwrap();
+            let rels: Vec<&str> = files.files.iter().map(|(_, r)| r.as_str()).collect();
+            // fs.WalkDir order: entries sorted by name ("a" < "a.json"), depth first.
+            assert_eq!(rels, ["a/x.json", "a.json", "b/x.json"]);
+            let dc = load(d.path(), &PackageFilter::All).unwrap();
+            let h = |s: &str| hex::encode(Sha256::digest(s.as_bytes()));
+            let lines = format!(
+                "{}  a/x.json\n{}  a.json\n{}  b/x.json\n",
+                h(P),
+                h(r#"{"schema":"olm.package","name":"c"}"#),
+                h(C)
+            );
+            assert_eq!(dc.digest, format!("sha256:{}", h(&lines)));
+            assert_eq!(digest_only(d.path()).unwrap(), dc.digest);
+            // A single file: the sha256 of its bytes.
+            let one = load(&d.path().join("a/x.json"), &PackageFilter::All).unwrap();
+            assert_eq!(one.digest, format!("sha256:{}", h(P)));
+        }
+        #[test]
+        fn filter_keeps_only_requested_packages() {
+            let d = tempfile::tempdir().unwrap();
+            let other = r#"{"schema":"olm.package","name":"b"}
+{"schema":"olm.channel","package":"b","name":"s"}
+{"schema":"olm.bundle","package":"b","name":"b.v1"}"#;
+            write(d.path(), "c.json", &format!("{P}\n{C}\n{other}\n"));
+            let dc = load(d.path(), &PackageFilter::Only(vec!["b".into()])).unwrap();
+            assert_eq!(
+                names(&dc),
+                [("b".into(), 3), ("b.v1".into(), 5), ("s".into(), 4)]
+            );
+            assert_eq!(dc.documents_read, 5);
+            let mut seen = Vec::new();
+            walk(d.path(), &PackageFilter::Only(vec!["a".into()]), |m| {
+                seen.push(m.name);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(seen, ["a", "s"]);
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Tests over whole catalogs: the real ones in `shared/realdata` (read in place, skipped when
+//! absent) and small ones written here.
+
+use std::path::{Path, PathBuf};
+
+use super::validate::{self, Options};
+use super::{PackageFilter, fbc, graph, load};
+
+/// The shared realdata folder, or `None` (after saying so) when it is absent.
+pub(crate) fn realdata(test: &str) -> Option<PathBuf> {
+    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/realdata"));
+    if p.is_dir() {
+        Some(p.to_path_buf())
+    } else {
+        println!("skipped {test}: {} not found", p.display());
+        None
+    }
+}
+
+/// (catalog path relative to realdata, opm validate accepts it, has skipRange).
+const CATALOGS: &[(&str, bool, bool)] = &[
+    // The v4.16 and v4.20 fragments define the same packages twice.
+    ("community-fbc-small", false, false),
+    ("community-fbc-small/v4.16", true, false),
+    ("community-fbc-small/v4.20", true, false),
+    ("redhat-catalog-excerpts/jaeger-product", true, true),
+    (
+        "redhat-catalog-excerpts/aws-load-balancer-operator",
+        true,
+        false,
+    ),
+    (
+        "redhat-catalog-excerpts/node-observability-operator",
+        true,
+        false,
+    ),
+    (
+        "redhat-catalog-excerpts/node-observability-operator-v4.14",
+        true,
+        true,
+    ),
+    (
+        "redhat-catalog-excerpts/cluster-kube-descheduler-operator-v4.16",
+        true,
+        true,
+    ),
+    (
+        "redhat-catalog-excerpts/cluster-kube-descheduler-operator-v4.20",
+        true,
+        true,
+    ),
+    // Channels alpha and beta of package test have several heads.
+    (
+        "olmv1-e2e-test-catalog/catalogs/test-catalog/v1/configs",
+        false,
+        false,
+    ),
+    (
+        "olmv1-e2e-test-catalog/catalogs/test-catalog/v2/configs",
+        true,
+        false,
+    ),
+    ("opm-diff-oracle/index-declcfgs/old", true, true),
+    ("opm-diff-oracle/index-declcfgs/latest", true, true),
+    ("opm-diff-oracle/index-declcfgs/exp-latest", true, true),
+    ("opm-diff-oracle/index-declcfgs/exp-headsonly", true, true),
+    ("opm-diff-oracle/index-declcfgs/exp-include-pkg", true, true),
+    (
+        "opm-diff-oracle/index-declcfgs/exp-include-channel",
+        true,
+        true,
+    ),
+    ("opm-diff-oracle/list-index", true, true),
+    ("opm-diff-oracle/foo-index-v0.2.0-declcfg", true, true),
+    ("opm-diff-oracle/fbc-dir-file-based-catalog", true, false),
+    ("opm-diff-oracle/catalogd-test-catalog", true, false),
+];
+
+mod realdata {
+    use super::*;
+
+    #[test]
+    fn loads_every_catalog() {
+        let Some(root) = realdata("loads_every_catalog") else {
+            return;
+        };
+        for (rel, valid, _) in CATALOGS {
+            if !valid {
+                // Only the duplicate-package union; linking problems expected.
+                let e = load(&root.join(rel), &PackageFilter::All);
+                if rel.starts_with("community") {
+                    assert!(
+                        matches!(e, Err(crate::catalog::Error::Link { .. })),
+                        "{rel}"
+                    );
+                    continue;
+                }
+            }
+            let path = root.join(rel);
+            let dc = fbc::load(&path, &PackageFilter::All)
+                .unwrap_or_else(|e| panic!("{rel}: {e}: {:?}", std::error::Error::source(&e)));
+            assert!(!dc.packages.is_empty(), "{rel}");
+            let (cat, problems) =
+                super::super::model::build(dc, &super::super::model::BuildOptions::default());
+            assert!(problems.is_empty(), "{rel}: {problems:?}");
+            assert!(!cat.packages.is_empty());
+            assert_eq!(
+                cat.digest,
+                super::super::content_digest(&path).unwrap(),
+                "{rel}"
+            );
+            let loaded = load(&path, &PackageFilter::All).unwrap();
+            assert_eq!(loaded.packages.len(), cat.packages.len());
+        }
+    }
+
+    fn parity(with_skip_range: bool) {
+        let root = realdata("parity").unwrap();
+        for (rel, valid, has_range) in CATALOGS {
+            if *has_range != with_skip_range {
+                continue;
+            }
+            let report = validate::validate_path(&root.join(rel), &Options::default()).unwrap();
+            assert_eq!(report.is_valid(), *valid, "{rel}:\n{report}");
+        }
+    }
+
+    /// Verdict parity with `opm validate` on catalogs without skipRange.
+    #[test]
+    fn opm_validate_parity_without_skip_range() {
+        if realdata("opm_validate_parity_without_skip_range").is_some() {
+            parity(false);
+        }
+    }
+
+    /// Verdict parity with `opm validate` on catalogs with skipRange (blang parser).
+    #[test]
+    #[ignore = "needs version::blang"]
+    fn opm_validate_parity_with_skip_range() {
+        if realdata("opm_validate_parity_with_skip_range").is_some() {
+            parity(true);
+        }
+    }
+
+    #[test]
+    fn olmv1_v1_multi_head_is_an_error_and_a_warning_for_olm_v1() {
+        let Some(root) = realdata("olmv1_v1_multi_head") else {
+            return;
+        };
+        let path = root.join("olmv1-e2e-test-catalog/catalogs/test-catalog/v1/configs");
+        let report = validate::validate_path(&path, &Options::default()).unwrap();
+        let errors: Vec<String> = report.errors().map(|p| p.to_string()).collect();
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("channel \"alpha\"") && e.contains("multiple channel heads")),
+            "{report}"
+        );
+        assert!(
+            errors.iter().all(|e| e.contains("multiple channel heads")),
+            "{report}"
+        );
+        let lenient = validate::validate_path(&path, &Options::olm_v1()).unwrap();
+        assert!(lenient.is_valid(), "{lenient}");
+        assert!(lenient.warnings().count() >= 2);
+        // Loading works on multi-head channels.
+        let cat = load(&path, &PackageFilter::All).unwrap();
+        let test = cat.package("test").unwrap();
+        assert!(graph::heads(test.channel("alpha").unwrap()).len() > 1);
+    }
+
+    /// oc-mirror's heads-only expectation: the heads of every channel of `latest` are exactly
+    /// the bundles of `exp-headsonly`.
+    #[test]
+    fn opm_diff_heads_only_matches_exp_headsonly() {
+        let Some(root) = realdata("opm_diff_heads_only") else {
+            return;
+        };
+        let latest = load(
+            &root.join("opm-diff-oracle/index-declcfgs/latest"),
+            &PackageFilter::All,
+        )
+        .unwrap();
+        let expected = fbc::load(
+            &root.join("opm-diff-oracle/index-declcfgs/exp-headsonly"),
+            &PackageFilter::All,
+        )
+        .unwrap();
+        let mut heads: Vec<(String, String)> = latest
+            .packages
+            .iter()
+            .flat_map(|p| {
+                p.channels.iter().flat_map(move |c| {
+                    graph::heads(c)
+                        .into_iter()
+                        .map(move |h| (p.name.clone(), h.to_owned()))
+                })
+            })
+            .collect();
+        // oc-mirror also keeps the dependencies of the heads (the file's comments say so:
+        // "Added because foo.v0.3.1 depends on Bar, test.bar/v1alpha1"): every bundle that
+        // provides a GVK a head requires.
+        let required: Vec<_> = heads
+            .iter()
+            .flat_map(|(p, b)| {
+                latest
+                    .package(p)
+                    .and_then(|p| p.bundle(b))
+                    .map(|b| b.required_gvks().unwrap())
+                    .unwrap_or_default()
+            })
+            .collect();
+        for p in &latest.packages {
+            for b in &p.bundles {
+                if b.provided_gvks()
+                    .unwrap()
+                    .iter()
+                    .any(|g| required.contains(g))
+                {
+                    heads.push((p.name.clone(), b.name.clone()));
+                }
+            }
+        }
+        heads.sort();
+        heads.dedup();
+        let mut want: Vec<(String, String)> = expected
+            .bundles
+            .iter()
+            .map(|b| (b.item.package.clone(), b.item.name.clone()))
+            .collect();
+        want.sort();
+        assert_eq!(heads, want);
+    }
+
+    /// catalogd's `expected_all.json` is the JSON lines form of its `catalog.yaml`.
+    #[test]
+    fn catalogd_expected_all_equals_catalog_yaml() {
+        let Some(root) = realdata("catalogd_expected_all") else {
+            return;
+        };
+        let dir = root.join("opm-diff-oracle/catalogd-test-catalog");
+        let from_yaml = fbc::load(&dir.join("catalog.yaml"), &PackageFilter::All).unwrap();
+        let from_json = fbc::load(&dir.join("expected_all.json"), &PackageFilter::All).unwrap();
+        let strip = |dc: &fbc::DeclarativeConfig| {
+            (
+                dc.packages
+                    .iter()
+                    .map(|x| x.item.clone())
+                    .collect::<Vec<_>>(),
+                dc.channels
+                    .iter()
+                    .map(|x| x.item.clone())
+                    .collect::<Vec<_>>(),
+                dc.bundles
+                    .iter()
+                    .map(|x| x.item.clone())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(strip(&from_yaml), strip(&from_json));
+        // The directory itself ignores expected_all.json through .indexignore.
+        let whole = fbc::load(&dir, &PackageFilter::All).unwrap();
+        assert_eq!(whole.documents_read, 3);
+        let files = fbc::catalog_files(&dir).unwrap();
+        let names: Vec<&str> = files.files.iter().map(|(_, r)| r.as_str()).collect();
+        assert_eq!(names, ["catalog.yaml"]);
+    }
+
+    #[test]
+    fn package_filter_keeps_only_requested_packages() {
+        let Some(root) = realdata("package_filter") else {
+            return;
+        };
+        let path = root.join("community-fbc-small/v4.16");
+        let only = PackageFilter::Only(vec!["kube-green".to_owned()]);
+        let cat = load(&path, &only).unwrap();
+        let names: Vec<&str> = cat.packages.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["kube-green"]);
+        let all = load(&path, &PackageFilter::All).unwrap();
+        assert_eq!(all.digest, cat.digest);
+        assert!(all.packages.len() > 1);
+    }
+
+    #[test]
+    fn jaeger_build_metadata_and_bundle_objects() {
+        let Some(root) = realdata("jaeger") else {
+            return;
+        };
+        let cat = load(
+            &root.join("redhat-catalog-excerpts/jaeger-product"),
+            &PackageFilter::All,
+        )
+        .unwrap();
+        let pkg = &cat.packages[0];
+        assert!(
+            pkg.bundles
+                .iter()
+                .any(|b| b.version.as_ref().is_some_and(|v| !v.build.is_empty()))
+        );
+        let b = &pkg.bundles[0];
+        assert!(b.has_bundle_objects());
+        let objs = b.bundle_objects().unwrap();
+        assert!(objs.iter().any(|o| o["kind"] == "ClusterServiceVersion"));
+    }
+}
