@@ -20,3 +20,19 @@ pub mod output;
 pub mod render;
 pub mod resolve;
 pub mod version;
+
+/// An error's message followed by each of its causes that adds something, `: `-separated.
+/// Library errors keep their causes typed; this is how they read as one line.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}

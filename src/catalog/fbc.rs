@@ -1007,6 +1007,8 @@ pub struct DeclarativeConfig {
     pub others_count: usize,
     /// Number of documents read, kept or not.
     pub documents_read: usize,
+    /// Names of the `olm.package` documents the filter left out (for "did you mean").
+    pub skipped_packages: Vec<String>,
     /// Content digest, `sha256:<hex>`.
     pub digest: String,
 }
@@ -1054,6 +1056,8 @@ impl DocSink for TypedSink<'_> {
         if !kept {
             if !is_known_schema(&schema) {
                 self.out.others_count += 1;
+            } else if schema == SCHEMA_PACKAGE {
+                self.out.skipped_packages.push(r.name.clone());
             }
             return Ok(());
         }
@@ -1116,6 +1120,7 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<DeclarativeConfig, Er
         dc.others.extend(part.dc.others);
         dc.others_count += part.dc.others_count;
         dc.documents_read += part.dc.documents_read;
+        dc.skipped_packages.extend(part.dc.skipped_packages);
     }
     dc.digest = combine_digest(files.single_file, &digests);
     Ok(dc)

@@ -243,7 +243,6 @@ mod tests {
         }
 
         #[test]
-        #[ignore = "needs version::blang"]
         fn skip_range_contains_installed_version() {
             let mut p = package();
             p.channels[1]

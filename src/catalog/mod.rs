@@ -140,6 +140,14 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// Whether the catalog could not be read at all (exit status 3), rather than read and
+    /// found invalid.
+    pub fn is_io(&self) -> bool {
+        matches!(self, Error::Io { .. } | Error::Walk { .. })
+    }
+}
+
 /// Which packages to keep while loading.
 #[derive(Debug, Clone, Default)]
 pub enum PackageFilter {

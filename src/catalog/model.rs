@@ -47,6 +47,8 @@ pub struct Catalog {
     pub digest: String,
     /// Documents with schemas other than the four known ones (ignored).
     pub others_count: usize,
+    /// Names of packages in the catalog that the load filter left out, sorted.
+    pub skipped_packages: Vec<String>,
 }
 
 impl Catalog {
@@ -384,7 +386,7 @@ pub fn is_dns1123_label(name: &str) -> bool {
 /// Parse a bundle version strictly (blang `Parse`: `X.Y.Z[-pre][+build]`, no leading `v`,
 /// no leading zeros). `semver::Version::parse` implements the same grammar.
 pub fn parse_version(text: &str) -> Result<semver::Version, String> {
-    semver::Version::parse(text).map_err(|e| e.to_string())
+    crate::version::parse_bundle_version(text).map_err(|e| e.to_string())
 }
 
 /// Check a §1.4 release: dot-separated prerelease-style identifiers (`[0-9A-Za-z-]+`, no
@@ -811,6 +813,12 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
         packages: packages.into_values().collect(),
         digest: dc.digest,
         others_count: dc.others_count,
+        skipped_packages: {
+            let mut names = dc.skipped_packages;
+            names.sort();
+            names.dedup();
+            names
+        },
     };
     (catalog, problems)
 }

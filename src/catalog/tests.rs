@@ -135,7 +135,6 @@ mod realdata {
 
     /// Verdict parity with `opm validate` on catalogs with skipRange (blang parser).
     #[test]
-    #[ignore = "needs version::blang"]
     fn opm_validate_parity_with_skip_range() {
         if realdata("opm_validate_parity_with_skip_range").is_some() {
             parity(true);

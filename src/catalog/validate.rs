@@ -877,7 +877,6 @@ pub(crate) mod tests {
                 one(&l, |k| matches!(k, ProblemKind::SkipEmpty { index: 0 }));
             }
             #[test]
-            #[ignore = "needs version::blang"]
             fn skip_range_invalid() {
                 let l = replace(
                     valid(),
@@ -891,7 +890,6 @@ pub(crate) mod tests {
                 one(&l, |k| matches!(k, ProblemKind::SkipRangeInvalid { .. }));
             }
             #[test]
-            #[ignore = "needs version::blang"]
             fn skip_range_valid() {
                 let l = replace(
                     valid(),

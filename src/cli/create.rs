@@ -165,7 +165,10 @@ fn render_operator(
     let channels: Vec<String> = op.channels.iter().map(|c| c.value.clone()).collect();
     if op.bootstrap {
         let namespace = outcome.install_namespace().expect("resolved");
-        let objects = crate::resolve::facts::bundle_objects(r.bundle)?;
+        let objects = r
+            .bundle
+            .bundle_objects()
+            .map_err(|e| crate::error_chain(&e))?;
         if objects.is_empty() {
             return Err(format!(
                 "bundle {} has no olm.bundle.object properties in catalog {} (only olm.csv.metadata), so its manifests are not available; \

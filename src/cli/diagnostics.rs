@@ -210,16 +210,19 @@ pub fn error(e: &Error) -> Vec<Report> {
     match e {
         Error::Config(c) => config_error(c),
         Error::Catalog { source, .. } => {
-            vec![Report::message(e.to_string()).help(catalog_help(source))]
+            vec![Report::message(crate::error_chain(e)).help(catalog_help(source))]
         }
         Error::DigestMismatch { .. } => vec![Report::message(e.to_string()).help(
             "the catalog changed since it was pinned: re-check its origin, then update `sha256` in the configuration",
         )],
-        Error::Profile(_) => vec![Report::message(e.to_string())],
-        _ => vec![Report::message(e.to_string())],
+        _ => vec![Report::message(crate::error_chain(e))],
     }
 }
 
-fn catalog_help(_e: &crate::catalog::Error) -> String {
-    "check that `source` points at a File-Based Catalog directory or file (see `po-manifests catalog validate`)".into()
+fn catalog_help(e: &crate::catalog::Error) -> String {
+    if e.is_io() {
+        "check that `source` points at an existing File-Based Catalog directory or file (relative paths are relative to the configuration file)".into()
+    } else {
+        "check the catalog with `po-manifests catalog validate PATH`".into()
+    }
 }

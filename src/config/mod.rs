@@ -623,13 +623,7 @@ pub fn check_dns_label(value: &str, max: usize) -> Result<(), String> {
             value.chars().count()
         ));
     }
-    let bytes = value.as_bytes();
-    let ok_inner = bytes
-        .iter()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
-    let ok_ends =
-        bytes[0].is_ascii_alphanumeric() && bytes[bytes.len() - 1].is_ascii_alphanumeric();
-    if !ok_inner || !ok_ends {
+    if !crate::catalog::model::is_dns1123_label(value) {
         return Err(format!(
             "\"{value}\" is not a DNS-1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit"
         ));

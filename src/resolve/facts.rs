@@ -34,31 +34,16 @@ pub enum MaxOpenShiftVersion {
 /// whose raw text is `X.Y` (a trailing `.0` patch is tolerated, as OLM v0 does); the raw text is
 /// used so that `4.10` is never read as `4.1`.
 pub fn max_openshift_version(bundle: &Bundle) -> MaxOpenShiftVersion {
-    let values: Vec<&str> = bundle
-        .properties_of("olm.maxOpenShiftVersion")
-        .map(|p| p.value.get())
-        .collect();
-    let raw = match values.as_slice() {
-        [] => return MaxOpenShiftVersion::Absent,
-        [one] => one.trim(),
-        many => {
+    let text = match bundle.max_openshift_version_raw() {
+        None => return MaxOpenShiftVersion::Absent,
+        Some(Err(e)) => {
             return MaxOpenShiftVersion::Invalid {
-                reason: format!("{} olm.maxOpenShiftVersion properties", many.len()),
+                reason: e.to_string(),
             };
         }
+        Some(Ok(text)) => text,
     };
-    let text = if raw.starts_with('"') {
-        match serde_json::from_str::<String>(raw) {
-            Ok(s) => s,
-            Err(_) => {
-                return MaxOpenShiftVersion::Invalid {
-                    reason: format!("{raw} is not a string"),
-                };
-            }
-        }
-    } else {
-        raw.to_string()
-    };
+    let raw = text.to_string();
     let parts: Vec<&str> = text.split('.').collect();
     let num = |s: &str| {
         (!s.is_empty()
@@ -126,24 +111,29 @@ impl CsvSource {
 
 /// Read the CSV facts of a bundle.
 pub fn csv_facts(bundle: &Bundle) -> CsvSource {
-    if let Some(p) = bundle.properties_of("olm.csv.metadata").next() {
-        return match serde_json::from_str::<Value>(p.value.get()) {
-            Ok(v) => CsvSource::Metadata(facts_from(&v, &v)),
-            Err(e) => CsvSource::Invalid(format!("olm.csv.metadata is not valid JSON: {e}")),
+    if bundle.properties_of("olm.csv.metadata").next().is_some() {
+        return match bundle.csv_metadata() {
+            Some(v) => CsvSource::Metadata(facts_from(&v, &v)),
+            None => CsvSource::Invalid("olm.csv.metadata is not valid JSON".into()),
         };
     }
-    for p in bundle.properties_of("olm.bundle.object") {
-        let object = match decode_bundle_object(p.value.get()) {
-            Ok(o) => o,
-            Err(e) => return CsvSource::Invalid(e.to_string()),
-        };
-        if object.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion") {
-            let spec = object.get("spec").cloned().unwrap_or(Value::Null);
-            let meta = object.get("metadata").cloned().unwrap_or(Value::Null);
-            return CsvSource::Embedded(facts_from(&spec, &meta));
-        }
+    if !bundle.has_bundle_objects() {
+        return CsvSource::Unknown;
     }
-    CsvSource::Unknown
+    let objects = match bundle.bundle_objects() {
+        Ok(o) => o,
+        Err(e) => return CsvSource::Invalid(crate::error_chain(&e)),
+    };
+    match objects
+        .iter()
+        .find(|o| o.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion"))
+    {
+        Some(csv) => CsvSource::Embedded(facts_from(
+            csv.get("spec").unwrap_or(&Value::Null),
+            csv.get("metadata").unwrap_or(&Value::Null),
+        )),
+        None => CsvSource::Unknown,
+    }
 }
 
 /// Facts from a CSV `spec` (or `olm.csv.metadata`, which has the same field names) and the
@@ -200,35 +190,6 @@ fn facts_from(spec: &Value, meta: &Value) -> CsvFacts {
     }
 }
 
-/// Every `olm.bundle.object` of a bundle, decoded, in property order.
-pub fn bundle_objects(bundle: &Bundle) -> Result<Vec<Value>, String> {
-    bundle
-        .properties_of("olm.bundle.object")
-        .map(|p| {
-            decode_bundle_object(p.value.get()).map_err(|e| format!("bundle {}: {e}", bundle.name))
-        })
-        .collect()
-}
-
-/// Decode one `olm.bundle.object` value (`{"data": "<base64>"}`) into a JSON object.
-fn decode_bundle_object(raw: &str) -> Result<Value, String> {
-    use base64::Engine as _;
-    #[derive(serde::Deserialize)]
-    struct Data {
-        data: String,
-    }
-    let data: Data = serde_json::from_str(raw).map_err(|e| format!("olm.bundle.object: {e}"))?;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(data.data.as_bytes())
-        .map_err(|e| format!("olm.bundle.object is not base64: {e}"))?;
-    serde_json::from_slice(&bytes)
-        .or_else(|_| {
-            let text = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
-            serde_saphyr::from_str::<Value>(text).map_err(|e| e.to_string())
-        })
-        .map_err(|e| format!("olm.bundle.object is neither JSON nor YAML: {e}"))
-}
-
 /// A dependency declared by a bundle property.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dependency {
@@ -280,6 +241,7 @@ mod tests {
             package: "b".into(),
             image: String::new(),
             version_text: "1.0.0".into(),
+            release: None,
             version: Some(semver::Version::new(1, 0, 0)),
             properties: props
                 .iter()

@@ -460,8 +460,14 @@ fn filter(request: &Request<'_>, bundle: &Bundle, cluster: &Cluster) -> Option<R
 fn unknown_package(package: &str, searched: &[&LoadedCatalog]) -> Error {
     let mut scored: Vec<(f64, &str)> = searched
         .iter()
-        .flat_map(|c| c.catalog.packages.iter())
-        .map(|p| (strsim::jaro_winkler(package, &p.name), p.name.as_str()))
+        .flat_map(|c| {
+            c.catalog
+                .packages
+                .iter()
+                .map(|p| p.name.as_str())
+                .chain(c.catalog.skipped_packages.iter().map(String::as_str))
+        })
+        .map(|name| (strsim::jaro_winkler(package, name), name))
         .filter(|(score, _)| *score > 0.85)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));

@@ -23,6 +23,7 @@ fn bundle(pkg: &str, version: &str, channels: &[&str], props: &[(&str, &str)]) -
         package: pkg.into(),
         image: format!("quay.io/x/{pkg}-bundle:v{version}"),
         version_text: version.into(),
+        release: None,
         version: crate::version::parse_bundle_version(version).ok(),
         properties,
         related_images: vec![],
@@ -73,6 +74,8 @@ fn catalog(name: &str, priority: i32, packages: Vec<Package>) -> LoadedCatalog {
         catalog: Catalog {
             packages,
             digest: "sha256:00".into(),
+            others_count: 0,
+            skipped_packages: vec![],
         },
     }
 }
