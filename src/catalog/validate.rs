@@ -265,8 +265,9 @@ pub enum ProblemKind {
 }
 
 /// One problem, placed in the tree by package, channel and bundle (empty when not
-/// applicable) and pointing at the file it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// applicable) and pointing at the file it came from. In JSON it also carries `message`, the
+/// rule's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// Error or warning.
     pub severity: Severity,
@@ -279,8 +280,33 @@ pub struct Problem {
     /// Where the object is defined.
     pub origin: Option<Origin>,
     /// What is wrong.
-    #[serde(flatten)]
     pub kind: ProblemKind,
+}
+
+impl Serialize for Problem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            severity: Severity,
+            package: &'a str,
+            channel: &'a str,
+            bundle: &'a str,
+            origin: Option<&'a Origin>,
+            message: String,
+            #[serde(flatten)]
+            kind: &'a ProblemKind,
+        }
+        Json {
+            severity: self.severity,
+            package: &self.package,
+            channel: &self.channel,
+            bundle: &self.bundle,
+            origin: self.origin.as_ref(),
+            message: self.kind.to_string(),
+            kind: &self.kind,
+        }
+        .serialize(serializer)
+    }
 }
 
 impl Problem {

@@ -23,6 +23,100 @@ pub enum Command {
     Resolve(ResolveArgs),
     /// Show which versions a range admits: one `VERSION<TAB>true|false|invalid` line each.
     Range(RangeArgs),
+    /// Check and list File-Based Catalogs.
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+    /// Work with registry+v1 bundles.
+    #[command(subcommand)]
+    Bundle(BundleCommand),
+}
+
+/// `catalog …`.
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Check a catalog with every rule `opm validate` enforces. Exit 1 when it is invalid.
+    Validate(CatalogValidateArgs),
+    /// List packages, channels or bundles, like `opm alpha list`.
+    List(CatalogListArgs),
+}
+
+/// `catalog validate`.
+#[derive(Debug, Args)]
+pub struct CatalogValidateArgs {
+    /// The catalog: a directory or a file.
+    pub path: PathBuf,
+    /// Output format for the problems (text goes to stderr, JSON to stdout).
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
+    /// Treat channels with several heads as warnings, as OLM v1 resolution does (opm rejects them).
+    #[arg(long)]
+    pub allow_multiple_heads: bool,
+}
+
+/// Report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// One line per problem.
+    Text,
+    /// JSON.
+    Json,
+}
+
+/// What `catalog list` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListWhat {
+    /// Packages with their default channel.
+    Packages,
+    /// Channels with their heads.
+    Channels,
+    /// Bundles with their edges.
+    Bundles,
+}
+
+/// `catalog list`.
+#[derive(Debug, Args)]
+pub struct CatalogListArgs {
+    /// What to list.
+    #[arg(value_enum)]
+    pub what: ListWhat,
+    /// The catalog: a directory or a file.
+    pub path: PathBuf,
+    /// Only this package.
+    #[arg(long)]
+    pub package: Option<String>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
+}
+
+/// `bundle …`.
+#[derive(Debug, Subcommand)]
+pub enum BundleCommand {
+    /// Convert a registry+v1 bundle into the plain objects OLM v1 would create, one per file.
+    Render(BundleRenderArgs),
+}
+
+/// `bundle render`.
+#[derive(Debug, Args)]
+pub struct BundleRenderArgs {
+    /// A bundle directory (`manifests/` and `metadata/`).
+    #[arg(required_unless_present = "catalog", conflicts_with = "catalog")]
+    pub bundle_dir: Option<PathBuf>,
+    /// A catalog holding the bundle (with `--bundle`), instead of a bundle directory.
+    #[arg(long, requires = "bundle")]
+    pub catalog: Option<PathBuf>,
+    /// The bundle's name in the catalog.
+    #[arg(long, requires = "catalog")]
+    pub bundle: Option<String>,
+    /// Install namespace.
+    #[arg(long)]
+    pub namespace: String,
+    /// Namespace to watch; empty or absent means all namespaces.
+    #[arg(long)]
+    pub watch_namespace: Option<String>,
+    /// Directory to write the objects into (created; must be empty or absent).
+    #[arg(long)]
+    pub output_dir: PathBuf,
 }
 
 /// Where the configuration and install directory are.

@@ -3,6 +3,7 @@
 //! Errors are typed ([`Error`]) and know their exit status; [`diagnostics`] renders them with
 //! miette, pointing into the configuration file where the error is about it.
 
+mod catalog_cmd;
 mod create;
 pub mod diagnostics;
 pub mod flags;
@@ -109,5 +110,9 @@ pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resu
         flags::Command::Create(args) => create::run(&args, stdout, stderr),
         flags::Command::Resolve(args) => resolve_cmd::run(&args, stdout, stderr),
         flags::Command::Range(args) => range::run(&args, stdout),
+        flags::Command::Catalog(command) => catalog_cmd::run(&command, stdout, stderr),
+        flags::Command::Bundle(_) => Err(Error::Unsupported(
+            "bundle render is not available yet".into(),
+        )),
     }
 }

@@ -341,6 +341,21 @@ pub fn resolve<'a>(
             )));
         }
     }
+    for ch in &best.package.channels {
+        if !request.channels.is_empty() && !request.channels.contains(&ch.name) {
+            continue;
+        }
+        let heads = crate::catalog::graph::heads(ch);
+        if heads.len() > 1 {
+            warnings.push(Warning(format!(
+                "channel {} of package {} has {} heads ({}): `opm validate` rejects this catalog; like OLM v1, resolution goes on",
+                ch.name,
+                best.package.name,
+                heads.len(),
+                heads.join(", ")
+            )));
+        }
+    }
     if cluster.version.is_none() {
         warnings.push(Warning(
             "no clusterVersion is set: olm.maxOpenShiftVersion and minKubeVersion were not checked"

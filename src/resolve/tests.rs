@@ -390,3 +390,19 @@ mod check_installable {
         assert_eq!(warnings.len(), 1);
     }
 }
+
+#[test]
+fn multi_head_channels_warn_and_resolve() {
+    // package() builds channels whose entries have no edges: every entry is a head.
+    let cats = [catalog("c", 0, vec![cert_manager()])];
+    let channels = vec!["stable".to_string()];
+    let r = resolve(&req(&channels, None), &cats, &cluster("4.13")).unwrap();
+    assert_eq!(r.bundle.version_text, "1.14.0");
+    assert!(
+        r.warnings.iter().any(|w| w
+            .0
+            .contains("channel stable of package cert-manager has 4 heads")),
+        "{:?}",
+        r.warnings
+    );
+}

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod catalog;
 mod create;
 mod range;
 mod realdata;

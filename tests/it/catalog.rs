@@ -1,0 +1,114 @@
+//! `po-manifests catalog validate|list`, on our fixtures and on the real catalogs in place.
+
+use crate::common::{cmd, realdata, root};
+
+#[test]
+fn example_catalog_is_valid() {
+    let out = cmd()
+        .args(["catalog", "validate"])
+        .arg(root().join("testdata/example/catalog"))
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("valid"));
+}
+
+#[test]
+fn json_report_lists_problems_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("catalog.yaml"),
+        "schema: olm.package\nname: a\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: a\nname: stable\nentries:\n- name: a.v1.0.0\n- name: a.v1.1.0\n---\nschema: olm.bundle\npackage: a\nname: a.v1.0.0\nimage: quay.io/a/a:v1.0.0\nproperties:\n- type: olm.package\n  value: {packageName: a, version: 1.0.0}\n---\nschema: olm.bundle\npackage: a\nname: a.v1.1.0\nimage: quay.io/a/a:v1.1.0\nproperties:\n- type: olm.package\n  value: {packageName: a, version: 1.1.0}\n",
+    )
+    .unwrap();
+    let out = cmd()
+        .args(["catalog", "validate", "-o", "json"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let text = v.to_string();
+    assert!(text.contains("multiple channel heads"), "{text}");
+    // OLM v1 mode only warns.
+    cmd()
+        .args(["catalog", "validate", "--allow-multiple-heads"])
+        .arg(dir.path())
+        .assert()
+        .success();
+}
+
+#[test]
+fn list_channels_and_bundles() {
+    let cat = root().join("testdata/example/catalog");
+    let out = cmd()
+        .args(["catalog", "list", "channels"])
+        .arg(&cat)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("acme-cert-operator") && text.contains("acme-cert-operator.v1.2.0"),
+        "{text}"
+    );
+    let out = cmd()
+        .args([
+            "catalog",
+            "list",
+            "bundles",
+            "--package",
+            "acme-cert-operator",
+            "-o",
+            "json",
+        ])
+        .arg(&cat)
+        .assert()
+        .success();
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert!(rows.as_array().unwrap().len() >= 4);
+    cmd()
+        .args(["catalog", "list", "bundles", "--package", "nope"])
+        .arg(&cat)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn opm_verdicts_on_the_real_catalogs() {
+    let Some(rd) = realdata("opm_verdicts_on_the_real_catalogs") else {
+        return;
+    };
+    // (catalog, valid under opm validate)
+    let cases = [
+        (
+            "olmv1-e2e-test-catalog/catalogs/test-catalog/v1/configs",
+            false,
+        ),
+        (
+            "olmv1-e2e-test-catalog/catalogs/test-catalog/v2/configs",
+            true,
+        ),
+        ("redhat-catalog-excerpts/jaeger-product", true),
+        (
+            "redhat-catalog-excerpts/cluster-kube-descheduler-operator-v4.16",
+            true,
+        ),
+        (
+            "redhat-catalog-excerpts/cluster-kube-descheduler-operator-v4.20",
+            true,
+        ),
+        ("opm-diff-oracle/index-declcfgs/latest", true),
+        ("community-fbc-small/v4.16", true),
+    ];
+    for (path, valid) in cases {
+        let out = cmd()
+            .args(["catalog", "validate"])
+            .arg(rd.join(path))
+            .assert();
+        let code = out.get_output().status.code();
+        assert_eq!(
+            code,
+            Some(if valid { 0 } else { 1 }),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.get_output().stderr)
+        );
+    }
+}
