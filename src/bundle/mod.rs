@@ -32,7 +32,8 @@ pub use csv::{
 };
 pub use decode::{DecodeError, decode_bundle_object, decode_documents};
 
-use decode::{go_compact, go_json_sorted, go_json_string, type_name};
+use decode::{go_compact, go_json_sorted};
+pub(crate) use decode::{go_json_string, type_name};
 
 /// The annotation that names the package in `metadata/annotations.yaml`.
 pub const PACKAGE_ANNOTATION: &str = "operators.operatorframework.io.bundle.package.v1";
