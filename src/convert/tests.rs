@@ -306,3 +306,356 @@ mod regression {
     }
 }
 
+
+/// Every platform bundle converts in AllNamespaces mode or is refused for the right reason.
+mod platform_bundles {
+    use super::*;
+
+    #[derive(Debug)]
+    enum Verdict {
+        Converts,
+        Webhooks,
+        InstallModes(&'static [InstallModeType]),
+    }
+    use InstallModeType::*;
+    use Verdict::*;
+
+    #[test]
+    fn table() {
+        let Some(root) = realdata() else { return };
+        let cases: &[(&str, Verdict)] = &[
+            ("authorino-operator/0.13.0", Webhooks),
+            ("cert-manager/1.16.5", Webhooks),
+            ("dns-operator/0.6.0", Converts),
+            ("external-dns-operator/1.3.8", Webhooks),
+            ("kuadrant-operator/0.11.1", Converts),
+            ("limitador-operator/0.11.0", Converts),
+            ("nfd/5.0.0", InstallModes(&[OwnNamespace, SingleNamespace])),
+            ("node-healthcheck-operator/0.12.0", Webhooks),
+            ("node-healthcheck-operator/0.8.0", Webhooks),
+            ("self-node-remediation/0.13.0", Webhooks),
+        ];
+        let mut failures = Vec::new();
+        for (dir, verdict) in cases {
+            let bundle = RegistryV1::from_dir(&root.join("platform-bundles").join(dir)).unwrap();
+            let got = convert(&bundle, &opts("operators", &[]));
+            let ok = match (verdict, &got) {
+                (Converts, Ok(objs)) => {
+                    objs.iter().any(|o| o["kind"] == "Deployment")
+                        && objs.iter().all(|o| o["kind"] != "Role")
+                }
+                (Webhooks, Err(Error::WebhooksUnsupported { .. })) => true,
+                (
+                    InstallModes(modes),
+                    Err(Error::TargetNamespaces {
+                        supported,
+                        problem: TargetNamespacesProblem::AllNamespaces,
+                        ..
+                    }),
+                ) => supported.as_slice() == *modes,
+                _ => false,
+            };
+            if !ok {
+                failures.push(format!(
+                    "{dir}: expected {verdict:?}, got {:?}",
+                    got.map(|o| o.len()).map_err(|e| e.to_string())
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn nfd_message_names_the_supported_modes() {
+        let Some(root) = realdata() else { return };
+        let bundle = RegistryV1::from_dir(&root.join("platform-bundles/nfd/5.0.0")).unwrap();
+        let err = convert(&bundle, &opts("openshift-nfd", &[])).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.ends_with(
+                "invalid target namespaces []: supported install modes [OwnNamespace SingleNamespace] do not support targeting all namespaces"
+            ),
+            "{msg}"
+        );
+        // OwnNamespace works: Roles in the install namespace, no namespaces rule.
+        let objs = convert(&bundle, &opts("openshift-nfd", &["openshift-nfd"])).unwrap();
+        assert!(objs.iter().any(|o| o["kind"] == "Role"
+            && o["metadata"]["namespace"] == "openshift-nfd"
+            && o["metadata"]["name"].as_str().unwrap().starts_with("nfd.v5.0.0-")));
+    }
+
+    #[test]
+    fn output_is_deterministic_and_sorted() {
+        let Some(root) = realdata() else { return };
+        let bundle =
+            RegistryV1::from_dir(&root.join("platform-bundles/kuadrant-operator/0.11.1")).unwrap();
+        let a = convert(&bundle, &opts("kuadrant-system", &[])).unwrap();
+        let b = convert(&bundle, &opts("kuadrant-system", &[""])).unwrap();
+        assert_eq!(a, b);
+        let keys: Vec<_> = a.iter().map(sort_key).collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted);
+    }
+}
+
+/// Small hand-written bundles for the rules the real data does not reach.
+mod fixtures {
+    use super::*;
+
+    fn csv(modes: &[&str], extra_spec: Value) -> Value {
+        let mut spec = json!({
+            "installModes": (["AllNamespaces", "MultiNamespace", "OwnNamespace", "SingleNamespace"]
+                .iter()
+                .map(|m| json!({"type": m, "supported": modes.contains(m)}))
+                .collect::<Vec<_>>()),
+            "install": {"strategy": "deployment", "spec": {
+                "permissions": [{"serviceAccountName": "op", "rules": [
+                    {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}
+                ]}],
+                "clusterPermissions": [{"serviceAccountName": "", "rules": [
+                    {"nonResourceURLs": ["/metrics"], "verbs": ["get"]}
+                ]}],
+                "deployments": [{"name": "op", "label": {"app": "op"}, "spec": {
+                    "selector": {"matchLabels": {"app": "op"}},
+                    "template": {
+                        "metadata": {"annotations": {"own": "template", "shared": "template"}},
+                        "spec": {
+                            "serviceAccountName": "op",
+                            "affinity": {"nodeAffinity": {"x": 1}, "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]}},
+                            "containers": [{"name": "c", "image": "img",
+                                "env": [{"name": "A", "value": "1"}],
+                                "volumeMounts": [{"name": "v", "mountPath": "/old"}]}],
+                            "volumes": [{"name": "v", "emptyDir": {}}],
+                            "tolerations": [{"key": "k", "operator": "Exists"}]
+                        }
+                    }
+                }}]
+            }}
+        });
+        if let (Value::Object(s), Value::Object(e)) = (&mut spec, extra_spec) {
+            s.extend(e);
+        }
+        json!({
+            "apiVersion": "operators.coreos.com/v1alpha1",
+            "kind": "ClusterServiceVersion",
+            "metadata": {"name": "demo.v1.0.0", "annotations": {"shared": "csv", "csv-only": "x"}},
+            "spec": spec,
+        })
+    }
+
+    fn bundle(modes: &[&str], extra_spec: Value, others: Vec<Value>) -> RegistryV1 {
+        let mut objects = vec![csv(modes, extra_spec)];
+        objects.extend(others);
+        RegistryV1::from_objects("demo", objects).unwrap()
+    }
+
+    fn find<'a>(objs: &'a [Value], kind: &str) -> Vec<&'a Value> {
+        objs.iter().filter(|o| o["kind"] == kind).collect()
+    }
+
+    #[test]
+    fn all_namespaces_promotes_permissions() {
+        let b = bundle(&["AllNamespaces"], json!({}), vec![]);
+        let objs = convert(&b, &opts("ns", &[])).unwrap();
+        assert!(find(&objs, "Role").is_empty());
+        let crs = find(&objs, "ClusterRole");
+        assert_eq!(crs.len(), 2);
+        let promoted = crs.iter().find(|o| o["metadata"]["name"].as_str().unwrap().starts_with("demo.v1.0.0-op-")).unwrap();
+        assert_eq!(
+            promoted["rules"][1],
+            json!({"verbs": ["get", "list", "watch"], "apiGroups": [""], "resources": ["namespaces"]})
+        );
+        // The clusterPermission with no service account binds `default`, which is not created.
+        let sas = find(&objs, "ServiceAccount");
+        assert_eq!(sas.len(), 1);
+        assert_eq!(sas[0]["metadata"], json!({"name": "op", "namespace": "ns"}));
+        let default_binding = find(&objs, "ClusterRoleBinding")
+            .into_iter()
+            .find(|o| o["subjects"][0]["name"] == "default")
+            .unwrap();
+        assert!(default_binding["metadata"]["name"].as_str().unwrap().starts_with("demo.v1.0.0-default-"));
+    }
+
+    #[test]
+    fn multi_namespace_renders_roles_per_namespace() {
+        let b = bundle(&["MultiNamespace", "OwnNamespace"], json!({}), vec![]);
+        let objs = convert(&b, &opts("ns", &["b", "a", "ns", "a"])).unwrap();
+        let roles: Vec<_> = find(&objs, "Role").iter().map(|o| o["metadata"]["namespace"].clone()).collect();
+        assert_eq!(roles, vec![json!("a"), json!("b"), json!("ns")]);
+        let rb = find(&objs, "RoleBinding")[0];
+        assert_eq!(rb["subjects"][0], json!({"kind": "ServiceAccount", "name": "op", "namespace": "ns"}));
+        assert_eq!(rb["roleRef"]["name"], rb["metadata"]["name"]);
+        let dep = find(&objs, "Deployment")[0];
+        assert_eq!(dep["spec"]["template"]["metadata"]["annotations"]["olm.targetNamespaces"], "b,a,ns");
+    }
+
+    #[test]
+    fn target_namespace_rules() {
+        use TargetNamespacesProblem as P;
+        let cases: &[(&[&str], &[&str], Option<P>)] = &[
+            (&["AllNamespaces"], &[], None),
+            (&["AllNamespaces"], &["ns"], Some(P::OwnNamespace)),
+            (&["AllNamespaces"], &["other"], Some(P::Other)),
+            (&["OwnNamespace"], &["ns"], None),
+            (&["OwnNamespace"], &[""], Some(P::AllNamespaces)),
+            (&["SingleNamespace"], &["other"], None),
+            (&["SingleNamespace"], &["ns"], Some(P::OwnNamespace)),
+            (&["MultiNamespace", "SingleNamespace"], &["a", "b"], None),
+            (&["MultiNamespace", "SingleNamespace"], &["a", "ns"], Some(P::OwnNamespace)),
+            (&["MultiNamespace", "OwnNamespace"], &["a", ""], Some(P::Other)),
+            (&["SingleNamespace"], &["a", "b"], Some(P::Other)),
+        ];
+        for (modes, targets, want) in cases {
+            let b = bundle(modes, json!({}), vec![]);
+            let got = convert(&b, &opts("ns", targets));
+            match (want, got) {
+                (None, Ok(_)) => {}
+                (Some(p), Err(Error::TargetNamespaces { problem, .. })) if problem == *p => {}
+                (want, got) => panic!("{modes:?} {targets:?}: want {want:?}, got {:?}", got.map(|_| ()).map_err(|e| e.to_string())),
+            }
+        }
+        let b = bundle(&["MultiNamespace"], json!({}), vec![]);
+        assert!(matches!(convert(&b, &opts("ns", &[])), Err(Error::NoUsableInstallMode { .. })));
+        let b = bundle(&["AllNamespaces"], json!({}), vec![]);
+        assert!(matches!(convert(&b, &opts("", &[])), Err(Error::NoInstallNamespace { .. })));
+    }
+
+    #[test]
+    fn refusals() {
+        let b = bundle(&["AllNamespaces"], json!({"apiservicedefinitions": {"owned": [{"name": "v1.metrics.example.com"}]}}), vec![]);
+        let err = convert(&b, &opts("ns", &[])).unwrap_err();
+        assert!(matches!(&err, Error::ApiServicesUnsupported { api_services, .. } if api_services == &["v1.metrics.example.com"]), "{err}");
+
+        let b = bundle(&["AllNamespaces"], json!({}), vec![json!({"kind": "Pod", "metadata": {"name": "p"}})]);
+        let err = convert(&b, &opts("ns", &[])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "bundle \"demo.v1.0.0\" is invalid:\n  - bundle contains unsupported resource: Name: p, Kind: Pod"
+        );
+    }
+
+    #[test]
+    fn validators_collect_everything() {
+        let extra = json!({
+            "customresourcedefinitions": {"owned": [{"name": "missing.example.com"}, {"name": "as.example.com"}]},
+            "webhookdefinitions": [
+                {"type": "ConversionWebhook", "generateName": "conv", "deploymentName": "op", "conversionCRDs": ["as.example.com", "other.example.com"]},
+                {"type": "ConversionWebhook", "generateName": "conv2", "deploymentName": "op", "conversionCRDs": ["as.example.com"]},
+                {"type": "ValidatingAdmissionWebhook", "generateName": "Bad_Name", "deploymentName": "nope",
+                 "rules": [{"apiGroups": ["*", "admissionregistration.k8s.io"], "resources": ["ValidatingWebhookConfigurations"]}]},
+                {"type": "ValidatingAdmissionWebhook", "generateName": "Bad_Name", "deploymentName": "op"}
+            ]
+        });
+        let mut c = csv(&["AllNamespaces", "OwnNamespace"], extra);
+        let deps = c["spec"]["install"]["spec"]["deployments"].as_array().unwrap().clone();
+        let mut dup = deps[0].clone();
+        dup["name"] = json!("op");
+        let mut upper = deps[0].clone();
+        upper["name"] = json!("Op");
+        c["spec"]["install"]["spec"]["deployments"] = json!([deps[0], dup, upper]);
+        let crd = |n: &str| json!({"kind": "CustomResourceDefinition", "metadata": {"name": n}});
+        let b = RegistryV1 {
+            package: String::new(),
+            csv: c,
+            crds: vec![crd("as.example.com"), crd("as.example.com")],
+            others: vec![json!({"kind": "Deployment", "metadata": {"name": "d"}})],
+        };
+        let messages: Vec<String> = validate(&b).unwrap().iter().map(ToString::to_string).collect();
+        let dns = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        assert_eq!(messages, vec![
+            "cluster service version contains duplicate strategy deployment spec 'op'".to_owned(),
+            format!("invalid cluster service version strategy deployment name 'Op': {dns}"),
+            "bundle contains duplicate custom resource definition 'as.example.com'".to_owned(),
+            "cluster service definition references owned custom resource definition 'missing.example.com' not found in bundle".to_owned(),
+            "package name is empty".to_owned(),
+            "bundle contains conversion webhook \"conv\" and supports install modes [AllNamespaces OwnNamespace] - conversion webhooks are only supported for bundles that only support AllNamespaces install mode".to_owned(),
+            "bundle contains conversion webhook \"conv2\" and supports install modes [AllNamespaces OwnNamespace] - conversion webhooks are only supported for bundles that only support AllNamespaces install mode".to_owned(),
+            "webhook of type 'ValidatingAdmissionWebhook' with name 'Bad_Name' references non-existent deployment 'nope'".to_owned(),
+            "duplicate webhook 'Bad_Name' of type 'ValidatingAdmissionWebhook'".to_owned(),
+            format!("webhook of type 'ValidatingAdmissionWebhook' has invalid name 'Bad_Name': {dns}"),
+            "conversion webhooks [conv,conv2] reference same custom resource definition 'as.example.com'".to_owned(),
+            "conversion webhook 'conv' references custom resource definition 'other.example.com' not owned bundle".to_owned(),
+            "webhook \"Bad_Name\" contains forbidden rule: admission webhook rules cannot reference API group \"*\"".to_owned(),
+            "webhook \"Bad_Name\" contains forbidden rule: admission webhook rules cannot reference resource \"ValidatingWebhookConfigurations\" for API group \"admissionregistration.k8s.io\"".to_owned(),
+            "bundle contains unsupported resource: Name: d, Kind: Deployment".to_owned(),
+        ]);
+    }
+
+    #[test]
+    fn deployment_annotations_and_config_semantics() {
+        let others = vec![
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "elsewhere"}}),
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "cr"}}),
+        ];
+        let b = bundle(&["AllNamespaces"], json!({}), others);
+        let config = DeploymentConfig::from_value(&json!({
+            "env": [{"name": "A", "value": "2"}, {"name": "B", "value": "3"}],
+            "envFrom": [{"prefix": "p"}, {"prefix": "p"}],
+            "volumes": [{"name": "v", "configMap": {"name": "c"}}, {"name": "w", "emptyDir": {}}],
+            "volumeMounts": [{"name": "v", "mountPath": "/new"}],
+            "tolerations": [{"key": "k", "operator": "Exists"}, {"key": "k2", "operator": "Exists"}],
+            "resources": {},
+            "nodeSelector": {},
+            "affinity": {"nodeAffinity": {}, "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1}]}},
+            "annotations": {"own": "config", "added": "config"}
+        }))
+        .unwrap();
+        let mut o = opts("ns", &[]);
+        o.deployment_config = Some(config);
+        let objs = convert(&b, &o).unwrap();
+        let cm = find(&objs, "ConfigMap")[0];
+        assert_eq!(cm["metadata"]["namespace"], "ns");
+        assert!(find(&objs, "ClusterRole").iter().any(|c| c["metadata"] == json!({"name": "cr"})));
+
+        let dep = find(&objs, "Deployment")[0];
+        assert_eq!(dep["metadata"], json!({"name": "op", "namespace": "ns", "labels": {"app": "op"}, "annotations": {"added": "config", "own": "config"}}));
+        assert_eq!(dep["spec"]["revisionHistoryLimit"], 1);
+        let tpl = &dep["spec"]["template"];
+        assert_eq!(tpl["metadata"]["annotations"], json!({
+            "added": "config", "csv-only": "x", "olm.operatorNamespace": "ns", "olm.targetNamespaces": "",
+            "own": "template", "shared": "template"
+        }));
+        let pod = &tpl["spec"];
+        let c = &pod["containers"][0];
+        assert_eq!(c["env"], json!([{"name": "A", "value": "2"}, {"name": "B", "value": "3"}]));
+        assert_eq!(c["envFrom"], json!([{"prefix": "p"}]));
+        assert_eq!(c["volumeMounts"], json!([{"name": "v", "mountPath": "/new"}]));
+        assert_eq!(c["resources"], json!({}));
+        assert_eq!(pod["volumes"], json!([{"name": "v", "configMap": {"name": "c"}}, {"name": "w", "emptyDir": {}}]));
+        assert_eq!(pod["tolerations"], json!([{"key": "k", "operator": "Exists"}, {"key": "k2", "operator": "Exists"}]));
+        assert!(pod.get("nodeSelector").is_none());
+        assert_eq!(pod["affinity"], json!({
+            "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]},
+            "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1}]}
+        }));
+    }
+
+    #[test]
+    fn malformed_inputs_are_errors() {
+        let mut c = csv(&["AllNamespaces"], json!({}));
+        c["spec"]["install"]["spec"]["deployments"][0]["spec"]["template"] = json!("nope");
+        let b = RegistryV1::from_objects("demo", vec![c]).unwrap();
+        let err = convert(&b, &opts("ns", &[])).unwrap_err();
+        assert_eq!(err.to_string(), "bundle \"demo.v1.0.0\": deployment \"op\": field spec.template must be a mapping, found string");
+
+        let mut c = csv(&["AllNamespaces"], json!({}));
+        c["spec"]["install"]["spec"]["permissions"] = json!({"not": "a list"});
+        let b = RegistryV1::from_objects("demo", vec![c]).unwrap();
+        assert!(matches!(convert(&b, &opts("ns", &[])), Err(Error::Bundle(_))));
+
+        let b = RegistryV1::from_objects("demo", vec![json!({"kind": "ClusterServiceVersion"})]).unwrap();
+        assert!(matches!(convert(&b, &opts("ns", &[])), Err(Error::Bundle(_))));
+
+        assert!(DeploymentConfig::from_value(&json!({"nodeSelector": {"a": 1}})).is_err());
+        assert!(DeploymentConfig::from_value(&json!({"unknown": 1})).is_err());
+    }
+
+    #[test]
+    fn file_names() {
+        let obj = json!({"kind": "ClusterRoleBinding", "metadata": {"name": "x.v1-abc"}});
+        assert_eq!(object_file_name(3, &obj), "03_clusterrolebinding_x.v1-abc.yaml");
+        assert_eq!(object_file_name(123, &obj), "123_clusterrolebinding_x.v1-abc.yaml");
+        assert_eq!(object_file_name(0, &json!({})), "00__.yaml");
+    }
+}
