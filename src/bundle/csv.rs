@@ -328,8 +328,10 @@ impl Reader<'_> {
             resources: self.strings(m.get("resources"), &format!("{field}.resources"))?,
             resource_names: self
                 .strings(m.get("resourceNames"), &format!("{field}.resourceNames"))?,
-            non_resource_urls: self
-                .strings(m.get("nonResourceURLs"), &format!("{field}.nonResourceURLs"))?,
+            non_resource_urls: self.strings(
+                m.get("nonResourceURLs"),
+                &format!("{field}.nonResourceURLs"),
+            )?,
         })
     }
 }
@@ -384,7 +386,10 @@ impl RegistryV1 {
     pub fn annotations(&self) -> Result<BTreeMap<String, String>, Error> {
         let r = self.reader();
         let md = r.get(&self.csv, "metadata");
-        r.string_map(md.and_then(|m| r.get(m, "annotations")), "metadata.annotations")
+        r.string_map(
+            md.and_then(|m| r.get(m, "annotations")),
+            "metadata.annotations",
+        )
     }
 
     /// The annotation `operatorframework.io/suggested-namespace`, if set.
@@ -400,7 +405,9 @@ impl RegistryV1 {
     /// `spec.minKubeVersion`, if set.
     pub fn min_kube_version(&self) -> Result<Option<&str>, Error> {
         let r = self.reader();
-        let v = r.get(&self.csv, "spec").and_then(|s| r.get(s, "minKubeVersion"));
+        let v = r
+            .get(&self.csv, "spec")
+            .and_then(|s| r.get(s, "minKubeVersion"));
         Ok(Some(r.string(v, "spec.minKubeVersion")?).filter(|s| !s.is_empty()))
     }
 
@@ -408,7 +415,8 @@ impl RegistryV1 {
     pub fn install_modes(&self) -> Result<BTreeSet<InstallModeType>, Error> {
         let r = self.reader();
         let modes = r.array(
-            r.get(&self.csv, "spec").and_then(|s| r.get(s, "installModes")),
+            r.get(&self.csv, "spec")
+                .and_then(|s| r.get(s, "installModes")),
             "spec.installModes",
         )?;
         let mut out = BTreeSet::new();
@@ -428,7 +436,8 @@ impl RegistryV1 {
     pub fn webhook_definitions(&self) -> Result<Vec<WebhookDefinition>, Error> {
         let r = self.reader();
         let defs = r.array(
-            r.get(&self.csv, "spec").and_then(|s| r.get(s, "webhookdefinitions")),
+            r.get(&self.csv, "spec")
+                .and_then(|s| r.get(s, "webhookdefinitions")),
             "spec.webhookdefinitions",
         )?;
         let mut out = Vec::with_capacity(defs.len());
@@ -462,12 +471,18 @@ impl RegistryV1 {
                     .string(obj.get("generateName"), &format!("{field}.generateName"))?
                     .to_owned(),
                 deployment_name: r
-                    .string(obj.get("deploymentName"), &format!("{field}.deploymentName"))?
+                    .string(
+                        obj.get("deploymentName"),
+                        &format!("{field}.deploymentName"),
+                    )?
                     .to_owned(),
                 container_port: r
                     .int(obj.get("containerPort"), &format!("{field}.containerPort"))?,
                 conversion_crds: r
-                    .strings(obj.get("conversionCRDs"), &format!("{field}.conversionCRDs"))?
+                    .strings(
+                        obj.get("conversionCRDs"),
+                        &format!("{field}.conversionCRDs"),
+                    )?
                     .unwrap_or_default(),
                 rules,
             });
@@ -491,9 +506,15 @@ impl RegistryV1 {
                 continue;
             };
             out.push(CrdDescription {
-                name: r.string(obj.get("name"), &format!("{field}.name"))?.to_owned(),
-                version: r.string(obj.get("version"), &format!("{field}.version"))?.to_owned(),
-                kind: r.string(obj.get("kind"), &format!("{field}.kind"))?.to_owned(),
+                name: r
+                    .string(obj.get("name"), &format!("{field}.name"))?
+                    .to_owned(),
+                version: r
+                    .string(obj.get("version"), &format!("{field}.version"))?
+                    .to_owned(),
+                kind: r
+                    .string(obj.get("kind"), &format!("{field}.kind"))?
+                    .to_owned(),
             });
         }
         Ok(out)
@@ -552,7 +573,8 @@ impl RegistryV1 {
     pub fn related_images(&self) -> Result<Vec<RelatedImage>, Error> {
         let r = self.reader();
         let list = r.array(
-            r.get(&self.csv, "spec").and_then(|s| r.get(s, "relatedImages")),
+            r.get(&self.csv, "spec")
+                .and_then(|s| r.get(s, "relatedImages")),
             "spec.relatedImages",
         )?;
         let mut out = Vec::with_capacity(list.len());
@@ -562,8 +584,12 @@ impl RegistryV1 {
                 continue;
             };
             out.push(RelatedImage {
-                name: r.string(obj.get("name"), &format!("{field}.name"))?.to_owned(),
-                image: r.string(obj.get("image"), &format!("{field}.image"))?.to_owned(),
+                name: r
+                    .string(obj.get("name"), &format!("{field}.name"))?
+                    .to_owned(),
+                image: r
+                    .string(obj.get("image"), &format!("{field}.image"))?
+                    .to_owned(),
             });
         }
         Ok(out)
@@ -575,7 +601,10 @@ impl RegistryV1 {
             .get(&self.csv, "spec")
             .and_then(|s| r.get(s, "install"))
             .and_then(|i| r.get(i, "spec"));
-        r.array(strategy.and_then(|s| r.get(s, key)), &format!("{STRATEGY}.{key}"))
+        r.array(
+            strategy.and_then(|s| r.get(s, key)),
+            &format!("{STRATEGY}.{key}"),
+        )
     }
 
     fn permission_list(&self, key: &str) -> Result<Vec<Permission>, Error> {
@@ -635,7 +664,9 @@ impl RegistryV1 {
                 Some(other) => return Err(r.invalid(&format!("{field}.spec"), "a mapping", other)),
             };
             out.push(DeploymentSpec {
-                name: r.string(obj.get("name"), &format!("{field}.name"))?.to_owned(),
+                name: r
+                    .string(obj.get("name"), &format!("{field}.name"))?
+                    .to_owned(),
                 label: r.string_map(obj.get("label"), &format!("{field}.label"))?,
                 spec,
             });
@@ -649,9 +680,7 @@ impl RegistryV1 {
         let r = self.reader();
         let mut images = BTreeSet::new();
         for dep in self.deployment_specs()? {
-            let pod = r
-                .get(&dep.spec, "template")
-                .and_then(|t| r.get(t, "spec"));
+            let pod = r.get(&dep.spec, "template").and_then(|t| r.get(t, "spec"));
             for key in ["initContainers", "containers"] {
                 let field = format!("deployment {}: spec.template.spec.{key}", dep.name);
                 for (i, c) in r

@@ -31,7 +31,9 @@ pub enum DecodeError {
     #[error("content is not UTF-8: {0}")]
     Utf8(#[from] std::string::FromUtf8Error),
     /// A document is not a mapping (for example a bare string or a list).
-    #[error("document {index} is a {found}, expected a mapping (an object with apiVersion and kind)")]
+    #[error(
+        "document {index} is a {found}, expected a mapping (an object with apiVersion and kind)"
+    )]
     NotAnObject {
         /// Zero-based document index in the stream.
         index: usize,
@@ -252,14 +254,26 @@ mod tests {
     #[test]
     fn scalar_document_is_refused() {
         let err = decode_documents("just a string\n").unwrap_err();
-        assert!(matches!(err, DecodeError::NotAnObject { index: 0, found: "string" }));
+        assert!(matches!(
+            err,
+            DecodeError::NotAnObject {
+                index: 0,
+                found: "string"
+            }
+        ));
     }
 
     #[test]
     fn bundle_object_base64() {
         let data = base64::engine::general_purpose::STANDARD.encode(br#"{"kind":"ConfigMap"}"#);
-        assert_eq!(decode_bundle_object(&data).unwrap(), json!({"kind": "ConfigMap"}));
-        assert!(matches!(decode_bundle_object("%%%"), Err(DecodeError::Base64(_))));
+        assert_eq!(
+            decode_bundle_object(&data).unwrap(),
+            json!({"kind": "ConfigMap"})
+        );
+        assert!(matches!(
+            decode_bundle_object("%%%"),
+            Err(DecodeError::Base64(_))
+        ));
     }
 
     #[test]

@@ -27,8 +27,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 pub use csv::{
-    ApiServiceDescription, CrdDescription, DeploymentSpec, InstallModeType, Permission,
-    PolicyRule, RelatedImage, WebhookDefinition, WebhookRule, WebhookType,
+    ApiServiceDescription, CrdDescription, DeploymentSpec, InstallModeType, Permission, PolicyRule,
+    RelatedImage, WebhookDefinition, WebhookRule, WebhookType,
 };
 pub use decode::{DecodeError, decode_bundle_object, decode_documents};
 
@@ -72,8 +72,8 @@ pub enum Error {
     Decode {
         /// File path, or `object N` for [`RegistryV1::from_objects`].
         location: String,
-        /// What went wrong.
-        source: DecodeError,
+        /// What went wrong (boxed: YAML errors are large).
+        source: Box<DecodeError>,
     },
     /// `metadata/annotations.yaml` has no usable package name.
     #[error(
@@ -130,7 +130,9 @@ pub enum Error {
         second: String,
     },
     /// The CSV annotation `olm.properties` is not a JSON array of properties.
-    #[error("bundle {csv:?}: csv.metadata.annotations['olm.properties'] is not a list of properties: {source}")]
+    #[error(
+        "bundle {csv:?}: csv.metadata.annotations['olm.properties'] is not a list of properties: {source}"
+    )]
     InvalidOlmProperties {
         /// The CSV name.
         csv: String,
@@ -167,7 +169,9 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 }
 
 fn kind_of(v: &Value) -> Option<&str> {
-    v.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty())
+    v.get("kind")
+        .and_then(Value::as_str)
+        .filter(|k| !k.is_empty())
 }
 
 fn name_of(v: &Value) -> &str {
@@ -186,7 +190,13 @@ struct Router {
 }
 
 impl Router {
-    fn push(&mut self, obj: Value, location: &str, index: usize, source: &str) -> Result<(), Error> {
+    fn push(
+        &mut self,
+        obj: Value,
+        location: &str,
+        index: usize,
+        source: &str,
+    ) -> Result<(), Error> {
         match kind_of(&obj) {
             None => Err(Error::MissingKind {
                 location: location.to_owned(),
@@ -255,7 +265,7 @@ impl RegistryV1 {
             let location = path.display().to_string();
             let docs = decode_documents(&text).map_err(|source| Error::Decode {
                 location: location.clone(),
-                source,
+                source: Box::new(source),
             })?;
             for (index, doc) in docs.into_iter().enumerate() {
                 router.push(doc, &location, index, &source)?;
@@ -275,13 +285,18 @@ impl RegistryV1 {
             if !obj.is_object() {
                 return Err(Error::Decode {
                     location: format!("package {package:?} object {index}"),
-                    source: DecodeError::NotAnObject {
+                    source: Box::new(DecodeError::NotAnObject {
                         index,
                         found: type_name(&obj),
-                    },
+                    }),
                 });
             }
-            router.push(obj, &format!("package {package:?} object {index}"), 0, package)?;
+            router.push(
+                obj,
+                &format!("package {package:?} object {index}"),
+                0,
+                package,
+            )?;
         }
         let bundle = router.finish(package.to_owned(), &format!("{package:?}"))?;
         if package.is_empty() {
@@ -314,7 +329,7 @@ impl RegistryV1 {
         };
         let doc = decode::decode_single(&text).map_err(|source| Error::Decode {
             location: path.display().to_string(),
-            source,
+            source: Box::new(source),
         })?;
         let file_props: &[Value] = match doc.get("properties") {
             None | Some(Value::Null) => &[],
@@ -443,9 +458,11 @@ fn read_package_name(dir: &Path) -> Result<String, Error> {
     let text = std::fs::read_to_string(&file).map_err(io_err(&file))?;
     let doc = decode::decode_single(&text).map_err(|source| Error::Decode {
         location: file.display().to_string(),
-        source,
+        source: Box::new(source),
     })?;
-    let found = doc.get("annotations").and_then(|a| a.get(PACKAGE_ANNOTATION));
+    let found = doc
+        .get("annotations")
+        .and_then(|a| a.get(PACKAGE_ANNOTATION));
     match found {
         Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
         other => Err(Error::MissingPackageName {

@@ -123,7 +123,11 @@ mod from_dir {
     fn missing_csv() {
         let tmp = tempfile::tempdir().unwrap();
         write(tmp.path(), "metadata/annotations.yaml", ANNOTATIONS);
-        write(tmp.path(), "manifests/x.yaml", "kind: ConfigMap\nmetadata: {name: a}\n");
+        write(
+            tmp.path(),
+            "manifests/x.yaml",
+            "kind: ConfigMap\nmetadata: {name: a}\n",
+        );
         let err = RegistryV1::from_dir(tmp.path()).unwrap_err();
         assert!(matches!(err, Error::NoCsv { .. }), "{err}");
     }
@@ -160,13 +164,19 @@ mod accessors {
         assert_eq!(b.min_kube_version().unwrap(), Some("1.27.0"));
         assert_eq!(
             b.install_modes().unwrap().into_iter().collect::<Vec<_>>(),
-            vec![InstallModeType::AllNamespaces, InstallModeType::OwnNamespace]
+            vec![
+                InstallModeType::AllNamespaces,
+                InstallModeType::OwnNamespace
+            ]
         );
         assert_eq!(
             b.deployment_images().unwrap(),
             vec!["quay.io/demo/init:1", "quay.io/demo/op:1"]
         );
-        assert_eq!(b.related_images().unwrap()[0].image, "quay.io/demo/op@sha256:1");
+        assert_eq!(
+            b.related_images().unwrap()[0].image,
+            "quay.io/demo/op@sha256:1"
+        );
         assert!(b.webhook_definitions().unwrap().is_empty());
         assert!(b.owned_api_services().unwrap().is_empty());
         assert_eq!(b.suggested_namespace(), None);
@@ -175,7 +185,10 @@ mod accessors {
     #[test]
     fn wrong_types_are_errors_not_panics() {
         let cases = [
-            (json!({"spec": {"installModes": "All"}}), "spec.installModes"),
+            (
+                json!({"spec": {"installModes": "All"}}),
+                "spec.installModes",
+            ),
             (
                 json!({"spec": {"installModes": [{"type": 1, "supported": true}]}}),
                 "spec.installModes[0].type",
@@ -188,7 +201,10 @@ mod accessors {
                 json!({"spec": {"install": {"spec": {"deployments": [{"name": "a", "spec": []}]}}}}),
                 "spec.install.spec.deployments[0].spec",
             ),
-            (json!({"metadata": {"annotations": {"a": true}}}), "metadata.annotations.a"),
+            (
+                json!({"metadata": {"annotations": {"a": true}}}),
+                "metadata.annotations.a",
+            ),
         ];
         for (csv, field) in cases {
             let mut csv = csv;
@@ -249,32 +265,104 @@ mod realdata {
         let Some(root) = root() else { return };
         // (dir, expected CSV name or the start of the error message)
         let cases: &[(&str, Result<&str, &str>)] = &[
-            ("olmv1-e2e-test-catalog/bundles/large-crd-operator/v1.0.0", Ok("large-crd-operator.v1.0.0")),
-            ("olmv1-e2e-test-catalog/bundles/own-namespace-operator/v1.0.0", Ok("ownnamespaceoperator.v1.0.0")),
-            ("olmv1-e2e-test-catalog/bundles/single-namespace-operator/v1.0.0", Ok("singlenamespaceoperator.v1.0.0")),
-            ("olmv1-e2e-test-catalog/bundles/test-operator/v1.0.0", Ok("testoperator.v1.0.0")),
-            ("olmv1-e2e-test-catalog/bundles/test-operator/v1.0.2", Ok("testoperator.v1.0.2")),
+            (
+                "olmv1-e2e-test-catalog/bundles/large-crd-operator/v1.0.0",
+                Ok("large-crd-operator.v1.0.0"),
+            ),
+            (
+                "olmv1-e2e-test-catalog/bundles/own-namespace-operator/v1.0.0",
+                Ok("ownnamespaceoperator.v1.0.0"),
+            ),
+            (
+                "olmv1-e2e-test-catalog/bundles/single-namespace-operator/v1.0.0",
+                Ok("singlenamespaceoperator.v1.0.0"),
+            ),
+            (
+                "olmv1-e2e-test-catalog/bundles/test-operator/v1.0.0",
+                Ok("testoperator.v1.0.0"),
+            ),
+            (
+                "olmv1-e2e-test-catalog/bundles/test-operator/v1.0.2",
+                Ok("testoperator.v1.0.2"),
+            ),
             // Upstream quirk: the v1.0.3 directory carries the v1.0.2 CSV name.
-            ("olmv1-e2e-test-catalog/bundles/test-operator/v1.0.3", Ok("testoperator.v1.0.2")),
-            ("olmv1-e2e-test-catalog/bundles/test-operator/v1.2.0", Ok("testoperator.v1.2.0")),
-            ("olmv1-e2e-test-catalog/bundles/webhook-operator/v0.0.1", Ok("webhook-operator.v0.0.1")),
-            ("operator-registry-bundles/etcd.0.9.0", Ok("etcdoperator.v0.9.0")),
-            ("operator-registry-bundles/etcd.0.9.2", Ok("etcdoperator.v0.9.2")),
-            ("operator-registry-bundles/prometheus.0.14.0", Ok("prometheusoperator.0.14.0")),
-            ("operator-registry-bundles/prometheus.0.14.0-beta", Ok("prometheusoperator.0.14.0-beta")),
-            ("operator-registry-bundles/prometheus.0.14.0.substitutesfor", Ok("prometheusoperator.0.14.0+0.1234-rebuild")),
-            ("operator-registry-bundles/prometheus.0.14.0.substitutesfor2", Ok("prometheusoperator.0.14.0+2-rebuild")),
-            ("operator-registry-bundles/prometheus.0.14.0.substitutesfor3", Ok("prometheusoperator.0.14.0+3-rebuild")),
-            ("operator-registry-bundles/prometheus.0.15.0", Ok("prometheusoperator.0.15.0")),
-            ("operator-registry-bundles/prometheus.0.15.0-stable", Ok("prometheusoperator.0.15.0-stable")),
-            ("operator-registry-bundles/prometheus.0.15.0.substitutesfor", Ok("prometheusoperator.0.15.0+1-freshmaker-rebuild")),
-            ("operator-registry-bundles/prometheus.0.15.0.substitutesfor2", Ok("prometheusoperator.0.15.0+2-freshmaker-rebuild")),
-            ("operator-registry-bundles/prometheus.0.22.2", Ok("prometheusoperator.0.22.2")),
+            (
+                "olmv1-e2e-test-catalog/bundles/test-operator/v1.0.3",
+                Ok("testoperator.v1.0.2"),
+            ),
+            (
+                "olmv1-e2e-test-catalog/bundles/test-operator/v1.2.0",
+                Ok("testoperator.v1.2.0"),
+            ),
+            (
+                "olmv1-e2e-test-catalog/bundles/webhook-operator/v0.0.1",
+                Ok("webhook-operator.v0.0.1"),
+            ),
+            (
+                "operator-registry-bundles/etcd.0.9.0",
+                Ok("etcdoperator.v0.9.0"),
+            ),
+            (
+                "operator-registry-bundles/etcd.0.9.2",
+                Ok("etcdoperator.v0.9.2"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.14.0",
+                Ok("prometheusoperator.0.14.0"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.14.0-beta",
+                Ok("prometheusoperator.0.14.0-beta"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.14.0.substitutesfor",
+                Ok("prometheusoperator.0.14.0+0.1234-rebuild"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.14.0.substitutesfor2",
+                Ok("prometheusoperator.0.14.0+2-rebuild"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.14.0.substitutesfor3",
+                Ok("prometheusoperator.0.14.0+3-rebuild"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.15.0",
+                Ok("prometheusoperator.0.15.0"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.15.0-stable",
+                Ok("prometheusoperator.0.15.0-stable"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.15.0.substitutesfor",
+                Ok("prometheusoperator.0.15.0+1-freshmaker-rebuild"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.15.0.substitutesfor2",
+                Ok("prometheusoperator.0.15.0+2-freshmaker-rebuild"),
+            ),
+            (
+                "operator-registry-bundles/prometheus.0.22.2",
+                Ok("prometheusoperator.0.22.2"),
+            ),
             // Old-style bundles without metadata/: no package name to read.
-            ("operator-registry-bundles/apicurio-registry.v0.0.1", Err("reading")),
-            ("operator-registry-bundles/apicurio-registry.v0.0.3-v1.2.3.final", Err("reading")),
-            ("operator-registry-bundles/apicurio-registry.v0.0.4-v1.3.2.final", Err("reading")),
-            ("operator-registry-bundles/apicurio-registry-operator.v1.0.0-v2.0.0.final", Err("reading")),
+            (
+                "operator-registry-bundles/apicurio-registry.v0.0.1",
+                Err("reading"),
+            ),
+            (
+                "operator-registry-bundles/apicurio-registry.v0.0.3-v1.2.3.final",
+                Err("reading"),
+            ),
+            (
+                "operator-registry-bundles/apicurio-registry.v0.0.4-v1.3.2.final",
+                Err("reading"),
+            ),
+            (
+                "operator-registry-bundles/apicurio-registry-operator.v1.0.0-v2.0.0.final",
+                Err("reading"),
+            ),
         ];
         let mut failures = Vec::new();
         for (dir, expected) in cases {
@@ -287,7 +375,9 @@ mod realdata {
             if !ok {
                 failures.push(format!(
                     "{dir}: expected {expected:?}, got {:?}",
-                    got.as_ref().map(|b| b.csv_name().ok()).map_err(|e| e.to_string())
+                    got.as_ref()
+                        .map(|b| b.csv_name().ok())
+                        .map_err(|e| e.to_string())
                 ));
             }
         }

@@ -382,10 +382,15 @@ fn apply_config(
                 field.push_str(key);
                 cur = child_map(cur, key, (csv, dep, &field))?;
             }
-            let ann = child_map(cur, "annotations", (csv, dep, &format!("{field}.annotations")))?;
+            let ann = child_map(
+                cur,
+                "annotations",
+                (csv, dep, &format!("{field}.annotations")),
+            )?;
             // Existing annotations win.
             for (k, v) in &config.annotations {
-                ann.entry(k.clone()).or_insert_with(|| Value::String(v.clone()));
+                ann.entry(k.clone())
+                    .or_insert_with(|| Value::String(v.clone()));
             }
         }
     }
@@ -411,7 +416,11 @@ fn apply_affinity(
     }
     let current = child_map(pod, "affinity", (csv, dep, "spec.template.spec.affinity"))?;
     let parts = [
-        ("nodeAffinity", node, node_affinity_empty as fn(&Value) -> bool),
+        (
+            "nodeAffinity",
+            node,
+            node_affinity_empty as fn(&Value) -> bool,
+        ),
         ("podAffinity", pa, pod_affinity_empty),
         ("podAntiAffinity", paa, pod_affinity_empty),
     ];

@@ -132,7 +132,9 @@ pub enum Error {
         problem: TargetNamespacesProblem,
     },
     /// A deployment in the CSV has a field of the wrong type.
-    #[error("bundle {csv:?}: deployment {deployment:?}: field {field} must be {expected}, found {found}")]
+    #[error(
+        "bundle {csv:?}: deployment {deployment:?}: field {field} must be {expected}, found {found}"
+    )]
     InvalidDeployment {
         /// The CSV name.
         csv: String,
@@ -413,7 +415,14 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
             for p in &permissions {
                 let name = naming::rbac_object_name(&csv, p);
                 objects.push(role("Role", &name, Some(ns), p));
-                objects.push(binding("RoleBinding", "Role", &name, Some(ns), sa_name(p), install_ns));
+                objects.push(binding(
+                    "RoleBinding",
+                    "Role",
+                    &name,
+                    Some(ns),
+                    sa_name(p),
+                    install_ns,
+                ));
             }
         }
     }
@@ -436,7 +445,14 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
     for p in &cluster {
         let name = naming::rbac_object_name(&csv, p);
         objects.push(role("ClusterRole", &name, None, p));
-        objects.push(binding("ClusterRoleBinding", "ClusterRole", &name, None, sa_name(p), install_ns));
+        objects.push(binding(
+            "ClusterRoleBinding",
+            "ClusterRole",
+            &name,
+            None,
+            sa_name(p),
+            install_ns,
+        ));
     }
 
     // CRDs, as they are.

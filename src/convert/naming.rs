@@ -150,13 +150,19 @@ mod tests {
             r#"{"serviceAccountName":"sa\u003c1\u003e","rules":[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]},{"verbs":null},{"verbs":[],"nonResourceURLs":["/metrics"]}]}"#
         );
         let none = Permission::default();
-        assert_eq!(permission_json(&none), r#"{"serviceAccountName":"","rules":null}"#);
+        assert_eq!(
+            permission_json(&none),
+            r#"{"serviceAccountName":"","rules":null}"#
+        );
     }
 
     #[test]
     fn hash_is_lowercase_base36_of_sha224() {
         let h = permission_hash(&Permission::default());
-        assert!(h.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()));
+        assert!(
+            h.chars()
+                .all(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
+        );
         // A 224-bit number has at most 44 base36 digits.
         assert!(h.len() <= 44 && h.len() >= 40, "{h}");
         // Independent check: SHA-224 of the exact bytes, converted by hand.

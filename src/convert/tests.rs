@@ -146,7 +146,9 @@ mod regression {
         let bundle = RegistryV1::from_dir(&base.join("bundles/argocd-operator.v0.6.0")).unwrap();
         let objects = convert(&bundle, &options).unwrap();
 
-        let dir = base.join("expected-manifests/argocd-operator.v0.6.0").join(case);
+        let dir = base
+            .join("expected-manifests/argocd-operator.v0.6.0")
+            .join(case);
         let all_ns = base.join("expected-manifests/argocd-operator.v0.6.0/all-namespaces");
         let mut expected: BTreeMap<String, PathBuf> = BTreeMap::new();
         for e in std::fs::read_dir(&dir).unwrap() {
@@ -268,12 +270,23 @@ mod regression {
         let kinds: BTreeSet<_> = webhooks.iter().map(|(k, _)| k.clone()).collect();
         assert_eq!(
             kinds,
-            [WebhookType::Conversion, WebhookType::Mutating, WebhookType::Validating].into()
+            [
+                WebhookType::Conversion,
+                WebhookType::Mutating,
+                WebhookType::Validating
+            ]
+            .into()
         );
         let msg = err.to_string();
         assert!(msg.contains("no certificate provider"), "{msg}");
-        assert!(msg.contains("ValidatingAdmissionWebhook \"vwebhooktest-v1.kb.io\""), "{msg}");
-        assert!(msg.contains("choose a bundle version without webhooks"), "{msg}");
+        assert!(
+            msg.contains("ValidatingAdmissionWebhook \"vwebhooktest-v1.kb.io\""),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("choose a bundle version without webhooks"),
+            "{msg}"
+        );
     }
 
     /// Reference §5.1 test vectors for the hashed names.
@@ -305,7 +318,6 @@ mod regression {
         );
     }
 }
-
 
 /// Every platform bundle converts in AllNamespaces mode or is refused for the right reason.
 mod platform_bundles {
@@ -379,9 +391,14 @@ mod platform_bundles {
         );
         // OwnNamespace works: Roles in the install namespace, no namespaces rule.
         let objs = convert(&bundle, &opts("openshift-nfd", &["openshift-nfd"])).unwrap();
-        assert!(objs.iter().any(|o| o["kind"] == "Role"
-            && o["metadata"]["namespace"] == "openshift-nfd"
-            && o["metadata"]["name"].as_str().unwrap().starts_with("nfd.v5.0.0-")));
+        assert!(objs.iter().any(|o| {
+            o["kind"] == "Role"
+                && o["metadata"]["namespace"] == "openshift-nfd"
+                && o["metadata"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("nfd.v5.0.0-")
+        }));
     }
 
     #[test]
@@ -461,7 +478,15 @@ mod fixtures {
         assert!(find(&objs, "Role").is_empty());
         let crs = find(&objs, "ClusterRole");
         assert_eq!(crs.len(), 2);
-        let promoted = crs.iter().find(|o| o["metadata"]["name"].as_str().unwrap().starts_with("demo.v1.0.0-op-")).unwrap();
+        let promoted = crs
+            .iter()
+            .find(|o| {
+                o["metadata"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("demo.v1.0.0-op-")
+            })
+            .unwrap();
         assert_eq!(
             promoted["rules"][1],
             json!({"verbs": ["get", "list", "watch"], "apiGroups": [""], "resources": ["namespaces"]})
@@ -474,20 +499,34 @@ mod fixtures {
             .into_iter()
             .find(|o| o["subjects"][0]["name"] == "default")
             .unwrap();
-        assert!(default_binding["metadata"]["name"].as_str().unwrap().starts_with("demo.v1.0.0-default-"));
+        assert!(
+            default_binding["metadata"]["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("demo.v1.0.0-default-")
+        );
     }
 
     #[test]
     fn multi_namespace_renders_roles_per_namespace() {
         let b = bundle(&["MultiNamespace", "OwnNamespace"], json!({}), vec![]);
         let objs = convert(&b, &opts("ns", &["b", "a", "ns", "a"])).unwrap();
-        let roles: Vec<_> = find(&objs, "Role").iter().map(|o| o["metadata"]["namespace"].clone()).collect();
+        let roles: Vec<_> = find(&objs, "Role")
+            .iter()
+            .map(|o| o["metadata"]["namespace"].clone())
+            .collect();
         assert_eq!(roles, vec![json!("a"), json!("b"), json!("ns")]);
         let rb = find(&objs, "RoleBinding")[0];
-        assert_eq!(rb["subjects"][0], json!({"kind": "ServiceAccount", "name": "op", "namespace": "ns"}));
+        assert_eq!(
+            rb["subjects"][0],
+            json!({"kind": "ServiceAccount", "name": "op", "namespace": "ns"})
+        );
         assert_eq!(rb["roleRef"]["name"], rb["metadata"]["name"]);
         let dep = find(&objs, "Deployment")[0];
-        assert_eq!(dep["spec"]["template"]["metadata"]["annotations"]["olm.targetNamespaces"], "b,a,ns");
+        assert_eq!(
+            dep["spec"]["template"]["metadata"]["annotations"]["olm.targetNamespaces"],
+            "b,a,ns"
+        );
     }
 
     #[test]
@@ -502,8 +541,16 @@ mod fixtures {
             (&["SingleNamespace"], &["other"], None),
             (&["SingleNamespace"], &["ns"], Some(P::OwnNamespace)),
             (&["MultiNamespace", "SingleNamespace"], &["a", "b"], None),
-            (&["MultiNamespace", "SingleNamespace"], &["a", "ns"], Some(P::OwnNamespace)),
-            (&["MultiNamespace", "OwnNamespace"], &["a", ""], Some(P::Other)),
+            (
+                &["MultiNamespace", "SingleNamespace"],
+                &["a", "ns"],
+                Some(P::OwnNamespace),
+            ),
+            (
+                &["MultiNamespace", "OwnNamespace"],
+                &["a", ""],
+                Some(P::Other),
+            ),
             (&["SingleNamespace"], &["a", "b"], Some(P::Other)),
         ];
         for (modes, targets, want) in cases {
@@ -512,22 +559,42 @@ mod fixtures {
             match (want, got) {
                 (None, Ok(_)) => {}
                 (Some(p), Err(Error::TargetNamespaces { problem, .. })) if problem == *p => {}
-                (want, got) => panic!("{modes:?} {targets:?}: want {want:?}, got {:?}", got.map(|_| ()).map_err(|e| e.to_string())),
+                (want, got) => panic!(
+                    "{modes:?} {targets:?}: want {want:?}, got {:?}",
+                    got.map(|_| ()).map_err(|e| e.to_string())
+                ),
             }
         }
         let b = bundle(&["MultiNamespace"], json!({}), vec![]);
-        assert!(matches!(convert(&b, &opts("ns", &[])), Err(Error::NoUsableInstallMode { .. })));
+        assert!(matches!(
+            convert(&b, &opts("ns", &[])),
+            Err(Error::NoUsableInstallMode { .. })
+        ));
         let b = bundle(&["AllNamespaces"], json!({}), vec![]);
-        assert!(matches!(convert(&b, &opts("", &[])), Err(Error::NoInstallNamespace { .. })));
+        assert!(matches!(
+            convert(&b, &opts("", &[])),
+            Err(Error::NoInstallNamespace { .. })
+        ));
     }
 
     #[test]
     fn refusals() {
-        let b = bundle(&["AllNamespaces"], json!({"apiservicedefinitions": {"owned": [{"name": "v1.metrics.example.com"}]}}), vec![]);
+        let b = bundle(
+            &["AllNamespaces"],
+            json!({"apiservicedefinitions": {"owned": [{"name": "v1.metrics.example.com"}]}}),
+            vec![],
+        );
         let err = convert(&b, &opts("ns", &[])).unwrap_err();
-        assert!(matches!(&err, Error::ApiServicesUnsupported { api_services, .. } if api_services == &["v1.metrics.example.com"]), "{err}");
+        assert!(
+            matches!(&err, Error::ApiServicesUnsupported { api_services, .. } if api_services == &["v1.metrics.example.com"]),
+            "{err}"
+        );
 
-        let b = bundle(&["AllNamespaces"], json!({}), vec![json!({"kind": "Pod", "metadata": {"name": "p"}})]);
+        let b = bundle(
+            &["AllNamespaces"],
+            json!({}),
+            vec![json!({"kind": "Pod", "metadata": {"name": "p"}})],
+        );
         let err = convert(&b, &opts("ns", &[])).unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -548,7 +615,10 @@ mod fixtures {
             ]
         });
         let mut c = csv(&["AllNamespaces", "OwnNamespace"], extra);
-        let deps = c["spec"]["install"]["spec"]["deployments"].as_array().unwrap().clone();
+        let deps = c["spec"]["install"]["spec"]["deployments"]
+            .as_array()
+            .unwrap()
+            .clone();
         let mut dup = deps[0].clone();
         dup["name"] = json!("op");
         let mut upper = deps[0].clone();
@@ -561,7 +631,11 @@ mod fixtures {
             crds: vec![crd("as.example.com"), crd("as.example.com")],
             others: vec![json!({"kind": "Deployment", "metadata": {"name": "d"}})],
         };
-        let messages: Vec<String> = validate(&b).unwrap().iter().map(ToString::to_string).collect();
+        let messages: Vec<String> = validate(&b)
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         let dns = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
         assert_eq!(messages, vec![
             "cluster service version contains duplicate strategy deployment spec 'op'".to_owned(),
@@ -606,29 +680,54 @@ mod fixtures {
         let objs = convert(&b, &o).unwrap();
         let cm = find(&objs, "ConfigMap")[0];
         assert_eq!(cm["metadata"]["namespace"], "ns");
-        assert!(find(&objs, "ClusterRole").iter().any(|c| c["metadata"] == json!({"name": "cr"})));
+        assert!(
+            find(&objs, "ClusterRole")
+                .iter()
+                .any(|c| c["metadata"] == json!({"name": "cr"}))
+        );
 
         let dep = find(&objs, "Deployment")[0];
-        assert_eq!(dep["metadata"], json!({"name": "op", "namespace": "ns", "labels": {"app": "op"}, "annotations": {"added": "config", "own": "config"}}));
+        assert_eq!(
+            dep["metadata"],
+            json!({"name": "op", "namespace": "ns", "labels": {"app": "op"}, "annotations": {"added": "config", "own": "config"}})
+        );
         assert_eq!(dep["spec"]["revisionHistoryLimit"], 1);
         let tpl = &dep["spec"]["template"];
-        assert_eq!(tpl["metadata"]["annotations"], json!({
-            "added": "config", "csv-only": "x", "olm.operatorNamespace": "ns", "olm.targetNamespaces": "",
-            "own": "template", "shared": "template"
-        }));
+        assert_eq!(
+            tpl["metadata"]["annotations"],
+            json!({
+                "added": "config", "csv-only": "x", "olm.operatorNamespace": "ns", "olm.targetNamespaces": "",
+                "own": "template", "shared": "template"
+            })
+        );
         let pod = &tpl["spec"];
         let c = &pod["containers"][0];
-        assert_eq!(c["env"], json!([{"name": "A", "value": "2"}, {"name": "B", "value": "3"}]));
+        assert_eq!(
+            c["env"],
+            json!([{"name": "A", "value": "2"}, {"name": "B", "value": "3"}])
+        );
         assert_eq!(c["envFrom"], json!([{"prefix": "p"}]));
-        assert_eq!(c["volumeMounts"], json!([{"name": "v", "mountPath": "/new"}]));
+        assert_eq!(
+            c["volumeMounts"],
+            json!([{"name": "v", "mountPath": "/new"}])
+        );
         assert_eq!(c["resources"], json!({}));
-        assert_eq!(pod["volumes"], json!([{"name": "v", "configMap": {"name": "c"}}, {"name": "w", "emptyDir": {}}]));
-        assert_eq!(pod["tolerations"], json!([{"key": "k", "operator": "Exists"}, {"key": "k2", "operator": "Exists"}]));
+        assert_eq!(
+            pod["volumes"],
+            json!([{"name": "v", "configMap": {"name": "c"}}, {"name": "w", "emptyDir": {}}])
+        );
+        assert_eq!(
+            pod["tolerations"],
+            json!([{"key": "k", "operator": "Exists"}, {"key": "k2", "operator": "Exists"}])
+        );
         assert!(pod.get("nodeSelector").is_none());
-        assert_eq!(pod["affinity"], json!({
-            "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]},
-            "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1}]}
-        }));
+        assert_eq!(
+            pod["affinity"],
+            json!({
+                "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]},
+                "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1}]}
+            })
+        );
     }
 
     #[test]
@@ -637,15 +736,25 @@ mod fixtures {
         c["spec"]["install"]["spec"]["deployments"][0]["spec"]["template"] = json!("nope");
         let b = RegistryV1::from_objects("demo", vec![c]).unwrap();
         let err = convert(&b, &opts("ns", &[])).unwrap_err();
-        assert_eq!(err.to_string(), "bundle \"demo.v1.0.0\": deployment \"op\": field spec.template must be a mapping, found string");
+        assert_eq!(
+            err.to_string(),
+            "bundle \"demo.v1.0.0\": deployment \"op\": field spec.template must be a mapping, found string"
+        );
 
         let mut c = csv(&["AllNamespaces"], json!({}));
         c["spec"]["install"]["spec"]["permissions"] = json!({"not": "a list"});
         let b = RegistryV1::from_objects("demo", vec![c]).unwrap();
-        assert!(matches!(convert(&b, &opts("ns", &[])), Err(Error::Bundle(_))));
+        assert!(matches!(
+            convert(&b, &opts("ns", &[])),
+            Err(Error::Bundle(_))
+        ));
 
-        let b = RegistryV1::from_objects("demo", vec![json!({"kind": "ClusterServiceVersion"})]).unwrap();
-        assert!(matches!(convert(&b, &opts("ns", &[])), Err(Error::Bundle(_))));
+        let b = RegistryV1::from_objects("demo", vec![json!({"kind": "ClusterServiceVersion"})])
+            .unwrap();
+        assert!(matches!(
+            convert(&b, &opts("ns", &[])),
+            Err(Error::Bundle(_))
+        ));
 
         assert!(DeploymentConfig::from_value(&json!({"nodeSelector": {"a": 1}})).is_err());
         assert!(DeploymentConfig::from_value(&json!({"unknown": 1})).is_err());
@@ -654,8 +763,121 @@ mod fixtures {
     #[test]
     fn file_names() {
         let obj = json!({"kind": "ClusterRoleBinding", "metadata": {"name": "x.v1-abc"}});
-        assert_eq!(object_file_name(3, &obj), "03_clusterrolebinding_x.v1-abc.yaml");
-        assert_eq!(object_file_name(123, &obj), "123_clusterrolebinding_x.v1-abc.yaml");
+        assert_eq!(
+            object_file_name(3, &obj),
+            "03_clusterrolebinding_x.v1-abc.yaml"
+        );
+        assert_eq!(
+            object_file_name(123, &obj),
+            "123_clusterrolebinding_x.v1-abc.yaml"
+        );
         assert_eq!(object_file_name(0, &json!({})), "00__.yaml");
     }
+}
+
+/// Timing, not correctness: `cargo test --release --lib measure -- --ignored --nocapture`.
+mod measure {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn run(set: &str, dirs: &[PathBuf]) {
+        let bundles: Vec<RegistryV1> = dirs
+            .iter()
+            .filter_map(|d| RegistryV1::from_dir(d).ok())
+            .collect();
+        let bytes: u64 = dirs
+            .iter()
+            .flat_map(|d| std::fs::read_dir(d.join("manifests")).into_iter().flatten())
+            .filter_map(|e| e.ok()?.metadata().ok())
+            .map(|m| m.len())
+            .sum();
+        let rounds = 20;
+        // Decode + parse: read every manifest file and turn it into JSON values.
+        let start = Instant::now();
+        for _ in 0..rounds {
+            for d in dirs {
+                let _ = std::hint::black_box(RegistryV1::from_dir(d));
+            }
+        }
+        let load = start.elapsed() / rounds;
+        let mut converted = 0;
+        let mut objects = 0;
+        let start = Instant::now();
+        for _ in 0..rounds {
+            for b in &bundles {
+                let ns = b.package.clone() + "-system";
+                // AllNamespaces, else the bundle's own namespace mode.
+                let r = convert(b, &opts(&ns, &[])).or_else(|_| convert(b, &opts(&ns, &[&ns])));
+                if let Ok(objs) = std::hint::black_box(r) {
+                    converted += 1;
+                    objects += objs.len();
+                }
+            }
+        }
+        let conv = start.elapsed() / rounds;
+        let per = |d: Duration| d / bundles.len().max(1) as u32;
+        eprintln!(
+            "{set}: {} dirs, {} loadable, {:.1} MB manifests; load (read+decode+parse) {:?} per set ({:?}/bundle); convert {:?} per set ({:?}/bundle), {} converted, {} objects per round",
+            dirs.len(),
+            bundles.len(),
+            bytes as f64 / 1e6,
+            load,
+            per(load),
+            conv,
+            per(conv),
+            converted / rounds as usize,
+            objects / rounds as usize,
+        );
+    }
+
+    fn subdirs(root: &Path, depth: usize) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut stack = vec![(root.to_owned(), 0)];
+        while let Some((d, n)) = stack.pop() {
+            if n == depth {
+                out.push(d);
+                continue;
+            }
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                if e.path().is_dir() {
+                    stack.push((e.path(), n + 1));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    #[ignore = "timing; run in release with --ignored --nocapture"]
+    fn measure() {
+        let Some(root) = realdata() else { return };
+        run(
+            "operator-registry-bundles",
+            &subdirs(&root.join("operator-registry-bundles"), 1),
+        );
+        run(
+            "platform-bundles",
+            &subdirs(&root.join("platform-bundles"), 2),
+        );
+        run(
+            "olmv1-e2e-test-catalog/bundles",
+            &subdirs(&root.join("olmv1-e2e-test-catalog/bundles"), 2),
+        );
+        run(
+            "olmv1-convert-regression/bundles",
+            &subdirs(&root.join("olmv1-convert-regression/bundles"), 1),
+        );
+    }
+}
+/// The old operator-registry test bundles declare no install modes at all.
+#[test]
+fn operator_registry_bundles_have_no_install_mode() {
+    let Some(root) = realdata() else { return };
+    let b = RegistryV1::from_dir(&root.join("operator-registry-bundles/etcd.0.9.2")).unwrap();
+    let err = convert(&b, &opts("etcd", &[])).unwrap_err();
+    assert!(
+        matches!(&err, Error::NoUsableInstallMode { supported, .. } if supported.is_empty()),
+        "{err}"
+    );
 }

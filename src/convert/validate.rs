@@ -128,7 +128,10 @@ impl fmt::Display for Problem {
                 reasons.join(", ")
             ),
             Self::DuplicateCrd { name } => {
-                write!(f, "bundle contains duplicate custom resource definition '{name}'")
+                write!(
+                    f,
+                    "bundle contains duplicate custom resource definition '{name}'"
+                )
             }
             Self::MissingOwnedCrd { name } => write!(
                 f,
@@ -196,7 +199,10 @@ pub fn supported_kind(kind: &str) -> Option<bool> {
         "CustomResourceDefinition" => false,
         "Service" | "ServiceAccount" | "Role" | "RoleBinding" | "ConfigMap" | "Secret" => true,
         "ClusterRole" | "ClusterRoleBinding" => false,
-        "PrometheusRule" | "ServiceMonitor" | "PodMonitor" | "PodDisruptionBudget"
+        "PrometheusRule"
+        | "ServiceMonitor"
+        | "PodMonitor"
+        | "PodDisruptionBudget"
         | "NetworkPolicy" => true,
         "PriorityClass" | "VerticalPodAutoscaler" => false,
         "ConsoleYAMLSample" | "ConsoleQuickStart" | "ConsoleCLIDownload" | "ConsoleLink"
@@ -257,7 +263,10 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
             dups.insert(d.name.clone());
         }
     }
-    problems.extend(dups.into_iter().map(|name| Problem::DuplicateDeployment { name }));
+    problems.extend(
+        dups.into_iter()
+            .map(|name| Problem::DuplicateDeployment { name }),
+    );
 
     // CheckDeploymentNameIsDNS1123SubDomain
     let mut bad: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -289,7 +298,11 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
         .filter(|c| !crd_names.contains(c.name.as_str()))
         .map(|c| c.name.clone())
         .collect();
-    problems.extend(missing.into_iter().map(|name| Problem::MissingOwnedCrd { name }));
+    problems.extend(
+        missing
+            .into_iter()
+            .map(|name| Problem::MissingOwnedCrd { name }),
+    );
 
     // CheckPackageNameNotEmpty
     if bundle.package.is_empty() {
@@ -300,7 +313,10 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
     let modes = bundle.install_modes()?;
     let only_all = modes.len() == 1 && modes.contains(&InstallModeType::AllNamespaces);
     if !only_all {
-        for wh in webhooks.iter().filter(|w| w.kind == WebhookType::Conversion) {
+        for wh in webhooks
+            .iter()
+            .filter(|w| w.kind == WebhookType::Conversion)
+        {
             problems.push(Problem::ConversionWebhookInstallModes {
                 webhook: wh.generate_name.clone(),
                 modes: modes.iter().cloned().collect(),
@@ -321,11 +337,15 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
             &b.generate_name,
         ))
     });
-    problems.extend(dangling.into_iter().map(|w| Problem::WebhookMissingDeployment {
-        kind: w.kind.clone(),
-        webhook: w.generate_name.clone(),
-        deployment: w.deployment_name.clone(),
-    }));
+    problems.extend(
+        dangling
+            .into_iter()
+            .map(|w| Problem::WebhookMissingDeployment {
+                kind: w.kind.clone(),
+                webhook: w.generate_name.clone(),
+                deployment: w.deployment_name.clone(),
+            }),
+    );
 
     // CheckWebhookNameUniqueness
     let mut seen = BTreeSet::new();
@@ -336,10 +356,10 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
             dups.insert((key, w.kind.clone()));
         }
     }
-    problems.extend(dups.into_iter().map(|((_, webhook), kind)| Problem::DuplicateWebhook {
-        kind,
-        webhook,
-    }));
+    problems.extend(
+        dups.into_iter()
+            .map(|((_, webhook), kind)| Problem::DuplicateWebhook { kind, webhook }),
+    );
 
     // CheckWebhookNameIsDNS1123SubDomain
     let mut bad = BTreeMap::new();
@@ -362,7 +382,10 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
 
     // CheckConversionWebhookCRDReferenceUniqueness
     let mut by_crd: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for w in webhooks.iter().filter(|w| w.kind == WebhookType::Conversion) {
+    for w in webhooks
+        .iter()
+        .filter(|w| w.kind == WebhookType::Conversion)
+    {
         for crd in &w.conversion_crds {
             by_crd.entry(crd).or_default().push(w.generate_name.clone());
         }
@@ -398,7 +421,10 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
     }
 
     // CheckWebhookRules
-    for w in webhooks.iter().filter(|w| w.kind != WebhookType::Conversion) {
+    for w in webhooks
+        .iter()
+        .filter(|w| w.kind != WebhookType::Conversion)
+    {
         for rule in &w.rules {
             for group in &rule.api_groups {
                 if group == "*" || group == "olm.operatorframework.io" {
