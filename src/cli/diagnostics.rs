@@ -101,6 +101,7 @@ impl Report {
         };
         let handler = GraphicalReportHandler::new_themed(theme)
             .with_width(100)
+            .with_wrap_lines(false)
             .with_links(false);
         let mut out = String::new();
         if handler.render_report(&mut out, self).is_err() {
@@ -118,8 +119,11 @@ pub fn config_error(e: &config::Error) -> Vec<Report> {
             message,
             span,
         } => {
-            let mut r =
-                Report::message(format!("{}: {message}", file.path.display())).with_source(file);
+            let at = match span {
+                Some(s) => format!("{}:{}:{}", file.path.display(), s.line, s.column),
+                None => file.path.display().to_string(),
+            };
+            let mut r = Report::message(format!("{at}: {message}")).with_source(file);
             if let Some(span) = span {
                 r = r.label(*span, "here");
             }

@@ -105,7 +105,7 @@ impl Invocation {
             let catalog = catalog::load(&path, &filter).map_err(|e| Error::Catalog {
                 name: source.name.value.clone(),
                 location: location.clone(),
-                source: e,
+                source: Box::new(e),
             })?;
             if let Some(pin) = &source.sha256 {
                 let actual = catalog.digest.trim_start_matches("sha256:").to_string();

@@ -38,7 +38,7 @@ pub enum Error {
         /// Where it is.
         location: String,
         /// The cause.
-        source: crate::catalog::Error,
+        source: Box<crate::catalog::Error>,
     },
     /// A catalog's content does not match its pinned digest.
     #[error(

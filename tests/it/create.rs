@@ -145,7 +145,7 @@ fn mistyped_package() {
     let stderr = refused(
         |t| t.replace("package: acme-cert-operator", "package: acme-cert-operatr"),
         &[
-            "platform-operators.yaml:10:14",
+            "platform-operators.yaml:9:14",
             "package \"acme-cert-operatr\" is not in catalog \"acme-operators\"",
             "did you mean \"acme-cert-operator\"",
         ],
@@ -203,13 +203,9 @@ fn cluster_version_4_16() {
 
 #[test]
 fn malformed_config() {
-    let stderr = refused(
+    refused(
         |t| t.replace("    channel: stable", "    channel: [stable"),
-        &["platform-operators.yaml"],
-    );
-    assert!(
-        stderr.contains("line") || stderr.contains(":11:") || stderr.contains(":12:"),
-        "{stderr}"
+        &["platform-operators.yaml:10:14: expected string scalar"],
     );
 }
 
@@ -217,7 +213,7 @@ fn malformed_config() {
 fn unknown_key_names_line_and_column() {
     refused(
         |t| t.replace("    channel: stable", "    chanel: stable"),
-        &["unknown field `chanel`", "platform-operators.yaml:11:5"],
+        &["unknown field `chanel`", "platform-operators.yaml:10:5"],
     );
 }
 
