@@ -3,6 +3,7 @@
 //! Errors are typed ([`Error`]) and know their exit status; [`diagnostics`] renders them with
 //! miette, pointing into the configuration file where the error is about it.
 
+mod bundle_cmd;
 mod catalog_cmd;
 mod create;
 pub mod diagnostics;
@@ -54,6 +55,9 @@ pub enum Error {
         /// What was read.
         actual: String,
     },
+    /// A bundle cannot be read or converted.
+    #[error("{0}")]
+    Bundle(String),
     /// A feature the input needs is not available.
     #[error("{0}")]
     Unsupported(String),
@@ -111,8 +115,6 @@ pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resu
         flags::Command::Resolve(args) => resolve_cmd::run(&args, stdout, stderr),
         flags::Command::Range(args) => range::run(&args, stdout),
         flags::Command::Catalog(command) => catalog_cmd::run(&command, stdout, stderr),
-        flags::Command::Bundle(_) => Err(Error::Unsupported(
-            "bundle render is not available yet".into(),
-        )),
+        flags::Command::Bundle(command) => bundle_cmd::run(&command, stdout, stderr),
     }
 }

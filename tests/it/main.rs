@@ -6,6 +6,7 @@
 
 mod common;
 
+mod bundle;
 mod catalog;
 mod create;
 mod range;
