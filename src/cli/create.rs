@@ -11,7 +11,7 @@ use crate::convert;
 use crate::output::{self, lock};
 use crate::render::profile::{self, BundleContext, CatalogContext, OperatorContext, Profile};
 use crate::render::{RenderedObject, Templates};
-use crate::resolve::{Cluster, explain};
+use crate::resolve::{Cluster, LoadedCatalog, Resolution, explain};
 
 pub(super) fn run(
     args: &CreateArgs,
@@ -60,22 +60,9 @@ pub(super) fn run(
             continue;
         }
         match render_operator(&templates, profile, outcome) {
-            Ok((mut rendered, namespace)) => {
-                objects.append(&mut rendered);
-                let r = outcome
-                    .resolution
-                    .as_ref()
-                    .expect("checked by operator_failure");
-                locked_operators.push(lock::LockedOperator {
-                    name: outcome.operator.name.value.clone(),
-                    package: outcome.operator.package.value.clone(),
-                    catalog: r.catalog.name.clone(),
-                    bundle: r.bundle.name.clone(),
-                    version: r.bundle.version_text.clone(),
-                    image: r.bundle.image.clone(),
-                    bootstrap: outcome.operator.bootstrap,
-                    namespace,
-                });
+            Ok(rendered) => {
+                objects.extend(rendered.objects);
+                locked_operators.push(rendered.locked);
             }
             Err(message) => {
                 let report = Report::message(format!(
@@ -93,6 +80,10 @@ pub(super) fn run(
             total: outcomes.len(),
         });
     }
+    if profile == Some(Profile::ClusterExtension) {
+        objects.extend(cluster_catalogs(&templates, &outcomes)?);
+    }
+    let objects = without_repeated_namespaces(objects);
 
     let files = output::manifest_files(&objects)?;
     let previous = lock::read(&inv.lock_path)?;
@@ -154,77 +145,163 @@ pub(super) fn run(
     Ok(EXIT_OK)
 }
 
-/// The objects for one resolved operator, and the install namespace for bootstrap operators.
+/// One operator's objects and its lock entry.
+struct RenderedOperator {
+    objects: Vec<RenderedObject>,
+    locked: lock::LockedOperator,
+}
+
+/// The objects for one resolved operator, by its profile (bootstrap operators: Namespace and
+/// the converted bundle; otherwise the profile's custom resources).
 fn render_operator(
     templates: &Templates,
     profile: Option<Profile>,
     outcome: &Outcome<'_>,
-) -> Result<(Vec<RenderedObject>, Option<String>), String> {
+) -> Result<RenderedOperator, String> {
     let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
     let op = outcome.operator;
     let channels: Vec<String> = op.channels.iter().map(|c| c.value.clone()).collect();
-    if op.bootstrap {
-        let namespace = outcome.install_namespace().expect("resolved");
-        let objects = r
-            .bundle
-            .bundle_objects()
-            .map_err(|e| crate::error_chain(&e))?;
-        if objects.is_empty() {
-            return Err(format!(
-                "bundle {} has no olm.bundle.object properties in catalog {} (only olm.csv.metadata), so its manifests are not available; \
-                 use a catalog rendered with its bundle objects (`opm render` without `--migrate-level=bundle-object-to-csv-metadata`)",
-                r.bundle.name, r.catalog.name
-            ));
-        }
-        let content =
-            RegistryV1::from_objects(&op.package.value, objects).map_err(|e| e.to_string())?;
-        let options = convert::Options {
-            install_namespace: namespace.clone(),
-            ..Default::default()
-        };
-        let converted = convert::convert(&content, &options).map_err(|e| e.to_string())?;
-        let mut out = vec![
-            profile::namespace(templates, &op.name.value, &namespace).map_err(|e| e.to_string())?,
-        ];
+    let namespace = outcome.install_namespace().unwrap_or_default();
+    let operator = OperatorContext {
+        name: &op.name.value,
+        package: &op.package.value,
+        channels: &channels,
+        namespace: Some(&namespace),
+    };
+    let bundle = BundleContext {
+        name: &r.bundle.name,
+        version: &r.bundle.version_text,
+        image: &r.bundle.image,
+    };
+    let catalog = CatalogContext {
+        name: &r.catalog.name,
+        image: r.catalog.image.as_deref(),
+        priority: r.catalog.priority,
+    };
+    let text = |e: crate::render::Error| e.to_string();
+    let (objects, namespace) = if op.bootstrap {
+        let converted = convert_bundle(r, &op.package.value, &namespace)?;
+        let mut out =
+            vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
         out.extend(converted.into_iter().map(|object| RenderedObject {
             operator: op.name.value.clone(),
             object,
         }));
-        return Ok((out, Some(namespace)));
-    }
-    match profile {
-        Some(Profile::PlatformOperator) => {
-            if r.bundle.image.is_empty() {
-                return Err(format!(
-                    "bundle {} has no image in catalog {}; a BundleDeployment needs one",
-                    r.bundle.name, r.catalog.name
-                ));
-            }
-            let objects = profile::platform_operator(
-                templates,
-                &OperatorContext {
-                    name: &op.name.value,
-                    package: &op.package.value,
-                    channels: &channels,
+        (out, Some(namespace))
+    } else {
+        match profile {
+            Some(Profile::PlatformOperator) => {
+                if r.bundle.image.is_empty() {
+                    return Err(format!(
+                        "bundle {} has no image in catalog {}; a BundleDeployment needs one",
+                        r.bundle.name, r.catalog.name
+                    ));
+                }
+                let operator = OperatorContext {
                     namespace: None,
-                },
-                &BundleContext {
-                    name: &r.bundle.name,
-                    version: &r.bundle.version_text,
-                    image: &r.bundle.image,
-                },
+                    ..operator
+                };
+                let objects = profile::platform_operator(templates, &operator, &bundle, &catalog)
+                    .map_err(text)?;
+                (objects, None)
+            }
+            Some(Profile::ClusterExtension) => {
+                if r.catalog.image.is_none()
+                    && !profile::OPENSHIFT_DEFAULT_CATALOGS.contains(&r.catalog.name.as_str())
+                {
+                    return Err(format!(
+                        "catalog \"{}\" has no `image:`, so no ClusterCatalog can be written for it, and it is not one of OpenShift's default ClusterCatalogs ({}); \
+                         give the catalog's image, or name the catalog after the default ClusterCatalog it is a snapshot of",
+                        r.catalog.name,
+                        profile::OPENSHIFT_DEFAULT_CATALOGS.join(", ")
+                    ));
+                }
+                let converted = convert_bundle(r, &op.package.value, &namespace)?;
+                let objects =
+                    profile::cluster_extension(templates, &operator, &bundle, &catalog, &converted)
+                        .map_err(text)?;
+                (objects, Some(namespace))
+            }
+            None => return Err("no output profile applies to this operator".into()),
+        }
+    };
+    Ok(RenderedOperator {
+        objects,
+        locked: lock::LockedOperator {
+            name: op.name.value.clone(),
+            package: op.package.value.clone(),
+            catalog: r.catalog.name.clone(),
+            bundle: r.bundle.name.clone(),
+            version: r.bundle.version_text.clone(),
+            image: r.bundle.image.clone(),
+            bootstrap: op.bootstrap,
+            namespace,
+        },
+    })
+}
+
+/// The chosen bundle's registry+v1 content from the catalog, converted as OLM v1 does for an
+/// AllNamespaces install into `namespace`.
+fn convert_bundle(
+    r: &Resolution<'_>,
+    package: &str,
+    namespace: &str,
+) -> Result<Vec<serde_json::Value>, String> {
+    if !r.bundle.has_bundle_objects() {
+        return Err(format!(
+            "bundle {} has no olm.bundle.object properties in catalog {} (only olm.csv.metadata), so its manifests are not available; \
+             use a catalog rendered with its bundle objects (`opm render` without `--migrate-level=bundle-object-to-csv-metadata`)",
+            r.bundle.name, r.catalog.name
+        ));
+    }
+    let objects = r
+        .bundle
+        .bundle_objects()
+        .map_err(|e| crate::error_chain(&e))?;
+    let content = RegistryV1::from_objects(package, objects).map_err(|e| crate::error_chain(&e))?;
+    let options = convert::Options {
+        install_namespace: namespace.to_string(),
+        ..Default::default()
+    };
+    convert::convert(&content, &options).map_err(|e| crate::error_chain(&e))
+}
+
+/// One ClusterCatalog per configured catalog with an image that a ClusterExtension resolved
+/// from, sorted by name.
+fn cluster_catalogs(
+    templates: &Templates,
+    outcomes: &[Outcome<'_>],
+) -> Result<Vec<RenderedObject>, Error> {
+    let mut used: Vec<&LoadedCatalog> = outcomes
+        .iter()
+        .filter(|o| !o.operator.bootstrap)
+        .filter_map(|o| o.resolution.as_ref().ok().map(|r| r.catalog))
+        .filter(|c| c.image.is_some())
+        .collect();
+    used.sort_by(|a, b| a.name.cmp(&b.name));
+    used.dedup_by(|a, b| a.name == b.name);
+    used.iter()
+        .map(|c| {
+            profile::cluster_catalog(
+                templates,
                 &CatalogContext {
-                    name: &r.catalog.name,
-                    image: r.catalog.image.as_deref(),
+                    name: &c.name,
+                    image: c.image.as_deref(),
+                    priority: c.priority,
                 },
             )
-            .map_err(|e| e.to_string())?;
-            Ok((objects, None))
-        }
-        Some(Profile::ClusterExtension) | None => {
-            Err("no output profile applies to this operator".into())
-        }
-    }
+            .map_err(Error::from)
+        })
+        .collect()
+}
+
+/// Keep the first Namespace object of each name (operators may share an install namespace).
+fn without_repeated_namespaces(objects: Vec<RenderedObject>) -> Vec<RenderedObject> {
+    let mut seen = std::collections::BTreeSet::new();
+    objects
+        .into_iter()
+        .filter(|o| o.kind() != "Namespace" || seen.insert(o.name().to_string()))
+        .collect()
 }
 
 /// `--explain`: the candidate table for one operator.

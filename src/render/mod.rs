@@ -6,6 +6,7 @@
 //! anything else fails the run before a file is written. Profiles are chosen from the target
 //! OpenShift release (see [`Profile::for_cluster`]).
 
+pub mod installer_rbac;
 pub mod profile;
 
 use std::collections::BTreeMap;
@@ -16,20 +17,25 @@ use serde_json::Value;
 
 pub use profile::Profile;
 
+/// `(name, text)` of templates embedded from `templates/`.
+macro_rules! embedded_templates {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../templates/", $name)))),*]
+    };
+}
+
 /// The templates shipped in the binary, by file name.
-pub const EMBEDDED_TEMPLATES: &[(&str, &str)] = &[
-    (
-        "platformoperator.yaml.j2",
-        include_str!("../../templates/platformoperator.yaml.j2"),
-    ),
-    (
-        "bundledeployment.yaml.j2",
-        include_str!("../../templates/bundledeployment.yaml.j2"),
-    ),
-    (
-        "namespace.yaml.j2",
-        include_str!("../../templates/namespace.yaml.j2"),
-    ),
+pub const EMBEDDED_TEMPLATES: &[(&str, &str)] = embedded_templates![
+    "platformoperator.yaml.j2",
+    "bundledeployment.yaml.j2",
+    "namespace.yaml.j2",
+    "serviceaccount.yaml.j2",
+    "clusterrole.yaml.j2",
+    "clusterrolebinding.yaml.j2",
+    "role.yaml.j2",
+    "rolebinding.yaml.j2",
+    "clusterextension.yaml.j2",
+    "clustercatalog.yaml.j2",
 ];
 
 /// One rendered object, with the operator it belongs to.
@@ -81,6 +87,14 @@ pub enum Error {
         /// Template file name.
         name: String,
         /// What minijinja said.
+        message: String,
+    },
+    /// The installer RBAC cannot be derived from the converted bundle.
+    #[error("operator {operator}: cannot derive the installer's RBAC: {message}")]
+    Rbac {
+        /// The operator.
+        operator: String,
+        /// Why.
         message: String,
     },
     /// A template's output is not exactly one Kubernetes object.

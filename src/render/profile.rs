@@ -73,10 +73,7 @@ impl Profile {
                 "the PlatformOperator API was removed in 4.16 and OLM v1's ClusterExtension is generally available only from 4.18; \
                  either target OpenShift 4.18 or later (ClusterExtension profile), or mark the operator `bootstrap: true` to install its own objects",
             )),
-            (4, m) if m >= 18 => Err(unsupported(
-                "the ClusterExtension profile for OpenShift 4.18 and later is not available in this version of po-manifests; \
-                 mark the operator `bootstrap: true` to install its own objects",
-            )),
+            (4, m) if m >= 18 => Ok(Profile::ClusterExtension),
             (4, _) => Err(unsupported(
                 "platform operators exist from OpenShift 4.12 on",
             )),
@@ -116,6 +113,85 @@ pub struct CatalogContext<'a> {
     pub name: &'a str,
     /// Catalog image, if configured.
     pub image: Option<&'a str>,
+    /// Priority across catalogs.
+    pub priority: i32,
+}
+
+/// The ClusterCatalogs OpenShift 4.18+ creates itself; a catalog with one of these names needs
+/// no `image:`.
+pub const OPENSHIFT_DEFAULT_CATALOGS: &[&str] = &[
+    "openshift-certified-operators",
+    "openshift-community-operators",
+    "openshift-redhat-marketplace",
+    "openshift-redhat-operators",
+];
+
+/// The group name manifest files of ClusterCatalogs are written under.
+pub const CLUSTER_CATALOGS_GROUP: &str = "clustercatalogs";
+
+/// The ClusterExtension profile's objects for one operator: its Namespace, the installer
+/// ServiceAccount with exactly the RBAC that installing the converted bundle needs, and the
+/// ClusterExtension pinned to the resolved version. `converted` is the bundle converted for
+/// the install namespace.
+pub fn cluster_extension(
+    templates: &Templates,
+    operator: &OperatorContext<'_>,
+    bundle: &BundleContext<'_>,
+    catalog: &CatalogContext<'_>,
+    converted: &[serde_json::Value],
+) -> Result<Vec<RenderedObject>, Error> {
+    let namespace = operator.namespace.unwrap_or_default();
+    let installer = format!("{}-installer", operator.name);
+    let rbac =
+        super::installer_rbac::derive(operator.name, namespace, converted).map_err(|message| {
+            Error::Rbac {
+                operator: operator.name.into(),
+                message,
+            }
+        })?;
+    let common = json!({ "name": installer, "namespace": namespace, "service_account": installer });
+    let with_rules = |rules: &[serde_json::Value]| {
+        let mut c = common.clone();
+        c["rules"] = json!(rules);
+        c
+    };
+    let mut out = vec![
+        templates.render(
+            "namespace.yaml.j2",
+            operator.name,
+            &json!({ "namespace": namespace }),
+        )?,
+        templates.render("serviceaccount.yaml.j2", operator.name, &common)?,
+        templates.render(
+            "clusterrole.yaml.j2",
+            operator.name,
+            &with_rules(&rbac.cluster_rules),
+        )?,
+        templates.render("clusterrolebinding.yaml.j2", operator.name, &common)?,
+    ];
+    if !rbac.namespace_rules.is_empty() {
+        out.push(templates.render(
+            "role.yaml.j2",
+            operator.name,
+            &with_rules(&rbac.namespace_rules),
+        )?);
+        out.push(templates.render("rolebinding.yaml.j2", operator.name, &common)?);
+    }
+    let context = json!({ "operator": operator, "bundle": bundle, "catalog": catalog, "service_account": installer });
+    out.push(templates.render("clusterextension.yaml.j2", operator.name, &context)?);
+    Ok(out)
+}
+
+/// A ClusterCatalog for a configured catalog with an image.
+pub fn cluster_catalog(
+    templates: &Templates,
+    catalog: &CatalogContext<'_>,
+) -> Result<RenderedObject, Error> {
+    templates.render(
+        "clustercatalog.yaml.j2",
+        CLUSTER_CATALOGS_GROUP,
+        &json!({ "catalog": catalog }),
+    )
 }
 
 /// The PlatformOperator profile's objects for one operator: a `PlatformOperator` and the
@@ -171,6 +247,18 @@ mod tests {
         let e = Profile::for_cluster(&cv("4.13"), None).unwrap_err();
         assert!(e.to_string().contains("TechPreviewNoUpgrade"), "{e}");
         assert!(Profile::for_cluster(&cv("4.13"), Some("CustomNoUpgrade")).is_err());
+    }
+
+    #[test]
+    fn from_4_18_on_it_is_cluster_extension() {
+        assert_eq!(
+            Profile::for_cluster(&cv("4.18.1"), None),
+            Ok(Profile::ClusterExtension)
+        );
+        assert_eq!(
+            Profile::for_cluster(&cv("4.20"), Some("TechPreviewNoUpgrade")),
+            Ok(Profile::ClusterExtension)
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod common;
 
 mod bundle;
 mod catalog;
+mod cluster_extension;
 mod create;
 mod range;
 mod realdata;

@@ -1,0 +1,179 @@
+//! Least-privilege RBAC for the ServiceAccount OLM v1 installs a ClusterExtension with.
+//!
+//! We know every object the bundle will create (the conversion, exactly as OLM v1 does it), so
+//! the installer gets exactly:
+//!
+//! - `update` on `clusterextensions/finalizers` for this extension only;
+//! - for each kind of object: `create`, `list`, `watch` on its resource (Kubernetes cannot
+//!   restrict `create` by name), and `get`, `update`, `patch`, `delete` on exactly the objects'
+//!   names; cluster-scoped objects in a ClusterRole, namespaced ones in a Role in the install
+//!   namespace;
+//! - every rule the bundle's own ClusterRoles and Roles grant, because Kubernetes refuses to let
+//!   anyone create a role (or bind one) with permissions they do not hold themselves.
+//!
+//! Resource names come from kinds the way Kubernetes guesses them
+//! (`meta.UnsafeGuessKindToResource`): lowercase, `-s` → `-ses`, `-y` → `-ies`, else `-s`; that
+//! is right for every kind a registry+v1 bundle may contain.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value, json};
+
+/// Verbs that cannot be restricted by name.
+pub const UNNAMED_VERBS: [&str; 3] = ["create", "list", "watch"];
+/// Verbs granted on exactly the bundle's object names.
+pub const NAMED_VERBS: [&str; 4] = ["delete", "get", "patch", "update"];
+
+/// The installer's rules.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InstallerRbac {
+    /// ClusterRole rules.
+    pub cluster_rules: Vec<Value>,
+    /// Role rules in the install namespace (empty: no Role is needed).
+    pub namespace_rules: Vec<Value>,
+}
+
+/// The API group of an `apiVersion` (`v1` → `""`, `apps/v1` → `apps`).
+pub fn api_group(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("")
+}
+
+/// The resource (plural) for a kind, as Kubernetes guesses it.
+pub fn resource_for_kind(kind: &str) -> String {
+    let lower = kind.to_ascii_lowercase();
+    if lower.ends_with('s') {
+        format!("{lower}es")
+    } else if let Some(stem) = lower.strip_suffix('y') {
+        format!("{stem}ies")
+    } else {
+        format!("{lower}s")
+    }
+}
+
+/// (group, resource) → names, for one scope.
+type Targets = BTreeMap<(String, String), BTreeSet<String>>;
+
+/// Derive the installer's rules from the converted bundle's objects.
+pub fn derive(
+    extension: &str,
+    install_namespace: &str,
+    objects: &[Value],
+) -> Result<InstallerRbac, String> {
+    let mut cluster = Targets::new();
+    let mut namespaced = Targets::new();
+    let mut cluster_role_rules = Vec::new();
+    let mut role_rules = Vec::new();
+    for o in objects {
+        let kind = o.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let api_version = o
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let name = o
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if kind.is_empty() || api_version.is_empty() || name.is_empty() {
+            return Err(format!(
+                "converted object without apiVersion, kind or name: {o}"
+            ));
+        }
+        let key = (api_group(api_version).to_string(), resource_for_kind(kind));
+        match o.pointer("/metadata/namespace").and_then(Value::as_str) {
+            None => {
+                cluster.entry(key).or_default().insert(name.to_string());
+            }
+            Some(ns) if ns == install_namespace => {
+                namespaced.entry(key).or_default().insert(name.to_string());
+            }
+            Some(ns) => {
+                return Err(format!(
+                    "{kind} {name} is in namespace {ns}, not the install namespace {install_namespace}: only AllNamespaces installs are supported"
+                ));
+            }
+        }
+        let rules = o
+            .get("rules")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        match kind {
+            "ClusterRole" => cluster_role_rules.extend(rules),
+            "Role" => role_rules.extend(rules),
+            _ => {}
+        }
+    }
+    let mut cluster_rules = vec![json!({
+        "apiGroups": ["olm.operatorframework.io"],
+        "resources": ["clusterextensions/finalizers"],
+        "verbs": ["update"],
+        "resourceNames": [extension],
+    })];
+    cluster_rules.extend(object_rules(&cluster));
+    push_unique(&mut cluster_rules, cluster_role_rules);
+    let mut namespace_rules = object_rules(&namespaced);
+    push_unique(&mut namespace_rules, role_rules);
+    Ok(InstallerRbac {
+        cluster_rules,
+        namespace_rules,
+    })
+}
+
+/// `create/list/watch` per group on its resources, then named verbs per resource.
+fn object_rules(targets: &Targets) -> Vec<Value> {
+    let mut by_group: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (group, resource) in targets.keys() {
+        by_group.entry(group).or_default().push(resource);
+    }
+    let mut rules: Vec<Value> = by_group
+        .iter()
+        .map(|(group, resources)| json!({ "apiGroups": [group], "resources": resources, "verbs": UNNAMED_VERBS }))
+        .collect();
+    rules.extend(targets.iter().map(|((group, resource), names)| {
+        json!({ "apiGroups": [group], "resources": [resource], "verbs": NAMED_VERBS, "resourceNames": names })
+    }));
+    rules
+}
+
+fn push_unique(into: &mut Vec<Value>, rules: Vec<Value>) {
+    for r in rules {
+        if !into.contains(&r) {
+            into.push(r);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resources_are_guessed_like_kubernetes() {
+        for (kind, resource) in [
+            ("Deployment", "deployments"),
+            ("NetworkPolicy", "networkpolicies"),
+            ("PriorityClass", "priorityclasses"),
+            ("CustomResourceDefinition", "customresourcedefinitions"),
+            ("ConsoleYAMLSample", "consoleyamlsamples"),
+            ("PodDisruptionBudget", "poddisruptionbudgets"),
+            ("ServiceAccount", "serviceaccounts"),
+        ] {
+            assert_eq!(resource_for_kind(kind), resource);
+        }
+    }
+
+    #[test]
+    fn groups() {
+        assert_eq!(api_group("v1"), "");
+        assert_eq!(
+            api_group("rbac.authorization.k8s.io/v1"),
+            "rbac.authorization.k8s.io"
+        );
+    }
+
+    #[test]
+    fn objects_outside_the_install_namespace_are_refused() {
+        let o = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "other"}});
+        assert!(derive("x", "ns", &[o]).is_err());
+    }
+}

@@ -1,0 +1,453 @@
+//! The ClusterExtension profile (OpenShift 4.18+): the objects written, and the installer's RBAC
+//! evaluated the way the API server would, against every object of the converted bundle.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{cmd, example, realdata, tree};
+
+fn objects(dir: &Path) -> Vec<(String, Value)> {
+    tree(&dir.join("manifests"))
+        .into_iter()
+        .map(|(n, t)| (n, serde_saphyr::from_str(&t).unwrap()))
+        .collect()
+}
+
+fn kinds(objects: &[(String, Value)]) -> Vec<String> {
+    objects
+        .iter()
+        .map(|(_, o)| o["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// RBAC's RuleAllows for resource requests (rbac/v1 semantics, `*` wildcards).
+fn rule_allows(rule: &Value, verb: &str, group: &str, resource: &str, name: Option<&str>) -> bool {
+    let has = |key: &str, want: &str| {
+        rule.get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|v| v == want || v == "*"))
+    };
+    let names: Vec<&str> = rule
+        .get("resourceNames")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    has("verbs", verb)
+        && has("apiGroups", group)
+        && has("resources", resource)
+        && (names.is_empty() || name.is_some_and(|n| names.contains(&n)))
+}
+
+fn allows(rules: &[Value], verb: &str, group: &str, resource: &str, name: Option<&str>) -> bool {
+    rules
+        .iter()
+        .any(|r| rule_allows(r, verb, group, resource, name))
+}
+
+fn non_resource_allows(rules: &[Value], verb: &str, url: &str) -> bool {
+    rules.iter().any(|r| {
+        r.get("verbs")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|v| v == verb || v == "*"))
+            && r.get("nonResourceURLs")
+                .and_then(Value::as_array)
+                .is_some_and(|a| {
+                    a.iter().filter_map(Value::as_str).any(|u| {
+                        u == url
+                            || u == "*"
+                            || (u.ends_with('*') && url.starts_with(&u[..u.len() - 1]))
+                    })
+                })
+    })
+}
+
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("")
+}
+
+fn resource_of(kind: &str) -> String {
+    let l = kind.to_ascii_lowercase();
+    if l.ends_with('s') {
+        format!("{l}es")
+    } else if let Some(s) = l.strip_suffix('y') {
+        format!("{s}ies")
+    } else {
+        format!("{l}s")
+    }
+}
+
+fn strings(v: &Value, key: &str) -> Vec<String> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Check the installer RBAC written for `operator` against the converted bundle in `bundle_dir`.
+fn check_installer_rbac(
+    written: &[(String, Value)],
+    operator: &str,
+    namespace: &str,
+    converted: &[(String, Value)],
+) {
+    let installer = format!("{operator}-installer");
+    let find = |kind: &str| {
+        written
+            .iter()
+            .map(|(_, o)| o)
+            .find(|o| o["kind"] == kind && o["metadata"]["name"] == installer.as_str())
+    };
+    let cluster_rules: Vec<Value> = find("ClusterRole").unwrap()["rules"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let role_rules: Vec<Value> = find("Role")
+        .and_then(|r| r["rules"].as_array().cloned())
+        .unwrap_or_default();
+    let binding = find("ClusterRoleBinding").unwrap();
+    assert_eq!(binding["subjects"][0]["name"], installer.as_str());
+    assert_eq!(binding["subjects"][0]["namespace"], namespace);
+    let ext = written
+        .iter()
+        .map(|(_, o)| o)
+        .find(|o| o["kind"] == "ClusterExtension" && o["metadata"]["name"] == operator)
+        .unwrap();
+    assert_eq!(ext["spec"]["serviceAccount"]["name"], installer.as_str());
+
+    // 1. Every object of the converted bundle can be created and updated by the installer.
+    let mut bundle_role_rules = Vec::new();
+    for (name, o) in converted {
+        let group = group_of(o["apiVersion"].as_str().unwrap());
+        let resource = resource_of(o["kind"].as_str().unwrap());
+        let obj_name = o["metadata"]["name"].as_str().unwrap();
+        let namespaced = o["metadata"].get("namespace").is_some();
+        let rules: Vec<Value> = if namespaced {
+            assert_eq!(o["metadata"]["namespace"], namespace, "{name}");
+            cluster_rules.iter().chain(&role_rules).cloned().collect()
+        } else {
+            cluster_rules.clone()
+        };
+        for verb in ["create", "list", "watch"] {
+            assert!(
+                allows(&rules, verb, group, &resource, None),
+                "{verb} {resource} ({name})"
+            );
+        }
+        for verb in ["get", "update", "patch", "delete"] {
+            assert!(
+                allows(&rules, verb, group, &resource, Some(obj_name)),
+                "{verb} {resource}/{obj_name} ({name})"
+            );
+        }
+        // Not on other names (unless the bundle's own roles grant that).
+        if o["kind"] == "ClusterRole" || o["kind"] == "Role" {
+            bundle_role_rules.push((
+                namespaced,
+                o["rules"].as_array().cloned().unwrap_or_default(),
+            ));
+        }
+    }
+    // 2. The installer holds every permission the bundle's own roles grant (escalation check).
+    for (namespaced, rules) in &bundle_role_rules {
+        let holder: Vec<Value> = if *namespaced {
+            cluster_rules.iter().chain(&role_rules).cloned().collect()
+        } else {
+            cluster_rules.clone()
+        };
+        for r in rules {
+            for verb in strings(r, "verbs") {
+                for url in strings(r, "nonResourceURLs") {
+                    assert!(non_resource_allows(&holder, &verb, &url), "{verb} {url}");
+                }
+                for group in strings(r, "apiGroups") {
+                    for resource in strings(r, "resources") {
+                        let names = strings(r, "resourceNames");
+                        if names.is_empty() {
+                            assert!(
+                                allows(&holder, &verb, &group, &resource, None)
+                                    || holder.contains(r),
+                                "{verb} {group}/{resource}"
+                            );
+                        }
+                        for n in names {
+                            assert!(
+                                allows(&holder, &verb, &group, &resource, Some(&n)),
+                                "{verb} {group}/{resource}/{n}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // 3. Nothing beyond that: every installer rule is the finalizer rule, an object rule, or a
+    //    rule of the bundle's own roles; wildcards only where the bundle's roles carry them.
+    let own: Vec<&Value> = bundle_role_rules.iter().flat_map(|(_, r)| r).collect();
+    let object_keys: Vec<(String, String, String)> = converted
+        .iter()
+        .map(|(_, o)| {
+            (
+                group_of(o["apiVersion"].as_str().unwrap()).to_string(),
+                resource_of(o["kind"].as_str().unwrap()),
+                o["metadata"]["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for r in cluster_rules.iter().chain(&role_rules) {
+        if own.contains(&r) {
+            continue;
+        }
+        if strings(r, "resources") == ["clusterextensions/finalizers"] {
+            assert_eq!(strings(r, "verbs"), ["update"]);
+            assert_eq!(strings(r, "resourceNames"), [operator]);
+            continue;
+        }
+        let verbs = strings(r, "verbs");
+        assert!(
+            !verbs.contains(&"*".to_string())
+                && !strings(r, "resources").contains(&"*".to_string()),
+            "{r}"
+        );
+        let names = strings(r, "resourceNames");
+        for group in strings(r, "apiGroups") {
+            for resource in strings(r, "resources") {
+                if names.is_empty() {
+                    assert_eq!(verbs, ["create", "list", "watch"], "{r}");
+                    assert!(
+                        object_keys
+                            .iter()
+                            .any(|(g, res, _)| *g == group && *res == resource),
+                        "{r}"
+                    );
+                } else {
+                    assert_eq!(verbs, ["delete", "get", "patch", "update"], "{r}");
+                    for n in &names {
+                        assert!(
+                            object_keys
+                                .iter()
+                                .any(|(g, res, on)| *g == group && *res == resource && on == n),
+                            "{r}: {n}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn converted(catalog: &Path, bundle: &str, namespace: &str) -> Vec<(String, Value)> {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("r");
+    cmd()
+        .args(["bundle", "render", "--catalog"])
+        .arg(catalog)
+        .args(["--bundle", bundle, "--namespace", namespace, "--output-dir"])
+        .arg(&dir)
+        .assert()
+        .success();
+    tree(&dir)
+        .into_iter()
+        .map(|(n, t)| (n, serde_saphyr::from_str(&t).unwrap()))
+        .collect()
+}
+
+#[test]
+fn example_on_4_18_writes_a_cluster_extension_with_least_privilege() {
+    let dir = example();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("\"4.14.8\"", "\"4.18.3\"")
+        .replace("    source: catalog\n", "    source: catalog\n    image: registry.example.com/acme/operator-index@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n");
+    // The example's cloud controller is capped at OpenShift 4.16 (olm.maxOpenShiftVersion).
+    let text = text[..text.find("  - name: cloud-controller").unwrap()].to_string();
+    std::fs::write(&config, text).unwrap();
+    cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let written = objects(dir.path());
+    let cert: Vec<(String, Value)> = written
+        .iter()
+        .filter(|(n, _)| n.starts_with("99_po_cert-operator_"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        kinds(&cert),
+        [
+            "Namespace",
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "Role",
+            "RoleBinding",
+            "ClusterExtension"
+        ]
+    );
+    let ext = &cert.last().unwrap().1;
+    assert_eq!(ext["apiVersion"], "olm.operatorframework.io/v1");
+    assert_eq!(ext["spec"]["namespace"], "acme-cert-operator");
+    assert_eq!(ext["spec"]["source"]["catalog"]["version"], "1.2.0");
+    assert_eq!(
+        ext["spec"]["source"]["catalog"]["channels"],
+        serde_json::json!(["stable"])
+    );
+    assert_eq!(
+        ext["spec"]["source"]["catalog"]["upgradeConstraintPolicy"],
+        "CatalogProvided"
+    );
+    assert_eq!(
+        ext["spec"]["source"]["catalog"]["selector"]["matchLabels"]["olm.operatorframework.io/metadata.name"],
+        "acme-operators"
+    );
+    let catalog = written
+        .iter()
+        .find(|(_, o)| o["kind"] == "ClusterCatalog")
+        .unwrap();
+    assert_eq!(
+        catalog.1["spec"]["source"]["image"]["ref"]
+            .as_str()
+            .unwrap(),
+        "registry.example.com/acme/operator-index@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+    );
+    let conv = converted(
+        &dir.path().join("catalog"),
+        "acme-cert-operator.v1.2.0",
+        "acme-cert-operator",
+    );
+    check_installer_rbac(&written, "cert-operator", "acme-cert-operator", &conv);
+    let files = tree(&dir.path().join("manifests"));
+    insta::assert_snapshot!(
+        "cluster_extension_cert_operator",
+        files
+            .iter()
+            .filter(|(n, _)| n.starts_with("99_po_cert-operator_")
+                || n.starts_with("99_po_clustercatalogs_"))
+            .map(|(n, t)| format!("=== {n}\n{t}"))
+            .collect::<String>()
+    );
+}
+
+#[test]
+fn a_catalog_without_image_must_be_an_openshift_default() {
+    let dir = example();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("\"4.14.8\"", "\"4.18.3\"");
+    std::fs::write(
+        &config,
+        &text[..text.find("  - name: cloud-controller").unwrap()],
+    )
+    .unwrap();
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("openshift-redhat-operators") && stderr.contains("has no `image:`"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+}
+
+#[test]
+fn real_community_catalog_on_4_18() {
+    let Some(rd) = realdata("real_community_catalog_on_4_18") else {
+        return;
+    };
+    let catalog = rd.join("community-fbc-small/v4.16");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("platform-operators.yaml"),
+        format!(
+            "platformOperators:\n  clusterVersion: \"4.18.0\"\n  catalogs:\n  - name: openshift-community-operators\n    source: {}\n  operators:\n  - name: ecr-secret\n    package: ecr-secret-operator\n  - name: libredb\n    package: libredb-studio-operator\n    namespace: libredb\n",
+            catalog.display()
+        ),
+    )
+    .unwrap();
+    cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let written = objects(dir.path());
+    assert!(
+        written.iter().all(|(_, o)| o["kind"] != "ClusterCatalog"),
+        "default catalogs need no ClusterCatalog"
+    );
+    for (operator, package, namespace) in [
+        ("ecr-secret", "ecr-secret-operator", None),
+        ("libredb", "libredb-studio-operator", Some("libredb")),
+    ] {
+        let ext = written
+            .iter()
+            .map(|(_, o)| o)
+            .find(|o| o["kind"] == "ClusterExtension" && o["metadata"]["name"] == operator)
+            .unwrap();
+        let ns = ext["spec"]["namespace"].as_str().unwrap().to_string();
+        if let Some(n) = namespace {
+            assert_eq!(ns, n);
+        }
+        let bundle_name = {
+            let out = cmd()
+                .args(["resolve", "-o", "json", "--dir"])
+                .arg(dir.path())
+                .assert()
+                .success();
+            let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+            v["operators"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["package"] == package)
+                .unwrap()["bundle"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let conv = converted(&catalog.join(package), &bundle_name, &ns);
+        check_installer_rbac(&written, operator, &ns, &conv);
+    }
+}
+
+#[test]
+fn non_bootstrap_operator_on_4_16_is_refused_naming_both_options() {
+    let dir = example();
+    let config = dir.path().join("platform-operators.yaml");
+    std::fs::write(
+        &config,
+        std::fs::read_to_string(&config)
+            .unwrap()
+            .replace("\"4.14.8\"", "\"4.16.2\""),
+    )
+    .unwrap();
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("4.18 or later") && stderr.contains("bootstrap: true"),
+        "{stderr}"
+    );
+    // Bootstrap operators alone still work on 4.16.
+    let text = std::fs::read_to_string(&config).unwrap();
+    let start = text.find("  - name: cert-operator").unwrap();
+    let end = text.find("  - name: cloud-controller").unwrap();
+    std::fs::write(&config, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+}
