@@ -19,7 +19,8 @@ pub(super) fn run(
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
     let color = color_stderr();
-    let inv = Invocation::read(&args.input)?;
+    let mut inv = Invocation::read(&args.input)?;
+    inv.locked = args.locked;
     let Some(cluster_version) = inv.cluster_version.clone() else {
         return Err(Error::Usage(
             "the target cluster version is not set: add `clusterVersion` to platformOperators or pass --cluster-version"
@@ -94,6 +95,10 @@ pub(super) fn run(
         });
     }
 
+    super::images_cmd::check_create(&inv, &outcomes, &objects, args.no_mirror_check)?;
+    objects.extend(super::images_cmd::marketplace_objects(
+        &templates, profile, &outcomes,
+    )?);
     let files = output::manifest_files(&objects)?;
     let previous = lock::read(&inv.lock_path)?;
     let new_lock = lock::Lock {

@@ -6,6 +6,7 @@
 //! anything else fails the run before a file is written. Profiles are chosen from the target
 //! OpenShift release (see [`Profile::for_cluster`]).
 
+pub mod offline;
 pub mod profile;
 
 use std::collections::BTreeMap;
@@ -29,6 +30,14 @@ pub const EMBEDDED_TEMPLATES: &[(&str, &str)] = &[
     (
         "namespace.yaml.j2",
         include_str!("../../templates/namespace.yaml.j2"),
+    ),
+    (
+        "operatorhub.yaml.j2",
+        include_str!("../../templates/operatorhub.yaml.j2"),
+    ),
+    (
+        "catalogsource.yaml.j2",
+        include_str!("../../templates/catalogsource.yaml.j2"),
     ),
 ];
 
