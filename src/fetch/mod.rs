@@ -552,6 +552,25 @@ fn classify(e: &reqwest::Error, host: &str, options: &Options) -> ErrorKind {
             detail: describe_tls(tls),
         };
     }
+    // The rustls error may sit behind a type-erased layer: read the text as the last resort.
+    if chain.contains("invalid peer certificate") || chain.contains("received fatal alert") {
+        let detail = if chain.contains("UnknownIssuer") {
+            describe_tls(&rustls::Error::InvalidCertificate(
+                rustls::CertificateError::UnknownIssuer,
+            ))
+        } else if chain.contains("NotValidForName") {
+            describe_tls(&rustls::Error::InvalidCertificate(
+                rustls::CertificateError::NotValidForName,
+            ))
+        } else if chain.contains("Expired") {
+            describe_tls(&rustls::Error::InvalidCertificate(
+                rustls::CertificateError::Expired,
+            ))
+        } else {
+            last_cause(e)
+        };
+        return ErrorKind::Tls { detail };
+    }
     if e.is_timeout() || chain.contains("timed out") {
         return ErrorKind::Timeout {
             detail: format!(

@@ -8,6 +8,8 @@ mod common;
 
 mod catalog;
 mod create;
+mod net;
 mod range;
 mod realdata;
+mod remote;
 mod resolve;
