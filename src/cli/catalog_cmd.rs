@@ -21,7 +21,7 @@ fn catalog_error(args_path: &std::path::Path, source: catalog::Error) -> Error {
     Error::Catalog {
         name: args_path.display().to_string(),
         location: args_path.display().to_string(),
-        source,
+        source: Box::new(source),
     }
 }
 

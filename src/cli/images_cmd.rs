@@ -8,7 +8,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::create::color_stderr;
-use super::diagnostics;
+use super::diagnostics::{self, Report};
 use super::flags::{ImagesArgs, MirrorConfigArgs, ReportFormat};
 use super::invocation::{self, Invocation, Outcome};
 use super::{EXIT_OK, Error};
@@ -53,7 +53,9 @@ fn operator_images(outcome: &Outcome<'_>) -> Result<Vec<ImageUse>, String> {
     Ok(out)
 }
 
-/// Report each operator that failed; `Err` when any did.
+/// Report each operator that did not resolve; `Err` when any did not. An operator that
+/// resolved but fails the profile checks (webhooks, install modes) still has images to mirror:
+/// its problems are reported as a warning.
 fn report_failures(
     inv: &Invocation,
     outcomes: &[Outcome<'_>],
@@ -62,9 +64,28 @@ fn report_failures(
     let color = color_stderr();
     let mut failed = 0;
     for o in outcomes {
-        if let Some(report) = diagnostics::operator_failure(&inv.config.source, o) {
-            write!(stderr, "{}", report.render(color))?;
-            failed += 1;
+        match &o.resolution {
+            Err(_) => {
+                if let Some(report) = diagnostics::operator_failure(&inv.config.source, o) {
+                    write!(stderr, "{}", report.render(color))?;
+                }
+                failed += 1;
+            }
+            Ok(r) if !o.problems.is_empty() => {
+                let problems: Vec<String> = o.problems.iter().map(|p| p.to_string()).collect();
+                write!(
+                    stderr,
+                    "{}",
+                    Report::warning(format!(
+                        "operator \"{}\": {} cannot be installed as configured ({}); its images are listed anyway",
+                        o.operator.name.value,
+                        r.bundle.name,
+                        problems.join("; ")
+                    ))
+                    .render(color)
+                )?;
+            }
+            Ok(_) => {}
         }
     }
     if failed > 0 {
@@ -179,7 +200,12 @@ pub(super) fn mirror_config(
             missing.push(r.catalog.name.clone());
             continue;
         };
-        let configured: Vec<String> = o.operator.channels.iter().map(|c| c.value.clone()).collect();
+        let configured: Vec<String> = o
+            .operator
+            .channels
+            .iter()
+            .map(|c| c.value.clone())
+            .collect();
         let mut channels = imageset::channels_for(&r.bundle.channels, &configured);
         if channels.is_empty() {
             channels = r.bundle.channels.clone();
@@ -288,7 +314,12 @@ pub(super) fn marketplace_objects(
         .iter()
         .filter(|o| !o.operator.bootstrap)
         .filter_map(|o| o.resolution.as_ref().ok())
-        .filter_map(|r| r.catalog.image.as_deref().map(|i| (r.catalog.name.as_str(), i)))
+        .filter_map(|r| {
+            r.catalog
+                .image
+                .as_deref()
+                .map(|i| (r.catalog.name.as_str(), i))
+        })
         .collect();
     images.sort();
     images.dedup();

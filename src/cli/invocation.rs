@@ -115,7 +115,7 @@ impl Invocation {
             let catalog = catalog::load(&path, &filter).map_err(|e| Error::Catalog {
                 name: source.name.value.clone(),
                 location: location.clone(),
-                source: e,
+                source: Box::new(e),
             })?;
             if let Some(pin) = &source.sha256 {
                 let actual = catalog.digest.trim_start_matches("sha256:").to_string();
@@ -198,11 +198,9 @@ impl Invocation {
             offline: net.offline,
             progress: std::io::stderr().is_terminal(),
         };
-        fetch::Fetcher::new(options, fetch::Cache::new(cache_root)).map_err(|source| {
-            Error::Fetch {
-                name: String::new(),
-                source,
-            }
+        fetch::Fetcher::new(options, fetch::Cache::new(cache_root)).map_err(|source| Error::Fetch {
+            name: String::new(),
+            source,
         })
     }
 

@@ -38,8 +38,8 @@ pub enum Error {
         name: String,
         /// Where it is.
         location: String,
-        /// The cause.
-        source: crate::catalog::Error,
+        /// The cause (boxed: it is large, and `Result<_, Error>` is returned everywhere).
+        source: Box<crate::catalog::Error>,
     },
     /// A catalog's content does not match its pinned digest.
     #[error(

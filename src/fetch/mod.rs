@@ -329,9 +329,8 @@ impl Fetcher {
             };
         };
         let (body, attempts) = self.download(client, url)?;
-        let body = gunzip_if_needed(body).map_err(|detail| {
-            Error::new(url, ErrorKind::Body { detail }, attempts)
-        })?;
+        let body = gunzip_if_needed(body)
+            .map_err(|detail| Error::new(url, ErrorKind::Body { detail }, attempts))?;
         let sha256 = hex::encode(Sha256::digest(&body));
         if let Some(want) = expected
             && want != sha256
@@ -453,7 +452,13 @@ impl Fetcher {
                     if let Some(b) = &bar {
                         b.abandon();
                     }
-                    return Err(classify_read(&e, body.len() as u64, expected, host, &self.options));
+                    return Err(classify_read(
+                        &e,
+                        body.len() as u64,
+                        expected,
+                        host,
+                        &self.options,
+                    ));
                 }
             }
         }
@@ -757,10 +762,16 @@ mod tests {
             Cache::new(d.path()),
         )
         .unwrap();
-        let e = f.fetch("https://catalogd.test/api/v1/all", None).unwrap_err();
+        let e = f
+            .fetch("https://catalogd.test/api/v1/all", None)
+            .unwrap_err();
         assert_eq!(e.attempts, 0);
         assert!(matches!(e.kind, ErrorKind::NotCached { .. }));
-        assert!(e.to_string().starts_with("https://catalogd.test/api/v1/all: "), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("https://catalogd.test/api/v1/all: "),
+            "{e}"
+        );
     }
 
     #[test]

@@ -106,8 +106,8 @@ pub fn source_of(image: &str, rules: &[Rule]) -> Option<String> {
 pub fn image_set(selections: &[Selection]) -> Value {
     // catalog → package → (default channel, channel → (min, max))
     type Range<'a> = (&'a Selection, &'a Selection);
-    let mut catalogs: BTreeMap<&str, BTreeMap<&str, (&str, BTreeMap<&str, Range<'_>>)>> =
-        BTreeMap::new();
+    type Packages<'a> = BTreeMap<&'a str, (&'a str, BTreeMap<&'a str, Range<'a>>)>;
+    let mut catalogs: BTreeMap<&str, Packages<'_>> = BTreeMap::new();
     for s in selections {
         let pkg = catalogs
             .entry(&s.catalog)

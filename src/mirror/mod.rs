@@ -358,7 +358,7 @@ pub fn suggest_rule(image: &ImageRef, rules: &[Rule]) -> String {
     let mirror = rules
         .iter()
         .filter(|r| !r.mirrors.is_empty())
-        .filter_map(|r| {
+        .map(|r| {
             let (domain, path) = match r.source.split_once('/') {
                 Some(_) => split_domain(&r.source),
                 None => (r.source.clone(), String::new()),
@@ -373,7 +373,7 @@ pub fn suggest_rule(image: &ImageRef, rules: &[Rule]) -> String {
             } else {
                 m.split('/').next().unwrap_or(m).to_string()
             };
-            Some((!same_registry, format!("{base}/{}", image.path)))
+            (!same_registry, format!("{base}/{}", image.path))
         })
         .min()
         .map(|(_, m)| m)

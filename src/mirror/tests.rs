@@ -21,7 +21,10 @@ mod image_ref {
     #[test]
     fn normalises_docker_hub_names() {
         let r = img("busybox");
-        assert_eq!((r.domain.as_str(), r.path.as_str()), ("docker.io", "library/busybox"));
+        assert_eq!(
+            (r.domain.as_str(), r.path.as_str()),
+            ("docker.io", "library/busybox")
+        );
         let r = img("org/x:1");
         assert_eq!(r.repository(), "docker.io/org/x");
         assert_eq!(r.tag.as_deref(), Some("1"));
@@ -89,7 +92,10 @@ mod findings {
 
     #[test]
     fn tag_is_not_pinned_and_uncovered_gets_a_suggestion() {
-        let rules = [rule("registry.redhat.io/rhosdt", "mirror.local:5000/rh/rhosdt")];
+        let rules = [rule(
+            "registry.redhat.io/rhosdt",
+            "mirror.local:5000/rh/rhosdt",
+        )];
         let images = [
             use_of(&format!("registry.redhat.io/rhosdt/a{D}")),
             use_of("registry.redhat.io/rhosdt/a:1.0"),
@@ -170,10 +176,7 @@ mod image_set {
 
     #[test]
     fn default_channel_is_named_when_filtered_out_and_ranges_merge() {
-        let v = imageset::image_set(&[
-            sel("p", "1.2.0", &["fast"]),
-            sel("p", "1.10.0", &["fast"]),
-        ]);
+        let v = imageset::image_set(&[sel("p", "1.2.0", &["fast"]), sel("p", "1.10.0", &["fast"])]);
         let p = &v["mirror"]["operators"][0]["packages"][0];
         assert_eq!(p["defaultChannel"], "fast");
         assert_eq!(p["channels"][0]["minVersion"], "1.2.0");

@@ -30,8 +30,8 @@ mod tests {
     #[test]
     fn disables_the_default_source_and_points_at_the_mirror() {
         let t = Templates::load(None).unwrap();
-        let o = marketplace_objects(&t, "redhat-operators", "mirror.local/rh/index@sha256:ab")
-            .unwrap();
+        let o =
+            marketplace_objects(&t, "redhat-operators", "mirror.local/rh/index@sha256:ab").unwrap();
         assert_eq!(o[0].kind(), "OperatorHub");
         assert_eq!(o[0].name(), "cluster");
         assert_eq!(
@@ -45,6 +45,9 @@ mod tests {
             o[1].object.pointer("/spec/image"),
             Some(&json!("mirror.local/rh/index@sha256:ab"))
         );
-        assert_eq!(o[1].object.pointer("/spec/sourceType"), Some(&json!("grpc")));
+        assert_eq!(
+            o[1].object.pointer("/spec/sourceType"),
+            Some(&json!("grpc"))
+        );
     }
 }

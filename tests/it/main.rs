@@ -8,6 +8,7 @@ mod common;
 
 mod catalog;
 mod create;
+mod disconnected;
 mod net;
 mod range;
 mod realdata;

@@ -33,11 +33,10 @@ pub fn tls() -> Tls {
     let ca_cert = ca_params.self_signed(&ca_key).unwrap();
     let issuer = Issuer::new(ca_params, ca_key);
     let leaf_key = KeyPair::generate().unwrap();
-    let leaf =
-        CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()])
-            .unwrap()
-            .signed_by(&leaf_key, &issuer)
-            .unwrap();
+    let leaf = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()])
+        .unwrap()
+        .signed_by(&leaf_key, &issuer)
+        .unwrap();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

@@ -126,7 +126,13 @@ fn custom_ca_is_accepted_and_the_download_is_cached() {
     let server = net::serve(&s.tls, |_, _| ok_body());
     let url = server.url("/catalogs/remote/api/v1/all");
     let dir = install_dir(&url, "", "");
-    let o = run("resolve", dir.path(), &s.cache(), Some(&s.ca()), &["-o", "json"]);
+    let o = run(
+        "resolve",
+        dir.path(),
+        &s.cache(),
+        Some(&s.ca()),
+        &["-o", "json"],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("\"bundle\": \"acme-cert-operator.v1.2.0\""),
@@ -170,7 +176,11 @@ fn unknown_ca_is_refused_with_exit_3_and_a_hint() {
     assert!(e.contains(&url), "{e}");
     assert!(e.contains("TLS") && e.contains("unknown issuer"), "{e}");
     assert!(e.contains("--ca-file"), "{e}");
-    assert_eq!(server.hits(), 0, "no request may go out over an untrusted connection");
+    assert_eq!(
+        server.hits(),
+        0,
+        "no request may go out over an untrusted connection"
+    );
     assert!(tree(&s.cache()).is_empty());
 }
 
@@ -191,9 +201,12 @@ fn not_found_is_exit_3_with_the_status() {
 #[test]
 fn server_error_is_retried_then_succeeds() {
     let s = Setup::new();
-    let server = net::serve(&s.tls, |n, _| {
-        if n < 2 { Reply::Status(503) } else { ok_body() }
-    });
+    let server = net::serve(
+        &s.tls,
+        |n, _| {
+            if n < 2 { Reply::Status(503) } else { ok_body() }
+        },
+    );
     let dir = install_dir(&server.url("/all"), "", "");
     let o = run("resolve", dir.path(), &s.cache(), Some(&s.ca()), &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -214,7 +227,10 @@ fn persistent_server_error_gives_up_after_the_retries() {
     );
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{e}");
-    assert!(e.contains("HTTP status 500") && e.contains("after 3 attempts"), "{e}");
+    assert!(
+        e.contains("HTTP status 500") && e.contains("after 3 attempts"),
+        "{e}"
+    );
     assert_eq!(server.hits(), 3);
 }
 
@@ -279,11 +295,18 @@ fn digest_mismatch_writes_nothing() {
     let s = Setup::new();
     let server = net::serve(&s.tls, |_, _| ok_body());
     let wrong = "0".repeat(64);
-    let dir = install_dir(&server.url("/all"), &format!("    sha256: \"{wrong}\"\n"), "");
+    let dir = install_dir(
+        &server.url("/all"),
+        &format!("    sha256: \"{wrong}\"\n"),
+        "",
+    );
     let o = run("create", dir.path(), &s.cache(), Some(&s.ca()), &[]);
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{e}");
-    assert!(e.contains(&sha(&catalog_body())) && e.contains(&wrong), "{e}");
+    assert!(
+        e.contains(&sha(&catalog_body())) && e.contains(&wrong),
+        "{e}"
+    );
     assert!(!dir.path().join("manifests").exists());
     assert!(!dir.path().join("platform-operators.lock.yaml").exists());
     assert!(!tree(&s.cache()).iter().any(|(n, _)| n.contains("sha256-")));
@@ -368,7 +391,13 @@ fn proxy_that_refuses_the_tunnel_is_exit_3() {
         "",
         &format!("proxy:\n  httpsProxy: {}\n", proxy.url()),
     );
-    let o = run("resolve", dir.path(), &s.cache(), Some(&s.ca()), &["--retries", "0"]);
+    let o = run(
+        "resolve",
+        dir.path(),
+        &s.cache(),
+        Some(&s.ca()),
+        &["--retries", "0"],
+    );
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{e}");
     assert!(e.contains("https://catalogd.invalid/api/v1/all"), "{e}");
@@ -402,7 +431,13 @@ fn offline_without_a_cached_copy_names_the_url() {
     let server = net::serve(&s.tls, |_, _| ok_body());
     let url = server.url("/all");
     let dir = install_dir(&url, "", "");
-    let o = run("resolve", dir.path(), &s.cache(), Some(&s.ca()), &["--offline"]);
+    let o = run(
+        "resolve",
+        dir.path(),
+        &s.cache(),
+        Some(&s.ca()),
+        &["--offline"],
+    );
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{e}");
     assert!(e.contains(&url) && e.contains("--offline"), "{e}");
@@ -420,14 +455,24 @@ fn locked_refuses_a_catalog_that_changed_on_the_server() {
         b
     };
     let server = net::serve(&s.tls, move |n, _| Reply::Body {
-        body: if n == 0 { body.clone() } else { changed.clone() },
+        body: if n == 0 {
+            body.clone()
+        } else {
+            changed.clone()
+        },
         gzip: false,
     });
     let dir = install_dir(&server.url("/all"), "", "");
     let o = run("create", dir.path(), &s.cache(), Some(&s.ca()), &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // The locked content is cached, so --locked needs no download at all.
-    let o = run("create", dir.path(), &s.cache(), Some(&s.ca()), &["--locked"]);
+    let o = run(
+        "create",
+        dir.path(),
+        &s.cache(),
+        Some(&s.ca()),
+        &["--locked"],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(server.hits(), 1);
     // With an empty cache the server's new content does not match the lock.
@@ -458,5 +503,8 @@ fn connection_refused_is_exit_3_and_retried() {
     );
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{e}");
-    assert!(e.contains("cannot connect") && e.contains("after 2 attempts"), "{e}");
+    assert!(
+        e.contains("cannot connect") && e.contains("after 2 attempts"),
+        "{e}"
+    );
 }
