@@ -74,6 +74,32 @@ impl Cache {
         self.get(url, hex)
     }
 
+    /// Where downloads are written before they are verified and adopted.
+    pub fn staging_dir(&self) -> PathBuf {
+        self.root.join("tmp")
+    }
+
+    /// Move a verified download (a temporary file on the same file system, see
+    /// [`Cache::staging_dir`]) into place under its digest and make it the latest.
+    pub fn adopt(
+        &self,
+        url: &str,
+        file: tempfile::NamedTempFile,
+        sha256: &str,
+    ) -> std::io::Result<Entry> {
+        let dir = self.url_dir(url);
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("sha256-{sha256}"));
+        file.as_file().sync_all()?;
+        file.persist(&path).map_err(|e| e.error)?;
+        write_atomic(&dir, &dir.join("url"), format!("{url}\n").as_bytes())?;
+        write_atomic(&dir, &dir.join("latest"), format!("{sha256}\n").as_bytes())?;
+        Ok(Entry {
+            path,
+            sha256: sha256.to_string(),
+        })
+    }
+
     /// Store a body for `url` under its digest and make it the latest; returns the entry.
     pub fn store(&self, url: &str, body: &[u8], sha256: &str) -> std::io::Result<Entry> {
         let dir = self.url_dir(url);

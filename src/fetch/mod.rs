@@ -328,13 +328,34 @@ impl Fetcher {
                 )),
             };
         };
-        let (body, attempts) = self.download(client, url)?;
-        let body = gunzip_if_needed(body)
-            .map_err(|detail| Error::new(url, ErrorKind::Body { detail }, attempts))?;
-        let sha256 = hex::encode(Sha256::digest(&body));
+        let cache_err = |source| {
+            Error::new(
+                url,
+                ErrorKind::Cache {
+                    path: self.cache.staging_dir(),
+                    source,
+                },
+                0,
+            )
+        };
+        let staging = self.cache.staging_dir();
+        std::fs::create_dir_all(&staging).map_err(cache_err)?;
+        let (raw, attempts) = self.download(client, url, &staging)?;
+        let (body, sha256) = decode_and_hash(raw, &staging).map_err(|e| match e {
+            Decode::Io(source) => Error::new(
+                url,
+                ErrorKind::Cache {
+                    path: staging.clone(),
+                    source,
+                },
+                attempts,
+            ),
+            Decode::Gzip(detail) => Error::new(url, ErrorKind::Body { detail }, attempts),
+        })?;
         if let Some(want) = expected
             && want != sha256
         {
+            // `body` is a temporary file: dropping it deletes it, so nothing is cached.
             return Err(Error::new(
                 url,
                 ErrorKind::DigestMismatch {
@@ -344,7 +365,7 @@ impl Fetcher {
                 attempts,
             ));
         }
-        let entry = self.cache.store(url, &body, &sha256).map_err(|source| {
+        let entry = self.cache.adopt(url, body, &sha256).map_err(|source| {
             Error::new(
                 url,
                 ErrorKind::Cache {
@@ -361,12 +382,14 @@ impl Fetcher {
         })
     }
 
-    /// GET with retries; returns the (content-decoded) body and the number of attempts.
+    /// GET with retries; returns the (content-decoded) body in a temporary file in `staging`
+    /// and the number of attempts.
     fn download(
         &self,
         client: &reqwest::blocking::Client,
         url: &str,
-    ) -> Result<(Vec<u8>, u32), Error> {
+        staging: &std::path::Path,
+    ) -> Result<(tempfile::NamedTempFile, u32), Error> {
         let host = reqwest::Url::parse(url)
             .ok()
             .and_then(|u| u.host_str().map(str::to_string))
@@ -390,9 +413,20 @@ impl Fetcher {
                 Ok(response) => {
                     let status = response.status();
                     if status.is_success() {
+                        let mut file =
+                            tempfile::NamedTempFile::new_in(staging).map_err(|source| {
+                                Error::new(
+                                    url,
+                                    ErrorKind::Cache {
+                                        path: staging.to_path_buf(),
+                                        source,
+                                    },
+                                    attempt,
+                                )
+                            })?;
                         return self
-                            .read_body(response, url, &host, started)
-                            .map(|b| (b, attempt))
+                            .read_body(response, url, &host, started, file.as_file_mut())
+                            .map(|()| (file, attempt))
                             .map_err(|kind| Error::new(url, kind, attempt));
                     }
                     let kind = ErrorKind::Status {
@@ -425,14 +459,16 @@ impl Fetcher {
         url: &str,
         host: &str,
         started: Instant,
-    ) -> Result<Vec<u8>, ErrorKind> {
+        out: &mut std::fs::File,
+    ) -> Result<(), ErrorKind> {
+        use std::io::Write as _;
         let expected = response.content_length();
         let bar = self.options.progress.then(|| progress_bar(url, expected));
-        let mut body = Vec::with_capacity(expected.unwrap_or(0).min(256 << 20) as usize);
+        let mut received: u64 = 0;
         let mut buf = vec![0u8; 64 * 1024];
-        loop {
+        let result = loop {
             if started.elapsed() > self.options.timeout {
-                return Err(ErrorKind::Timeout {
+                break Err(ErrorKind::Timeout {
                     detail: format!(
                         "the download took longer than {} (--timeout)",
                         seconds(self.options.timeout)
@@ -440,40 +476,37 @@ impl Fetcher {
                 });
             }
             match response.read(&mut buf) {
-                Ok(0) => break,
+                Ok(0) => break Ok(()),
                 Ok(n) => {
-                    body.extend_from_slice(&buf[..n]);
+                    if let Err(e) = out.write_all(&buf[..n]) {
+                        break Err(ErrorKind::Body {
+                            detail: format!("cannot write the download to the cache: {e}"),
+                        });
+                    }
+                    received += n as u64;
                     if let Some(b) = &bar {
-                        b.set_position(body.len() as u64);
+                        b.set_position(received);
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    if let Some(b) = &bar {
-                        b.abandon();
-                    }
-                    return Err(classify_read(
-                        &e,
-                        body.len() as u64,
-                        expected,
-                        host,
-                        &self.options,
-                    ));
-                }
+                Err(e) => break Err(classify_read(&e, received, expected, host, &self.options)),
             }
-        }
+        };
         if let Some(b) = &bar {
             b.finish_and_clear();
         }
+        result?;
         if let Some(len) = expected
-            && (body.len() as u64) < len
+            && received < len
         {
             return Err(ErrorKind::Truncated {
-                received: body.len() as u64,
+                received,
                 expected: Some(len),
             });
         }
-        Ok(body)
+        out.flush().map_err(|e| ErrorKind::Body {
+            detail: format!("cannot write the download to the cache: {e}"),
+        })
     }
 }
 
@@ -682,17 +715,51 @@ fn last_cause(e: &dyn std::error::Error) -> String {
     cur.to_string()
 }
 
-/// Decompress a body that is itself a gzip file (a `.jsonl.gz` served without
-/// `Content-Encoding`); other bodies are returned as they are.
-fn gunzip_if_needed(body: Vec<u8>) -> Result<Vec<u8>, String> {
-    if body.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&body[..])
-            .read_to_end(&mut out)
-            .map_err(|e| format!("the body looks like gzip but does not decompress: {e}"))?;
-        Ok(out)
+/// Why a downloaded body could not be decoded.
+enum Decode {
+    Io(std::io::Error),
+    Gzip(String),
+}
+
+/// Hash a downloaded body, first decompressing it when it is itself a gzip file (a
+/// `.jsonl.gz` served without `Content-Encoding`); returns the file to keep and its sha256.
+fn decode_and_hash(
+    raw: tempfile::NamedTempFile,
+    staging: &std::path::Path,
+) -> Result<(tempfile::NamedTempFile, String), Decode> {
+    use std::io::{Seek as _, Write as _};
+    let mut file = raw.reopen().map_err(Decode::Io)?;
+    let mut magic = [0u8; 2];
+    let n = file.read(&mut magic).map_err(Decode::Io)?;
+    file.rewind().map_err(Decode::Io)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    if n == 2 && magic == [0x1f, 0x8b] {
+        let mut out = tempfile::NamedTempFile::new_in(staging).map_err(Decode::Io)?;
+        let mut decoder = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+        loop {
+            let n = decoder.read(&mut buf).map_err(|e| {
+                Decode::Gzip(format!(
+                    "the body looks like gzip but does not decompress: {e}"
+                ))
+            })?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            out.write_all(&buf[..n]).map_err(Decode::Io)?;
+        }
+        out.flush().map_err(Decode::Io)?;
+        Ok((out, hex::encode(hasher.finalize())))
     } else {
-        Ok(body)
+        loop {
+            let n = file.read(&mut buf).map_err(Decode::Io)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok((raw, hex::encode(hasher.finalize())))
     }
 }
 
@@ -740,15 +807,29 @@ mod tests {
     #[test]
     fn gzip_bodies_are_decompressed() {
         use std::io::Write as _;
+        let d = tempfile::tempdir().unwrap();
+        let body = b"{\"schema\":\"olm.package\"}\n";
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        enc.write_all(b"{\"schema\":\"olm.package\"}\n").unwrap();
+        enc.write_all(body).unwrap();
         let gz = enc.finish().unwrap();
-        assert_eq!(
-            gunzip_if_needed(gz).unwrap(),
-            b"{\"schema\":\"olm.package\"}\n"
-        );
-        assert_eq!(gunzip_if_needed(b"{}".to_vec()).unwrap(), b"{}");
-        assert!(gunzip_if_needed(vec![0x1f, 0x8b, 0]).is_err());
+        let temp = |bytes: &[u8]| {
+            let mut t = tempfile::NamedTempFile::new_in(d.path()).unwrap();
+            t.write_all(bytes).unwrap();
+            t
+        };
+        let Ok((file, sha)) = decode_and_hash(temp(&gz), d.path()) else {
+            panic!("gzip body")
+        };
+        assert_eq!(std::fs::read(file.path()).unwrap(), body);
+        assert_eq!(sha, hex::encode(Sha256::digest(body)));
+        let Ok((file, _)) = decode_and_hash(temp(b"{}"), d.path()) else {
+            panic!("plain body")
+        };
+        assert_eq!(std::fs::read(file.path()).unwrap(), b"{}");
+        assert!(matches!(
+            decode_and_hash(temp(&[0x1f, 0x8b, 0]), d.path()),
+            Err(Decode::Gzip(_))
+        ));
     }
 
     #[test]

@@ -508,3 +508,77 @@ fn connection_refused_is_exit_3_and_retried() {
         "{e}"
     );
 }
+
+/// Timing, not a check: download a generated ~40 MB JSON lines catalog over loopback HTTPS
+/// (plain and gzip), then load it from the cache. Run with
+/// `cargo test --release --test it measure_large_download -- --ignored --nocapture`.
+#[test]
+#[ignore = "measurement"]
+fn measure_large_download() {
+    let s = Setup::new();
+    let mut body = catalog_body();
+    let filler: String = (0..200_000)
+        .map(|i| {
+            format!(
+                "{{\"schema\":\"olm.package\",\"name\":\"filler-{i:06}\",\"defaultChannel\":\"stable\",\"description\":\"{}\"}}\n",
+                "x".repeat(150)
+            )
+        })
+        .collect();
+    body.extend_from_slice(b"\n");
+    body.extend_from_slice(filler.as_bytes());
+    let size = body.len();
+    for gzip in [false, true] {
+        let b = body.clone();
+        let server = net::serve(&s.tls, move |_, _| Reply::Body {
+            body: b.clone(),
+            gzip,
+        });
+        let dir = install_dir(&server.url("/all"), "", "");
+        let cache = s.work.path().join(format!("cache-{gzip}"));
+        let t = std::time::Instant::now();
+        let o = run("resolve", dir.path(), &cache, Some(&s.ca()), &[]);
+        let online = t.elapsed();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let t = std::time::Instant::now();
+        let o = run("resolve", dir.path(), &cache, None, &["--offline"]);
+        let offline = t.elapsed();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        eprintln!(
+            "{} MB (gzip: {gzip}): download + cache + load {online:?}; offline load from cache {offline:?}",
+            size / 1_000_000
+        );
+    }
+}
+
+#[test]
+fn gzip_file_body_and_yaml_body_are_read() {
+    use std::io::Write as _;
+    let s = Setup::new();
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(&catalog_body()).unwrap();
+    let gz = enc.finish().unwrap();
+    // The same catalog as a YAML stream.
+    let docs: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&catalog_body())
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let yaml: String = docs
+        .iter()
+        .map(|d| format!("---\n{}", po_manifests::output::yaml::to_yaml(d).unwrap()))
+        .collect();
+    let server = net::serve(&s.tls, move |_, path| Reply::Body {
+        body: if path.ends_with(".gz") {
+            gz.clone()
+        } else {
+            yaml.clone().into_bytes()
+        },
+        gzip: false,
+    });
+    for path in ["/catalog.jsonl.gz", "/catalog.yaml"] {
+        let dir = install_dir(&server.url(path), "", "");
+        let o = run("resolve", dir.path(), &s.cache(), Some(&s.ca()), &[]);
+        assert_eq!(o.status.code(), Some(0), "{path}: {}", stderr(&o));
+        assert!(stdout(&o).contains("acme-cert-operator.v1.2.0"), "{path}");
+    }
+}
