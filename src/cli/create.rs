@@ -95,10 +95,10 @@ pub(super) fn run(
         });
     }
 
-    super::images_cmd::check_create(&inv, &outcomes, &objects, args.no_mirror_check)?;
     objects.extend(super::images_cmd::marketplace_objects(
         &templates, profile, &outcomes,
     )?);
+    super::images_cmd::check_create(&inv, &outcomes, &objects, args.no_mirror_check)?;
     let files = output::manifest_files(&objects)?;
     let previous = lock::read(&inv.lock_path)?;
     let new_lock = lock::Lock {

@@ -290,6 +290,25 @@ pub(super) fn check_create(
             &o.operator,
             std::slice::from_ref(&o.object),
         ));
+        // A CatalogSource image is usually pulled by tag straight from the mirror registry:
+        // fine when it is on a mirror registry, checked like any other image otherwise.
+        if o.kind() == "CatalogSource"
+            && let Some(image) = o.object.pointer("/spec/image").and_then(|i| i.as_str())
+            && !mirror::on_mirror_registry(image, &rules)
+        {
+            uses.push(ImageUse {
+                image: image.to_string(),
+                operator: o.operator.clone(),
+                role: mirror::Role::CatalogIndex {
+                    catalog: o
+                        .object
+                        .pointer("/metadata/annotations/po-manifests.openshift.io~1catalog")
+                        .and_then(|c| c.as_str())
+                        .unwrap_or("")
+                        .to_string(),
+                },
+            });
+        }
     }
     let findings = mirror::check(&uses, &rules);
     if findings.is_empty() {

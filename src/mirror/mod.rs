@@ -142,6 +142,18 @@ pub fn rules(install: &InstallConfig) -> Vec<Rule> {
     out
 }
 
+/// Whether an image is hosted on one of the rules' mirror registries (pulled from there
+/// directly, so no rule needs to redirect it).
+pub fn on_mirror_registry(image: &str, rules: &[Rule]) -> bool {
+    let Ok(parsed) = ImageRef::parse(image) else {
+        return false;
+    };
+    rules.iter().flat_map(|r| &r.mirrors).any(|m| {
+        let host = m.split('/').next().unwrap_or("");
+        !host.is_empty() && host == parsed.domain
+    })
+}
+
 /// The most specific rule covering an image.
 pub fn covering_rule<'r>(image: &ImageRef, rules: &'r [Rule]) -> Option<&'r Rule> {
     rules
@@ -161,6 +173,11 @@ pub enum Role {
         /// Its name (may be empty).
         name: String,
     },
+    /// The catalog index image of a `CatalogSource` written for a disconnected install.
+    CatalogIndex {
+        /// The configured catalog name.
+        catalog: String,
+    },
     /// A container of a converted workload (bootstrap operators).
     Container {
         /// The object's kind.
@@ -178,6 +195,7 @@ impl std::fmt::Display for Role {
             Role::Bundle => f.write_str("bundle image"),
             Role::RelatedImage { name } if name.is_empty() => f.write_str("related image"),
             Role::RelatedImage { name } => write!(f, "related image {name:?}"),
+            Role::CatalogIndex { catalog } => write!(f, "index image of catalog {catalog:?}"),
             Role::Container {
                 object_kind,
                 object,

@@ -72,6 +72,26 @@ mod rules {
     }
 
     #[test]
+    fn images_on_a_mirror_registry_are_recognised() {
+        let rules = [rule(
+            "registry.redhat.io/redhat",
+            "mirror.local:5000/rh/redhat",
+        )];
+        assert!(on_mirror_registry(
+            "mirror.local:5000/other/index:v4.14",
+            &rules
+        ));
+        assert!(!on_mirror_registry(
+            "mirror.local/other/index:v4.14",
+            &rules
+        ));
+        assert!(!on_mirror_registry(
+            "registry.redhat.io/redhat/index:v4.14",
+            &rules
+        ));
+    }
+
+    #[test]
     fn most_specific_rule_wins() {
         let rules = [rule("quay.io", "a.local"), rule("quay.io/x", "b.local/x")];
         let r = covering_rule(&img(&format!("quay.io/x/y{D}")), &rules).unwrap();

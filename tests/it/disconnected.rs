@@ -427,3 +427,27 @@ fn images_of_a_bootstrap_operator_include_its_deployment_containers() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn catalog_index_outside_the_mirrors_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_dir(
+        dir.path(),
+        "imageDigestSources:\n- source: quay.io/acme-example\n  mirrors:\n  - mirror.local:5000/acme-example\n",
+        &example_config(Some(
+            "registry.redhat.io/redhat/redhat-operator-index:v4.14",
+        )),
+    );
+    let o = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = compact(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("registry.redhat.io/redhat/redhat-operator-index:v4.14(indeximageofcatalog\"redhat-operators\"ofoperator\"openshift-marketplace\")isnotpinnedbydigest"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+}
