@@ -16,6 +16,8 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod convert;
+pub mod fetch;
+pub mod mirror;
 pub mod output;
 pub mod render;
 pub mod resolve;

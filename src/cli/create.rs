@@ -19,7 +19,8 @@ pub(super) fn run(
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
     let color = color_stderr();
-    let inv = Invocation::read(&args.input)?;
+    let mut inv = Invocation::read(&args.input)?;
+    inv.locked = args.locked;
     let Some(cluster_version) = inv.cluster_version.clone() else {
         return Err(Error::Usage(
             "the target cluster version is not set: add `clusterVersion` to platformOperators or pass --cluster-version"
@@ -83,8 +84,11 @@ pub(super) fn run(
     if profile == Some(Profile::ClusterExtension) {
         objects.extend(cluster_catalogs(&templates, &outcomes)?);
     }
+    objects.extend(super::images_cmd::marketplace_objects(
+        &templates, profile, &outcomes,
+    )?);
     let objects = without_repeated_namespaces(objects);
-
+    super::images_cmd::check_create(&inv, &outcomes, &objects, args.no_mirror_check)?;
     let files = output::manifest_files(&objects)?;
     let previous = lock::read(&inv.lock_path)?;
     let new_lock = lock::Lock {

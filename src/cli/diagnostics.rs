@@ -219,6 +219,21 @@ pub fn error(e: &Error) -> Vec<Report> {
         Error::DigestMismatch { .. } => vec![Report::message(e.to_string()).help(
             "the catalog changed since it was pinned: re-check its origin, then update `sha256` in the configuration",
         )],
+        Error::Fetch { source, .. } => {
+            vec![Report::message(crate::error_chain(e)).help(source.hint())]
+        }
+        Error::CaFile { .. } => vec![Report::message(crate::error_chain(e))
+            .help("give a readable PEM file of CA certificates")],
+        Error::Mirror { findings } => {
+            let mut message = e.to_string();
+            for f in findings {
+                message.push_str("\n- ");
+                message.push_str(&f.to_string().replace('\n', "\n    "));
+            }
+            vec![Report::message(message).help(
+                "mirror the images (see `po-manifests mirror-config`), add the rules to install-config `imageDigestSources`, or pass --no-mirror-check",
+            )]
+        }
         _ => vec![Report::message(crate::error_chain(e))],
     }
 }

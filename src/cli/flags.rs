@@ -29,6 +29,67 @@ pub enum Command {
     /// Work with registry+v1 bundles.
     #[command(subcommand)]
     Bundle(BundleCommand),
+    /// List every image the resolved operators pull (bundle, relatedImages, bootstrap
+    /// workloads), and check them against the install-config mirror rules.
+    Images(ImagesArgs),
+    /// Write an oc-mirror v2 ImageSetConfiguration that mirrors exactly the resolved bundles.
+    MirrorConfig(MirrorConfigArgs),
+}
+
+/// How catalogs over HTTPS are fetched.
+#[derive(Debug, Args, Clone)]
+pub struct NetworkArgs {
+    /// Never open a network connection: `https://` catalogs come from the cache only.
+    #[arg(long)]
+    pub offline: bool,
+    /// Where downloaded catalogs are cached (default: the user cache directory, po-manifests).
+    #[arg(long, value_name = "DIR", env = "PO_MANIFESTS_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// A PEM file of CA certificates to trust for `https://` catalogs, besides the system roots
+    /// and install-config `additionalTrustBundle` (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub ca_file: Vec<PathBuf>,
+    /// Timeout for connecting to a catalog server (e.g. 500ms, 10s).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::fetch::parse_duration)]
+    pub connect_timeout: std::time::Duration,
+    /// Timeout for one whole download attempt.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::fetch::parse_duration)]
+    pub timeout: std::time::Duration,
+    /// Retries after a connection error, HTTP 429 or 5xx (with exponential backoff).
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub retries: u32,
+    /// Wait before the first retry (doubled for each further one).
+    #[arg(long, value_name = "DURATION", default_value = "250ms", value_parser = crate::fetch::parse_duration)]
+    pub retry_backoff: std::time::Duration,
+}
+
+/// `images`.
+#[derive(Debug, Args)]
+pub struct ImagesArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format: one image per line, or JSON with who needs each image and the findings.
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
+    /// Exit 1 unless every image is pinned by digest and covered by a mirror rule (the default
+    /// when install-config has mirror rules).
+    #[arg(long, conflicts_with = "no_mirror_check")]
+    pub mirror_check: bool,
+    /// Do not check images against mirror rules.
+    #[arg(long)]
+    pub no_mirror_check: bool,
+}
+
+/// `mirror-config`.
+#[derive(Debug, Args)]
+pub struct MirrorConfigArgs {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Write the ImageSetConfiguration here (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `catalog …`.
@@ -136,6 +197,9 @@ pub struct InputArgs {
     /// Print every candidate and why it lost.
     #[arg(long)]
     pub explain: bool,
+    /// Fetching `https://` catalogs.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 /// `create`.
@@ -150,6 +214,10 @@ pub struct CreateArgs {
     /// Fail unless every operator resolves exactly as the lock file says.
     #[arg(long)]
     pub locked: bool,
+    /// Do not check that every image is pinned by digest and covered by an install-config
+    /// mirror rule (checked by default when install-config has mirror rules).
+    #[arg(long)]
+    pub no_mirror_check: bool,
 }
 
 /// `resolve`.

@@ -5,9 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use super::Error;
-use super::flags::InputArgs;
+use super::flags::{InputArgs, NetworkArgs};
 use crate::catalog::{self, PackageFilter};
 use crate::config::{self, CatalogLocation, ClusterVersion, Config, install};
+use crate::fetch;
+use crate::output::lock;
 use crate::resolve::{self, Cluster, LoadedCatalog, Problem, Request, Resolution, Warning, facts};
 
 /// What a command works on, after reading its inputs.
@@ -23,6 +25,10 @@ pub struct Invocation {
     pub cluster_version: Option<ClusterVersion>,
     /// Where the lock file is (beside the configuration).
     pub lock_path: PathBuf,
+    /// How `https://` catalogs are fetched.
+    pub network: NetworkArgs,
+    /// `--locked`: `https://` catalogs must have the content digest the lock file records.
+    pub locked: bool,
 }
 
 impl Invocation {
@@ -69,6 +75,8 @@ impl Invocation {
             install,
             cluster_version,
             lock_path,
+            network: input.network.clone(),
+            locked: false,
         })
     }
 
@@ -91,15 +99,17 @@ impl Invocation {
         packages.dedup();
         let filter = PackageFilter::Only(packages);
         let mut loaded = Vec::new();
+        let mut fetcher = None;
         for source in &self.config.catalogs {
             let location = source.source.value.to_string();
             let path = match &source.source.value {
                 CatalogLocation::Path(p) => p.clone(),
                 CatalogLocation::Url(url) => {
-                    return Err(Error::Unsupported(format!(
-                        "catalog \"{}\": {url}: catalogs over HTTPS are not supported by this version of po-manifests; save the catalog (for example catalogd's api/v1/all) to a file and point `source` at it",
-                        source.name.value
-                    )));
+                    if fetcher.is_none() {
+                        fetcher = Some(self.fetcher()?);
+                    }
+                    let fetcher = fetcher.as_ref().expect("set above");
+                    self.fetch_catalog(fetcher, source, url)?
                 }
             };
             let catalog = catalog::load(&path, &filter).map_err(|e| Error::Catalog {
@@ -127,6 +137,129 @@ impl Invocation {
             });
         }
         Ok(loaded)
+    }
+}
+
+impl Invocation {
+    /// The fetcher for `https://` catalogs: the flags, install-config `additionalTrustBundle`
+    /// and `proxy`, and the proxy environment variables (`HTTPS_PROXY`/`https_proxy` with
+    /// `NO_PROXY`/`no_proxy`), which take precedence over install-config `proxy` when set.
+    pub fn fetcher(&self) -> Result<fetch::Fetcher, Error> {
+        use std::io::IsTerminal as _;
+        let net = &self.network;
+        let install = self.install.as_ref();
+        let mut extra_roots = Vec::new();
+        if let Some(found) = install
+            && let Some(bundle) = &found.config.additional_trust_bundle
+            && !bundle.trim().is_empty()
+        {
+            extra_roots.push((
+                format!("additionalTrustBundle in {}", found.path.display()),
+                bundle.clone().into_bytes(),
+            ));
+        }
+        for path in &net.ca_file {
+            let pem = std::fs::read(path).map_err(|source| Error::CaFile {
+                path: path.clone(),
+                source,
+            })?;
+            extra_roots.push((format!("--ca-file {}", path.display()), pem));
+        }
+        let env = |names: &[&str]| {
+            names
+                .iter()
+                .find_map(|n| std::env::var(n).ok().filter(|v| !v.trim().is_empty()))
+        };
+        let proxy = match env(&["HTTPS_PROXY", "https_proxy"]) {
+            Some(https_proxy) => fetch::ProxySettings {
+                https_proxy: Some(https_proxy),
+                no_proxy: env(&["NO_PROXY", "no_proxy"]),
+            },
+            None => install
+                .and_then(|i| i.config.proxy.as_ref())
+                .map(|p| fetch::ProxySettings {
+                    https_proxy: p.https_proxy.clone(),
+                    no_proxy: p.no_proxy.clone(),
+                })
+                .unwrap_or_default(),
+        };
+        let cache_root = net
+            .cache_dir
+            .clone()
+            .or_else(fetch::Cache::default_root)
+            .unwrap_or_else(|| PathBuf::from(".po-manifests-cache"));
+        let options = fetch::Options {
+            extra_roots,
+            proxy,
+            connect_timeout: net.connect_timeout,
+            timeout: net.timeout,
+            retries: net.retries,
+            backoff: net.retry_backoff,
+            offline: net.offline,
+            progress: std::io::stderr().is_terminal(),
+        };
+        fetch::Fetcher::new(options, fetch::Cache::new(cache_root)).map_err(|source| Error::Fetch {
+            name: String::new(),
+            source,
+        })
+    }
+
+    /// Fetch one `https://` catalog into the cache and return the cached file. The content
+    /// wanted is the configuration's `sha256` pin, else with `--locked` the digest the lock
+    /// file records; offline without either, the locked content when cached, else the latest.
+    fn fetch_catalog(
+        &self,
+        fetcher: &fetch::Fetcher,
+        source: &config::CatalogSource,
+        url: &str,
+    ) -> Result<PathBuf, Error> {
+        let name = &source.name.value;
+        let locked_digest = if self.locked || self.network.offline {
+            lock::read(&self.lock_path)
+                .ok()
+                .flatten()
+                .and_then(|l| l.catalogs.into_iter().find(|c| &c.name == name))
+                .map(|c| c.digest.trim_start_matches("sha256:").to_string())
+        } else {
+            None
+        };
+        let pin = source.sha256.as_ref().map(|p| p.value.as_str());
+        let expected = pin.or(if self.locked {
+            locked_digest.as_deref()
+        } else {
+            None
+        });
+        if expected.is_none()
+            && self.network.offline
+            && let Some(d) = &locked_digest
+            && let Some(entry) = fetcher.cache().get(url, d)
+        {
+            return Ok(entry.path);
+        }
+        match fetcher.fetch(url, expected) {
+            Ok(f) => Ok(f.path),
+            Err(e) => match &e.kind {
+                fetch::ErrorKind::DigestMismatch { expected, actual } if pin.is_none() => {
+                    Err(lock::Error::Mismatch {
+                        path: self.lock_path.clone(),
+                        differences: vec![format!(
+                            "catalog {name} ({url}): the lock records content sha256:{expected}, the server now serves sha256:{actual}"
+                        )],
+                    }
+                    .into())
+                }
+                fetch::ErrorKind::DigestMismatch { expected, actual } => Err(Error::DigestMismatch {
+                    name: name.clone(),
+                    location: url.to_string(),
+                    expected: expected.clone(),
+                    actual: actual.clone(),
+                }),
+                _ => Err(Error::Fetch {
+                    name: name.clone(),
+                    source: e,
+                }),
+            },
+        }
     }
 }
 

@@ -8,6 +8,7 @@ mod catalog_cmd;
 mod create;
 pub mod diagnostics;
 pub mod flags;
+mod images_cmd;
 pub mod invocation;
 mod range;
 mod resolve_cmd;
@@ -38,7 +39,7 @@ pub enum Error {
         name: String,
         /// Where it is.
         location: String,
-        /// The cause.
+        /// The cause (boxed: it is large, and `Result<_, Error>` is returned everywhere).
         source: Box<crate::catalog::Error>,
     },
     /// A catalog's content does not match its pinned digest.
@@ -90,6 +91,39 @@ pub enum Error {
     /// Writing to stdout failed.
     #[error("cannot write output: {0}")]
     Stdout(#[from] std::io::Error),
+    /// A catalog could not be fetched over HTTPS (network, TLS, cache).
+    #[error("{}{source}", if name.is_empty() { String::new() } else { format!("catalog \"{name}\": ") })]
+    Fetch {
+        /// Configured name.
+        name: String,
+        /// The cause, with the URL.
+        source: crate::fetch::Error,
+    },
+    /// A `--ca-file` cannot be read.
+    #[error("cannot read --ca-file {}: {source}", path.display())]
+    CaFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Images are not pinned or not mirrored for a disconnected install.
+    #[error("{} image{} cannot be pulled in this disconnected install; nothing was written", findings.len(), if findings.len() == 1 { "" } else { "s" })]
+    Mirror {
+        /// One per image use.
+        findings: Vec<crate::mirror::Finding>,
+    },
+    /// The PlatformOperator profile's offline objects need one catalog image.
+    #[error("{0}")]
+    Disconnected(String),
+    /// Writing the `mirror-config` output failed.
+    #[error("cannot write {}: {source}", path.display())]
+    WriteFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
 }
 
 impl Error {
@@ -102,6 +136,8 @@ impl Error {
             Error::Output(e) if e.is_io() => EXIT_IO,
             Error::Lock(e) if e.is_io() => EXIT_IO,
             Error::Stdout(_) => EXIT_IO,
+            Error::Fetch { source, .. } if source.is_digest_mismatch() => EXIT_INVALID,
+            Error::Fetch { .. } | Error::CaFile { .. } | Error::WriteFile { .. } => EXIT_IO,
             Error::Usage(_) | Error::Unsupported(_) => EXIT_USAGE,
             _ => EXIT_INVALID,
         }
@@ -116,5 +152,7 @@ pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resu
         flags::Command::Range(args) => range::run(&args, stdout),
         flags::Command::Catalog(command) => catalog_cmd::run(&command, stdout, stderr),
         flags::Command::Bundle(command) => bundle_cmd::run(&command, stdout, stderr),
+        flags::Command::Images(args) => images_cmd::images(&args, stdout, stderr),
+        flags::Command::MirrorConfig(args) => images_cmd::mirror_config(&args, stdout, stderr),
     }
 }

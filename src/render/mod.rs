@@ -7,6 +7,7 @@
 //! OpenShift release (see [`Profile::for_cluster`]).
 
 pub mod installer_rbac;
+pub mod offline;
 pub mod profile;
 
 use std::collections::BTreeMap;
@@ -36,6 +37,8 @@ pub const EMBEDDED_TEMPLATES: &[(&str, &str)] = embedded_templates![
     "rolebinding.yaml.j2",
     "clusterextension.yaml.j2",
     "clustercatalog.yaml.j2",
+    "operatorhub.yaml.j2",
+    "catalogsource.yaml.j2",
 ];
 
 /// One rendered object, with the operator it belongs to.

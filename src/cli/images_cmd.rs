@@ -1,0 +1,357 @@
+//! `po-manifests images` and `po-manifests mirror-config`, and the disconnected parts of
+//! `create`: which images the resolved operators pull, whether the install-config mirror rules
+//! cover them, the oc-mirror ImageSetConfiguration, and the offline marketplace objects of the
+//! PlatformOperator profile.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::create::color_stderr;
+use super::diagnostics::{self, Report};
+use super::flags::{ImagesArgs, MirrorConfigArgs, ReportFormat};
+use super::invocation::{self, Invocation, Outcome};
+use super::{EXIT_OK, Error};
+use crate::bundle::RegistryV1;
+use crate::convert;
+use crate::mirror::{self, Finding, ImageUse, Rule, imageset};
+use crate::render::{Profile, RenderedObject, Templates, offline};
+use crate::resolve::Cluster;
+
+/// The install-config mirror rules (none without an install-config).
+pub(super) fn mirror_rules(inv: &Invocation) -> Vec<Rule> {
+    inv.install
+        .as_ref()
+        .map(|i| mirror::rules(&i.config))
+        .unwrap_or_default()
+}
+
+/// The images one resolved operator needs: bundle image and relatedImages, plus for a bootstrap
+/// operator the containers of its converted workloads.
+fn operator_images(outcome: &Outcome<'_>) -> Result<Vec<ImageUse>, String> {
+    let Ok(r) = &outcome.resolution else {
+        return Ok(Vec::new());
+    };
+    let name = &outcome.operator.name.value;
+    let mut out = mirror::bundle_images(name, r.bundle);
+    if outcome.operator.bootstrap {
+        let objects = r
+            .bundle
+            .bundle_objects()
+            .map_err(|e| crate::error_chain(&e))?;
+        if !objects.is_empty() {
+            let content = RegistryV1::from_objects(&outcome.operator.package.value, objects)
+                .map_err(|e| e.to_string())?;
+            let options = convert::Options {
+                install_namespace: outcome.install_namespace().unwrap_or_default(),
+                ..Default::default()
+            };
+            let converted = convert::convert(&content, &options).map_err(|e| e.to_string())?;
+            out.extend(mirror::workload_images(name, &converted));
+        }
+    }
+    Ok(out)
+}
+
+/// Report each operator that did not resolve; `Err` when any did not. An operator that
+/// resolved but fails the profile checks (webhooks, install modes) still has images to mirror:
+/// its problems are reported as a warning.
+fn report_failures(
+    inv: &Invocation,
+    outcomes: &[Outcome<'_>],
+    stderr: &mut dyn Write,
+) -> Result<(), Error> {
+    let color = color_stderr();
+    let mut failed = 0;
+    for o in outcomes {
+        match &o.resolution {
+            Err(_) => {
+                if let Some(report) = diagnostics::operator_failure(&inv.config.source, o) {
+                    write!(stderr, "{}", report.render(color))?;
+                }
+                failed += 1;
+            }
+            Ok(r) if !o.problems.is_empty() => {
+                let problems: Vec<String> = o.problems.iter().map(|p| p.to_string()).collect();
+                write!(
+                    stderr,
+                    "{}",
+                    Report::warning(format!(
+                        "operator \"{}\": {} cannot be installed as configured ({}); its images are listed anyway",
+                        o.operator.name.value,
+                        r.bundle.name,
+                        problems.join("; ")
+                    ))
+                    .render(color)
+                )?;
+            }
+            Ok(_) => {}
+        }
+    }
+    if failed > 0 {
+        return Err(Error::Operators {
+            failed,
+            total: outcomes.len(),
+        });
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct ImageRow<'a> {
+    image: &'a str,
+    uses: Vec<UseRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct UseRow<'a> {
+    operator: &'a str,
+    role: &'a mirror::Role,
+}
+
+#[derive(Serialize)]
+struct ImagesDocument<'a> {
+    images: Vec<ImageRow<'a>>,
+    rules: &'a [Rule],
+    findings: &'a [Finding],
+}
+
+/// `po-manifests images`.
+pub(super) fn images(
+    args: &ImagesArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    let inv = Invocation::read(&args.input)?;
+    let catalogs = inv.load_catalogs()?;
+    let cluster = Cluster {
+        version: inv.cluster_version.clone(),
+    };
+    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    report_failures(&inv, &outcomes, stderr)?;
+    let mut uses = Vec::new();
+    for o in &outcomes {
+        uses.extend(operator_images(o).map_err(|m| {
+            Error::Disconnected(format!("operator \"{}\": {m}", o.operator.name.value))
+        })?);
+    }
+    let rules = mirror_rules(&inv);
+    let check = !args.no_mirror_check && (args.mirror_check || !rules.is_empty());
+    let findings = if check {
+        mirror::check(&uses, &rules)
+    } else {
+        Vec::new()
+    };
+    let grouped = mirror::by_image(&uses);
+    match args.output {
+        ReportFormat::Text => {
+            for image in grouped.keys() {
+                writeln!(stdout, "{image}")?;
+            }
+        }
+        ReportFormat::Json => {
+            let doc = ImagesDocument {
+                images: grouped
+                    .iter()
+                    .map(|(image, uses)| ImageRow {
+                        image,
+                        uses: uses
+                            .iter()
+                            .map(|u| UseRow {
+                                operator: &u.operator,
+                                role: &u.role,
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+                rules: &rules,
+                findings: &findings,
+            };
+            let text = serde_json::to_string_pretty(&doc)
+                .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
+            writeln!(stdout, "{text}")?;
+        }
+    }
+    if !findings.is_empty() {
+        return Err(Error::Mirror { findings });
+    }
+    Ok(EXIT_OK)
+}
+
+/// `po-manifests mirror-config`.
+pub(super) fn mirror_config(
+    args: &MirrorConfigArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    let inv = Invocation::read(&args.input)?;
+    let catalogs = inv.load_catalogs()?;
+    let cluster = Cluster {
+        version: inv.cluster_version.clone(),
+    };
+    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    report_failures(&inv, &outcomes, stderr)?;
+    let rules = mirror_rules(&inv);
+    let mut selections = Vec::new();
+    let mut missing = Vec::new();
+    for o in &outcomes {
+        let Ok(r) = &o.resolution else { continue };
+        let Some(image) = &r.catalog.image else {
+            missing.push(r.catalog.name.clone());
+            continue;
+        };
+        let configured: Vec<String> = o
+            .operator
+            .channels
+            .iter()
+            .map(|c| c.value.clone())
+            .collect();
+        let mut channels = imageset::channels_for(&r.bundle.channels, &configured);
+        if channels.is_empty() {
+            channels = r.bundle.channels.clone();
+        }
+        selections.push(imageset::Selection {
+            catalog: imageset::source_of(image, &rules).unwrap_or_else(|| image.clone()),
+            package: r.package.name.clone(),
+            default_channel: r.package.default_channel.clone(),
+            channels,
+            version: r.bundle.version_text.clone(),
+            parsed: r.bundle.version.clone(),
+        });
+    }
+    missing.sort();
+    missing.dedup();
+    if !missing.is_empty() {
+        return Err(Error::Disconnected(format!(
+            "catalog{} {} {} no `image:`; oc-mirror needs the catalog's image reference: add `image:` (the index image, or its mirror under an imageDigestSources rule) to the catalog in the configuration",
+            if missing.len() == 1 { "" } else { "s" },
+            missing
+                .iter()
+                .map(|m| format!("\"{m}\""))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if missing.len() == 1 { "has" } else { "have" }
+        )));
+    }
+    let value = imageset::image_set(&selections);
+    let mut text = String::from(
+        "# Written by po-manifests mirror-config: oc-mirror v2 mirrors exactly the resolved bundles.\n",
+    );
+    text.push_str(
+        &crate::output::yaml::to_yaml(&value)
+            .map_err(|e| Error::Stdout(std::io::Error::other(e)))?,
+    );
+    match &args.output {
+        None => write!(stdout, "{text}")?,
+        Some(path) => {
+            write_atomic(path, text.as_bytes()).map_err(|source| Error::WriteFile {
+                path: path.clone(),
+                source,
+            })?;
+            writeln!(stderr, "wrote {}", path.display())?;
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// `create`'s disconnected check: with mirror rules in install-config (and no
+/// `--no-mirror-check`), every image of the resolved operators (bundle, relatedImages, and the
+/// containers of the objects written for bootstrap operators) must be pinned by digest and
+/// covered by a rule.
+pub(super) fn check_create(
+    inv: &Invocation,
+    outcomes: &[Outcome<'_>],
+    objects: &[RenderedObject],
+    skip: bool,
+) -> Result<(), Error> {
+    let rules = mirror_rules(inv);
+    if skip || rules.is_empty() {
+        return Ok(());
+    }
+    let mut uses = Vec::new();
+    for o in outcomes {
+        if let Ok(r) = &o.resolution {
+            uses.extend(mirror::bundle_images(&o.operator.name.value, r.bundle));
+        }
+    }
+    for o in objects {
+        uses.extend(mirror::workload_images(
+            &o.operator,
+            std::slice::from_ref(&o.object),
+        ));
+        // A CatalogSource image is usually pulled by tag straight from the mirror registry:
+        // fine when it is on a mirror registry, checked like any other image otherwise.
+        if o.kind() == "CatalogSource"
+            && let Some(image) = o.object.pointer("/spec/image").and_then(|i| i.as_str())
+            && !mirror::on_mirror_registry(image, &rules)
+        {
+            uses.push(ImageUse {
+                image: image.to_string(),
+                operator: o.operator.clone(),
+                role: mirror::Role::CatalogIndex {
+                    catalog: o
+                        .object
+                        .pointer("/metadata/annotations/po-manifests.openshift.io~1catalog")
+                        .and_then(|c| c.as_str())
+                        .unwrap_or("")
+                        .to_string(),
+                },
+            });
+        }
+    }
+    let findings = mirror::check(&uses, &rules);
+    if findings.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Mirror { findings })
+    }
+}
+
+/// The PlatformOperator profile's offline objects: when the catalog the platform operators
+/// resolved from has an `image:`, an `OperatorHub` disabling the default `redhat-operators`
+/// source and a `CatalogSource` `redhat-operators` on that image.
+pub(super) fn marketplace_objects(
+    templates: &Templates,
+    profile: Option<Profile>,
+    outcomes: &[Outcome<'_>],
+) -> Result<Vec<RenderedObject>, Error> {
+    if profile != Some(Profile::PlatformOperator) {
+        return Ok(Vec::new());
+    }
+    let mut images: Vec<(&str, &str)> = outcomes
+        .iter()
+        .filter(|o| !o.operator.bootstrap)
+        .filter_map(|o| o.resolution.as_ref().ok())
+        .filter_map(|r| {
+            r.catalog
+                .image
+                .as_deref()
+                .map(|i| (r.catalog.name.as_str(), i))
+        })
+        .collect();
+    images.sort();
+    images.dedup();
+    match images.as_slice() {
+        [] => Ok(Vec::new()),
+        [(name, image)] => Ok(offline::marketplace_objects(templates, name, image)?),
+        many => Err(Error::Disconnected(format!(
+            "the PlatformOperator manager reads only the CatalogSource openshift-marketplace/redhat-operators, but the platform operators resolved from {} catalogs with images ({}); resolve them all from one catalog",
+            many.len(),
+            many.iter()
+                .map(|(n, i)| format!("\"{n}\" = {i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}

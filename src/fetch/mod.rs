@@ -1,0 +1,883 @@
+//! Catalogs over HTTPS: download a catalog body (catalogd's `<base>/api/v1/all` JSON lines, an
+//! `opm render` JSON stream, or YAML) into the content-addressed [`cache`], verifying TLS and
+//! the content digest.
+//!
+//! * TLS is always verified, against the system roots plus extra PEM bundles (install-config
+//!   `additionalTrustBundle`, `--ca-file`). rustls, no OpenSSL.
+//! * Proxies are given explicitly ([`ProxySettings`]); the caller decides where they come from
+//!   (environment variables, install-config `proxy`). `NO_PROXY` is honoured.
+//! * Connect and total timeouts; bounded retries with exponential backoff on connection errors,
+//!   HTTP 429 and 5xx; `gzip` content encoding, and bodies that are themselves gzip files.
+//! * A pinned digest that is already cached is used without opening a connection; `offline`
+//!   never opens one. A body whose digest does not match the pin is never cached.
+//!
+//! Every failure is an [`Error`] carrying the URL, a typed [`ErrorKind`] (DNS, TLS, timeout,
+//! HTTP status, …) and [`Error::hint`] saying what to try. Source of truth for the served
+//! format: `reference/catalogs-and-conversion.md` §6.
+
+pub mod cache;
+
+use std::io::Read as _;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest as _, Sha256};
+
+pub use cache::Cache;
+
+/// Proxy settings for HTTPS requests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProxySettings {
+    /// Proxy URL for `https://` requests (`http://host:port`).
+    pub https_proxy: Option<String>,
+    /// Comma-separated hosts, domains (`.example.com`), IPs or CIDRs that bypass the proxy.
+    pub no_proxy: Option<String>,
+}
+
+/// How to fetch.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Extra trusted roots: `(where they came from, PEM bytes)`.
+    pub extra_roots: Vec<(String, Vec<u8>)>,
+    /// Proxy.
+    pub proxy: ProxySettings,
+    /// Timeout for establishing a connection (TCP, proxy tunnel and TLS).
+    pub connect_timeout: Duration,
+    /// Timeout for a whole attempt, body included.
+    pub timeout: Duration,
+    /// Retries after the first attempt (connection errors, HTTP 429 and 5xx only).
+    pub retries: u32,
+    /// Wait before the first retry; doubled for each further one.
+    pub backoff: Duration,
+    /// Never open a connection: cached content only.
+    pub offline: bool,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            extra_roots: Vec::new(),
+            proxy: ProxySettings::default(),
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(600),
+            retries: 3,
+            backoff: Duration::from_millis(250),
+            offline: false,
+            progress: false,
+        }
+    }
+}
+
+/// A catalog body on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    /// The cached file.
+    pub path: PathBuf,
+    /// Its sha256, lowercase hex.
+    pub sha256: String,
+    /// Whether it came from the cache without a download.
+    pub from_cache: bool,
+}
+
+/// A failed fetch: the URL and what went wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{kind}{}", url_prefix(url), attempts_note(*attempts))]
+pub struct Error {
+    /// The URL.
+    pub url: String,
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// How many requests were made (0: none).
+    pub attempts: u32,
+}
+
+fn url_prefix(url: &str) -> String {
+    if url.is_empty() {
+        String::new()
+    } else {
+        format!("{url}: ")
+    }
+}
+
+fn attempts_note(attempts: u32) -> String {
+    if attempts > 1 {
+        format!(" (after {attempts} attempts)")
+    } else {
+        String::new()
+    }
+}
+
+/// Why a fetch failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The host name did not resolve.
+    #[error("DNS: cannot resolve host {host:?}: {detail}")]
+    Dns {
+        /// The host.
+        host: String,
+        /// The resolver's message.
+        detail: String,
+    },
+    /// TCP connection failed (refused, unreachable).
+    #[error("cannot connect: {detail}")]
+    Connect {
+        /// The cause.
+        detail: String,
+    },
+    /// The proxy refused or failed the tunnel.
+    #[error("proxy: {detail}")]
+    Proxy {
+        /// The cause.
+        detail: String,
+    },
+    /// TLS handshake or certificate verification failed.
+    #[error("TLS: {detail}")]
+    Tls {
+        /// The cause (e.g. the certificate's issuer is unknown).
+        detail: String,
+    },
+    /// No answer in time.
+    #[error("timeout: {detail}")]
+    Timeout {
+        /// Which timeout.
+        detail: String,
+    },
+    /// The server answered with an error status.
+    #[error("HTTP status {status}{}", if reason.is_empty() { String::new() } else { format!(" {reason}") })]
+    Status {
+        /// The status code.
+        status: u16,
+        /// Its reason phrase.
+        reason: String,
+    },
+    /// The body ended early.
+    #[error("the download ended after {received} bytes{}", expected.map(|e| format!(" of {e}")).unwrap_or_default())]
+    Truncated {
+        /// Bytes received.
+        received: u64,
+        /// Bytes announced (`Content-Length`), if any.
+        expected: Option<u64>,
+    },
+    /// The body could not be read or decoded.
+    #[error("cannot read the response body: {detail}")]
+    Body {
+        /// The cause.
+        detail: String,
+    },
+    /// The content does not match the pinned digest.
+    #[error("content has digest sha256:{actual}, but sha256:{expected} is expected")]
+    DigestMismatch {
+        /// The pin.
+        expected: String,
+        /// What was downloaded.
+        actual: String,
+    },
+    /// `--offline` and nothing suitable is cached.
+    #[error("not in the cache at {} ({}), and --offline forbids downloading it", cache.display(), match wanted { Some(d) => format!("content sha256:{d} was asked for"), None => "nothing was ever downloaded from this URL".into() })]
+    NotCached {
+        /// The cache root.
+        cache: PathBuf,
+        /// The digest that was needed, if pinned.
+        wanted: Option<String>,
+    },
+    /// The cache cannot be written or read.
+    #[error("cache {}: {source}", path.display())]
+    Cache {
+        /// The path.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An extra trust bundle is not PEM certificates.
+    #[error("trust bundle from {origin} is invalid: {detail}")]
+    TrustBundle {
+        /// Where it came from.
+        origin: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The proxy URL is invalid.
+    #[error("invalid proxy URL {proxy:?}: {detail}")]
+    ProxyUrl {
+        /// The URL.
+        proxy: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The HTTPS client cannot be built.
+    #[error("cannot set up the HTTPS client: {detail}")]
+    Client {
+        /// The cause.
+        detail: String,
+    },
+}
+
+impl Error {
+    fn new(url: &str, kind: ErrorKind, attempts: u32) -> Error {
+        Error {
+            url: url.to_string(),
+            kind,
+            attempts,
+        }
+    }
+
+    /// What the user can try, one or two sentences.
+    pub fn hint(&self) -> String {
+        let offline = "or, with a copy cached by an earlier run, pass --offline";
+        match &self.kind {
+            ErrorKind::Dns { .. } => format!(
+                "check the host name in `source` and this machine's DNS; if the host is only reachable through a proxy, set HTTPS_PROXY (or install-config `proxy.httpsProxy`); {offline}"
+            ),
+            ErrorKind::Connect { .. } => format!(
+                "check that the server is running and reachable from here (firewall, port); behind a proxy set HTTPS_PROXY (or install-config `proxy.httpsProxy`); {offline}"
+            ),
+            ErrorKind::Proxy { .. } => "check the proxy URL (HTTPS_PROXY or install-config `proxy.httpsProxy`) and that it allows CONNECT to this host, or add the host to NO_PROXY (install-config `proxy.noProxy`)".into(),
+            ErrorKind::Tls { detail } if detail.contains("issuer") || detail.contains("certificate") => "the server's certificate is not trusted: if it is issued by a private CA, pass --ca-file CA.pem or add the CA to install-config `additionalTrustBundle`; also check that the URL's host name matches the certificate".into(),
+            ErrorKind::Tls { .. } => "check that the server speaks HTTPS (TLS 1.2 or 1.3) on this port".into(),
+            ErrorKind::Timeout { .. } => format!(
+                "the server did not answer in time: raise --connect-timeout / --timeout, or check the network path and proxy; {offline}"
+            ),
+            ErrorKind::Status { status: 404, .. } => "check the URL: catalogd serves a catalog's content at <status.urls.base>/api/v1/all".into(),
+            ErrorKind::Status { status: 401 | 403, .. } => "the server refused access: po-manifests sends no credentials, so serve the catalog without authentication or download it yourself and point `source` at the file".into(),
+            ErrorKind::Status { status, .. } if *status >= 500 || *status == 429 => "the server failed (po-manifests retried with backoff): try again later, or raise --retries".into(),
+            ErrorKind::Status { .. } => "check the URL and the server's configuration".into(),
+            ErrorKind::Truncated { .. } | ErrorKind::Body { .. } => "the connection dropped during the download: run again; if it keeps failing, check proxies and load balancers on the path".into(),
+            ErrorKind::DigestMismatch { .. } => "the served catalog changed since it was pinned (nothing was cached): check where it comes from, then update `sha256` in the configuration (or the lock file with a run without --locked)".into(),
+            ErrorKind::NotCached { cache, .. } => format!(
+                "run once without --offline where the server is reachable (with the same --cache-dir, now {}), or point `source` at a local copy of the catalog",
+                cache.display()
+            ),
+            ErrorKind::Cache { .. } => "check the permissions and free space of --cache-dir".into(),
+            ErrorKind::TrustBundle { .. } => "give PEM-encoded certificates (-----BEGIN CERTIFICATE-----)".into(),
+            ErrorKind::ProxyUrl { .. } => "give the proxy as http://host:port".into(),
+            ErrorKind::Client { .. } => "check the trust bundles and proxy settings".into(),
+        }
+    }
+
+    /// Whether the content arrived but does not match the pin (the input is wrong, not the
+    /// network).
+    pub fn is_digest_mismatch(&self) -> bool {
+        matches!(self.kind, ErrorKind::DigestMismatch { .. })
+    }
+}
+
+/// Downloads catalogs through a cache. Build one per run and fetch every catalog with it.
+#[derive(Debug)]
+pub struct Fetcher {
+    client: Option<reqwest::blocking::Client>,
+    options: Options,
+    cache: Cache,
+}
+
+impl Fetcher {
+    /// A fetcher. Builds the HTTPS client unless `options.offline` (checking trust bundles and
+    /// the proxy URL).
+    pub fn new(options: Options, cache: Cache) -> Result<Fetcher, Error> {
+        let client = if options.offline {
+            None
+        } else {
+            Some(build_client(&options).map_err(|kind| Error::new("", kind, 0))?)
+        };
+        Ok(Fetcher {
+            client,
+            options,
+            cache,
+        })
+    }
+
+    /// The cache.
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    /// Fetch `url`. With `expected` (a sha256 in hex), a cached copy with that digest is used
+    /// without a connection, and a download with another digest is refused and not cached.
+    /// Offline, the cached copy with `expected`, else the latest cached copy, is used.
+    pub fn fetch(&self, url: &str, expected: Option<&str>) -> Result<Fetched, Error> {
+        if let Some(want) = expected
+            && let Some(entry) = self.cache.get(url, want)
+        {
+            return Ok(Fetched {
+                path: entry.path,
+                sha256: entry.sha256,
+                from_cache: true,
+            });
+        }
+        let Some(client) = &self.client else {
+            let entry = match expected {
+                Some(_) => None,
+                None => self.cache.latest(url),
+            };
+            return match entry {
+                Some(e) => Ok(Fetched {
+                    path: e.path,
+                    sha256: e.sha256,
+                    from_cache: true,
+                }),
+                None => Err(Error::new(
+                    url,
+                    ErrorKind::NotCached {
+                        cache: self.cache.root().to_path_buf(),
+                        wanted: expected.map(str::to_string),
+                    },
+                    0,
+                )),
+            };
+        };
+        let cache_err = |source| {
+            Error::new(
+                url,
+                ErrorKind::Cache {
+                    path: self.cache.staging_dir(),
+                    source,
+                },
+                0,
+            )
+        };
+        let staging = self.cache.staging_dir();
+        std::fs::create_dir_all(&staging).map_err(cache_err)?;
+        let (raw, attempts) = self.download(client, url, &staging)?;
+        let (body, sha256) = decode_and_hash(raw, &staging).map_err(|e| match e {
+            Decode::Io(source) => Error::new(
+                url,
+                ErrorKind::Cache {
+                    path: staging.clone(),
+                    source,
+                },
+                attempts,
+            ),
+            Decode::Gzip(detail) => Error::new(url, ErrorKind::Body { detail }, attempts),
+        })?;
+        if let Some(want) = expected
+            && want != sha256
+        {
+            // `body` is a temporary file: dropping it deletes it, so nothing is cached.
+            return Err(Error::new(
+                url,
+                ErrorKind::DigestMismatch {
+                    expected: want.to_string(),
+                    actual: sha256,
+                },
+                attempts,
+            ));
+        }
+        let entry = self.cache.adopt(url, body, &sha256).map_err(|source| {
+            Error::new(
+                url,
+                ErrorKind::Cache {
+                    path: self.cache.url_dir(url),
+                    source,
+                },
+                attempts,
+            )
+        })?;
+        Ok(Fetched {
+            path: entry.path,
+            sha256,
+            from_cache: false,
+        })
+    }
+
+    /// GET with retries; returns the (content-decoded) body in a temporary file in `staging`
+    /// and the number of attempts.
+    fn download(
+        &self,
+        client: &reqwest::blocking::Client,
+        url: &str,
+        staging: &std::path::Path,
+    ) -> Result<(tempfile::NamedTempFile, u32), Error> {
+        let host = reqwest::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let last = attempt > self.options.retries;
+            let started = Instant::now();
+            let outcome = client.get(url).send();
+            let retry_after = match outcome {
+                Err(e) => {
+                    let kind = classify(&e, &host, &self.options);
+                    let retryable = e.is_connect()
+                        && !matches!(kind, ErrorKind::Tls { .. } | ErrorKind::Dns { .. });
+                    if last || !retryable {
+                        return Err(Error::new(url, kind, attempt));
+                    }
+                    None
+                }
+                Ok(response) => {
+                    let status = response.status();
+                    if status.is_success() {
+                        let mut file =
+                            tempfile::NamedTempFile::new_in(staging).map_err(|source| {
+                                Error::new(
+                                    url,
+                                    ErrorKind::Cache {
+                                        path: staging.to_path_buf(),
+                                        source,
+                                    },
+                                    attempt,
+                                )
+                            })?;
+                        return self
+                            .read_body(response, url, &host, started, file.as_file_mut())
+                            .map(|()| (file, attempt))
+                            .map_err(|kind| Error::new(url, kind, attempt));
+                    }
+                    let kind = ErrorKind::Status {
+                        status: status.as_u16(),
+                        reason: status.canonical_reason().unwrap_or("").to_string(),
+                    };
+                    let retryable = status.is_server_error() || status.as_u16() == 429;
+                    if last || !retryable {
+                        return Err(Error::new(url, kind, attempt));
+                    }
+                    response
+                        .headers()
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                        .map(|s| Duration::from_secs(s.min(30)))
+                }
+            };
+            let backoff = self
+                .options
+                .backoff
+                .saturating_mul(1 << (attempt - 1).min(8));
+            std::thread::sleep(retry_after.map_or(backoff, |r| r.max(backoff)));
+        }
+    }
+
+    fn read_body(
+        &self,
+        mut response: reqwest::blocking::Response,
+        url: &str,
+        host: &str,
+        started: Instant,
+        out: &mut std::fs::File,
+    ) -> Result<(), ErrorKind> {
+        use std::io::Write as _;
+        let expected = response.content_length();
+        let bar = self.options.progress.then(|| progress_bar(url, expected));
+        let mut received: u64 = 0;
+        let mut buf = vec![0u8; 64 * 1024];
+        let result = loop {
+            if started.elapsed() > self.options.timeout {
+                break Err(ErrorKind::Timeout {
+                    detail: format!(
+                        "the download took longer than {} (--timeout)",
+                        seconds(self.options.timeout)
+                    ),
+                });
+            }
+            match response.read(&mut buf) {
+                Ok(0) => break Ok(()),
+                Ok(n) => {
+                    if let Err(e) = out.write_all(&buf[..n]) {
+                        break Err(ErrorKind::Body {
+                            detail: format!("cannot write the download to the cache: {e}"),
+                        });
+                    }
+                    received += n as u64;
+                    if let Some(b) = &bar {
+                        b.set_position(received);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(classify_read(&e, received, expected, host, &self.options)),
+            }
+        };
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        result?;
+        if let Some(len) = expected
+            && received < len
+        {
+            return Err(ErrorKind::Truncated {
+                received,
+                expected: Some(len),
+            });
+        }
+        out.flush().map_err(|e| ErrorKind::Body {
+            detail: format!("cannot write the download to the cache: {e}"),
+        })
+    }
+}
+
+fn progress_bar(url: &str, len: Option<u64>) -> indicatif::ProgressBar {
+    let bar = match len {
+        Some(l) => indicatif::ProgressBar::new(l),
+        None => indicatif::ProgressBar::new_spinner(),
+    };
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(url.to_string());
+    bar
+}
+
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+fn build_client(options: &Options) -> Result<reqwest::blocking::Client, ErrorKind> {
+    let mut builder = reqwest::blocking::Client::builder()
+        .use_rustls_tls()
+        .https_only(true)
+        .connect_timeout(options.connect_timeout)
+        .timeout(options.timeout)
+        // Proxies come only from `options.proxy`: the caller has read the environment.
+        .no_proxy()
+        .user_agent(concat!("po-manifests/", env!("CARGO_PKG_VERSION")));
+    for (origin, pem) in &options.extra_roots {
+        let certs =
+            reqwest::Certificate::from_pem_bundle(pem).map_err(|e| ErrorKind::TrustBundle {
+                origin: origin.clone(),
+                detail: crate::error_chain(&e),
+            })?;
+        if certs.is_empty() {
+            return Err(ErrorKind::TrustBundle {
+                origin: origin.clone(),
+                detail: "no PEM certificate found".into(),
+            });
+        }
+        for c in certs {
+            builder = builder.add_root_certificate(c);
+        }
+    }
+    if let Some(proxy) = options
+        .proxy
+        .https_proxy
+        .as_deref()
+        .filter(|p| !p.trim().is_empty())
+    {
+        let mut p = reqwest::Proxy::https(proxy).map_err(|e| ErrorKind::ProxyUrl {
+            proxy: proxy.to_string(),
+            detail: crate::error_chain(&e),
+        })?;
+        p = p.no_proxy(
+            options
+                .proxy
+                .no_proxy
+                .as_deref()
+                .and_then(reqwest::NoProxy::from_string),
+        );
+        builder = builder.proxy(p);
+    }
+    builder.build().map_err(|e| ErrorKind::Client {
+        detail: crate::error_chain(&e),
+    })
+}
+
+/// Name the cause of a request error: TLS, DNS, proxy, timeout or connection.
+fn classify(e: &reqwest::Error, host: &str, options: &Options) -> ErrorKind {
+    let chain = crate::error_chain(e);
+    if let Some(tls) = find_rustls(e) {
+        return ErrorKind::Tls {
+            detail: describe_tls(tls),
+        };
+    }
+    // The rustls error may sit behind a type-erased layer: read the text as the last resort.
+    if chain.contains("invalid peer certificate") || chain.contains("received fatal alert") {
+        let detail = if chain.contains("UnknownIssuer") {
+            describe_tls(&rustls::Error::InvalidCertificate(
+                rustls::CertificateError::UnknownIssuer,
+            ))
+        } else if chain.contains("NotValidForName") {
+            describe_tls(&rustls::Error::InvalidCertificate(
+                rustls::CertificateError::NotValidForName,
+            ))
+        } else if chain.contains("Expired") {
+            describe_tls(&rustls::Error::InvalidCertificate(
+                rustls::CertificateError::Expired,
+            ))
+        } else {
+            last_cause(e)
+        };
+        return ErrorKind::Tls { detail };
+    }
+    if e.is_timeout() || chain.contains("timed out") {
+        return ErrorKind::Timeout {
+            detail: format!(
+                "no answer within {} (--connect-timeout {}, --timeout {})",
+                if e.is_connect() {
+                    seconds(options.connect_timeout)
+                } else {
+                    seconds(options.timeout)
+                },
+                seconds(options.connect_timeout),
+                seconds(options.timeout)
+            ),
+        };
+    }
+    if chain.contains("dns error") || chain.contains("failed to lookup address") {
+        return ErrorKind::Dns {
+            host: host.to_string(),
+            detail: last_cause(e),
+        };
+    }
+    if chain.contains("tunnel") || chain.contains("proxy") {
+        return ErrorKind::Proxy {
+            detail: last_cause(e),
+        };
+    }
+    if e.is_connect() {
+        return ErrorKind::Connect {
+            detail: last_cause(e),
+        };
+    }
+    if e.is_body() || e.is_decode() {
+        return ErrorKind::Body { detail: chain };
+    }
+    ErrorKind::Connect { detail: chain }
+}
+
+fn classify_read(
+    e: &std::io::Error,
+    received: u64,
+    expected: Option<u64>,
+    host: &str,
+    options: &Options,
+) -> ErrorKind {
+    let chain = crate::error_chain(e);
+    if e.kind() == std::io::ErrorKind::TimedOut || chain.contains("timed out") {
+        return ErrorKind::Timeout {
+            detail: format!(
+                "the server stopped sending after {received} bytes (--timeout {})",
+                seconds(options.timeout)
+            ),
+        };
+    }
+    let _ = host;
+    if chain.contains("end of file")
+        || chain.contains("IncompleteBody")
+        || chain.contains("incomplete")
+        || chain.contains("closed")
+        || e.kind() == std::io::ErrorKind::UnexpectedEof
+    {
+        return ErrorKind::Truncated { received, expected };
+    }
+    ErrorKind::Body { detail: chain }
+}
+
+fn find_rustls<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(t) = err.downcast_ref::<rustls::Error>() {
+            return Some(t);
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && let Some(inner) = io.get_ref()
+            && let Some(t) = inner.downcast_ref::<rustls::Error>()
+        {
+            return Some(t);
+        }
+        cur = err.source();
+    }
+    None
+}
+
+fn describe_tls(e: &rustls::Error) -> String {
+    match e {
+        rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer) => {
+            "the server's certificate was issued by an unknown issuer (not in the system roots, additionalTrustBundle or --ca-file)".into()
+        }
+        rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName)
+        | rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForNameContext { .. }) => {
+            "the server's certificate is not valid for this host name".into()
+        }
+        rustls::Error::InvalidCertificate(rustls::CertificateError::Expired)
+        | rustls::Error::InvalidCertificate(rustls::CertificateError::ExpiredContext { .. }) => {
+            "the server's certificate has expired".into()
+        }
+        other => format!("{other}"),
+    }
+}
+
+fn last_cause(e: &dyn std::error::Error) -> String {
+    let mut cur = e;
+    while let Some(s) = cur.source() {
+        cur = s;
+    }
+    cur.to_string()
+}
+
+/// Why a downloaded body could not be decoded.
+enum Decode {
+    Io(std::io::Error),
+    Gzip(String),
+}
+
+/// Hash a downloaded body, first decompressing it when it is itself a gzip file (a
+/// `.jsonl.gz` served without `Content-Encoding`); returns the file to keep and its sha256.
+fn decode_and_hash(
+    raw: tempfile::NamedTempFile,
+    staging: &std::path::Path,
+) -> Result<(tempfile::NamedTempFile, String), Decode> {
+    use std::io::{Seek as _, Write as _};
+    let mut file = raw.reopen().map_err(Decode::Io)?;
+    let mut magic = [0u8; 2];
+    let n = file.read(&mut magic).map_err(Decode::Io)?;
+    file.rewind().map_err(Decode::Io)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    if n == 2 && magic == [0x1f, 0x8b] {
+        let mut out = tempfile::NamedTempFile::new_in(staging).map_err(Decode::Io)?;
+        let mut decoder = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+        loop {
+            let n = decoder.read(&mut buf).map_err(|e| {
+                Decode::Gzip(format!(
+                    "the body looks like gzip but does not decompress: {e}"
+                ))
+            })?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            out.write_all(&buf[..n]).map_err(Decode::Io)?;
+        }
+        out.flush().map_err(Decode::Io)?;
+        Ok((out, hex::encode(hasher.finalize())))
+    } else {
+        loop {
+            let n = file.read(&mut buf).map_err(Decode::Io)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok((raw, hex::encode(hasher.finalize())))
+    }
+}
+
+/// Parse a duration as given on the command line: `500ms`, `2s`, `1.5` (seconds), `1m`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&t[..i], &t[i..]),
+        None => (t, "s"),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration (examples: 500ms, 10s, 2m)"))?;
+    let factor = match unit {
+        "ms" => 0.001,
+        "s" => 1.0,
+        "m" => 60.0,
+        _ => return Err(format!("{text:?}: unknown unit {unit:?} (use ms, s or m)")),
+    };
+    let secs = value * factor;
+    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
+        return Err(format!("{text:?} must be above 0 and at most a day"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
+        assert!(parse_duration("0").is_err());
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("3h").is_err());
+        assert!(parse_duration("NaN").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn gzip_bodies_are_decompressed() {
+        use std::io::Write as _;
+        let d = tempfile::tempdir().unwrap();
+        let body = b"{\"schema\":\"olm.package\"}\n";
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(body).unwrap();
+        let gz = enc.finish().unwrap();
+        let temp = |bytes: &[u8]| {
+            let mut t = tempfile::NamedTempFile::new_in(d.path()).unwrap();
+            t.write_all(bytes).unwrap();
+            t
+        };
+        let Ok((file, sha)) = decode_and_hash(temp(&gz), d.path()) else {
+            panic!("gzip body")
+        };
+        assert_eq!(std::fs::read(file.path()).unwrap(), body);
+        assert_eq!(sha, hex::encode(Sha256::digest(body)));
+        let Ok((file, _)) = decode_and_hash(temp(b"{}"), d.path()) else {
+            panic!("plain body")
+        };
+        assert_eq!(std::fs::read(file.path()).unwrap(), b"{}");
+        assert!(matches!(
+            decode_and_hash(temp(&[0x1f, 0x8b, 0]), d.path()),
+            Err(Decode::Gzip(_))
+        ));
+    }
+
+    #[test]
+    fn offline_without_cache_names_the_url_and_makes_no_request() {
+        let d = tempfile::tempdir().unwrap();
+        let f = Fetcher::new(
+            Options {
+                offline: true,
+                ..Options::default()
+            },
+            Cache::new(d.path()),
+        )
+        .unwrap();
+        let e = f
+            .fetch("https://catalogd.test/api/v1/all", None)
+            .unwrap_err();
+        assert_eq!(e.attempts, 0);
+        assert!(matches!(e.kind, ErrorKind::NotCached { .. }));
+        assert!(
+            e.to_string()
+                .starts_with("https://catalogd.test/api/v1/all: "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn pinned_and_cached_needs_no_connection() {
+        let d = tempfile::tempdir().unwrap();
+        let cache = Cache::new(d.path());
+        let sha = hex::encode(Sha256::digest(b"x"));
+        cache.store("https://a.test/", b"x", &sha).unwrap();
+        // Online, but the client would fail to connect anywhere: the pin short-cuts it.
+        let f = Fetcher::new(Options::default(), cache).unwrap();
+        let got = f.fetch("https://a.test/", Some(&sha)).unwrap();
+        assert!(got.from_cache);
+    }
+
+    #[test]
+    fn invalid_trust_bundle_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let e = Fetcher::new(
+            Options {
+                extra_roots: vec![("--ca-file x.pem".into(), b"not pem".to_vec())],
+                ..Options::default()
+            },
+            Cache::new(d.path()),
+        )
+        .unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::TrustBundle { .. }), "{e}");
+    }
+}

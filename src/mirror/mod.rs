@@ -1,0 +1,417 @@
+//! Disconnected installs: which images the resolved operators pull, whether each is pinned by
+//! digest and covered by a mirror rule, and the oc-mirror configuration that mirrors exactly
+//! the resolved bundles ([`imageset`]).
+//!
+//! Mirror rules come from install-config `imageDigestSources` (and the deprecated
+//! `imageContentSources`), which the installer turns into `ImageDigestMirrorSet` objects. Their
+//! matching follows containers-registries.conf(5) and the OpenShift IDMS API: a rule's `source`
+//! names a registry (`registry.example.com`, `*.example.com`), a namespace or a repository, and
+//! it matches that repository or anything below it by whole path components
+//! (`quay.io/foo` matches `quay.io/foo/bar`, not `quay.io/foobar`). Only references by digest
+//! are redirected to mirrors: a reference by tag is pulled from its source, which a
+//! disconnected cluster cannot reach.
+
+pub mod imageset;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::catalog::image::{ImageRefError, check_reference};
+use crate::config::install::InstallConfig;
+
+/// A parsed image reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageRef {
+    /// As written.
+    pub text: String,
+    /// The registry host (`docker.io` when none is written).
+    pub domain: String,
+    /// The path below the registry (`library/x` for a bare `x` on docker.io).
+    pub path: String,
+    /// The tag, if any.
+    pub tag: Option<String>,
+    /// The digest (`sha256:…`), if any.
+    pub digest: Option<String>,
+}
+
+impl ImageRef {
+    /// Parse and normalise a reference (`name[:tag][@digest]`, as `ParseNormalizedNamed`).
+    pub fn parse(text: &str) -> Result<ImageRef, ImageRefError> {
+        check_reference(text)?;
+        let (rest, digest) = match text.split_once('@') {
+            Some((r, d)) => (r, Some(d.to_string())),
+            None => (text, None),
+        };
+        let (name, tag) = match rest.rfind(':') {
+            Some(i) if !rest[i..].contains('/') => (&rest[..i], Some(rest[i + 1..].to_string())),
+            _ => (rest, None),
+        };
+        let (domain, path) = split_domain(name);
+        Ok(ImageRef {
+            text: text.to_string(),
+            domain,
+            path,
+            tag,
+            digest,
+        })
+    }
+
+    /// `domain/path`.
+    pub fn repository(&self) -> String {
+        format!("{}/{}", self.domain, self.path)
+    }
+}
+
+fn split_domain(name: &str) -> (String, String) {
+    match name.split_once('/') {
+        Some((d, r))
+            if d.contains('.') || d.contains(':') || d == "localhost" || d.to_lowercase() != d =>
+        {
+            (d.to_string(), r.to_string())
+        }
+        Some(_) => ("docker.io".to_string(), name.to_string()),
+        None => ("docker.io".to_string(), format!("library/{name}")),
+    }
+}
+
+/// One mirror rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rule {
+    /// `source` as written.
+    pub source: String,
+    /// `mirrors`, in order.
+    pub mirrors: Vec<String>,
+    /// Where it is: `imageDigestSources[0]` or `imageContentSources[2]`.
+    pub origin: String,
+}
+
+impl Rule {
+    /// Whether this rule redirects pulls of `image`'s repository. A rule without mirrors
+    /// redirects nothing.
+    pub fn covers(&self, image: &ImageRef) -> bool {
+        !self.mirrors.is_empty() && source_matches(&self.source, image)
+    }
+
+    /// How specific the source is (longer wins when several rules match).
+    fn specificity(&self) -> usize {
+        self.source.trim_start_matches("*.").len()
+    }
+}
+
+/// Whether a rule `source` matches an image's repository by whole path components.
+pub fn source_matches(source: &str, image: &ImageRef) -> bool {
+    let source = source.trim().trim_end_matches('/');
+    if let Some(suffix) = source.strip_prefix("*.") {
+        // A wildcard names registries only.
+        return image
+            .domain
+            .strip_suffix(suffix)
+            .is_some_and(|head| head.ends_with('.') && head.len() > 1);
+    }
+    let (domain, path) = match source.split_once('/') {
+        Some(_) => split_domain(source),
+        None => (source.to_string(), String::new()),
+    };
+    if domain != image.domain {
+        return false;
+    }
+    path.is_empty()
+        || image.path == path
+        || image
+            .path
+            .strip_prefix(&path)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The mirror rules of an install-config, `imageDigestSources` first.
+pub fn rules(install: &InstallConfig) -> Vec<Rule> {
+    let mut out = Vec::new();
+    for (field, list) in [
+        ("imageDigestSources", &install.image_digest_sources),
+        ("imageContentSources", &install.image_content_sources),
+    ] {
+        for (i, r) in list.iter().enumerate() {
+            out.push(Rule {
+                source: r.source.clone(),
+                mirrors: r.mirrors.clone(),
+                origin: format!("{field}[{i}]"),
+            });
+        }
+    }
+    out
+}
+
+/// Whether an image is hosted on one of the rules' mirror registries (pulled from there
+/// directly, so no rule needs to redirect it).
+pub fn on_mirror_registry(image: &str, rules: &[Rule]) -> bool {
+    let Ok(parsed) = ImageRef::parse(image) else {
+        return false;
+    };
+    rules.iter().flat_map(|r| &r.mirrors).any(|m| {
+        let host = m.split('/').next().unwrap_or("");
+        !host.is_empty() && host == parsed.domain
+    })
+}
+
+/// The most specific rule covering an image.
+pub fn covering_rule<'r>(image: &ImageRef, rules: &'r [Rule]) -> Option<&'r Rule> {
+    rules
+        .iter()
+        .filter(|r| r.covers(image))
+        .max_by_key(|r| r.specificity())
+}
+
+/// Why an operator needs an image.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Role {
+    /// The bundle image (unpacked by the cluster).
+    Bundle,
+    /// A `relatedImages` entry.
+    RelatedImage {
+        /// Its name (may be empty).
+        name: String,
+    },
+    /// The catalog index image of a `CatalogSource` written for a disconnected install.
+    CatalogIndex {
+        /// The configured catalog name.
+        catalog: String,
+    },
+    /// A container of a converted workload (bootstrap operators).
+    Container {
+        /// The object's kind.
+        #[serde(rename = "objectKind")]
+        object_kind: String,
+        /// The object's name.
+        object: String,
+        /// The container's name.
+        container: String,
+    },
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Role::Bundle => f.write_str("bundle image"),
+            Role::RelatedImage { name } if name.is_empty() => f.write_str("related image"),
+            Role::RelatedImage { name } => write!(f, "related image {name:?}"),
+            Role::CatalogIndex { catalog } => write!(f, "index image of catalog {catalog:?}"),
+            Role::Container {
+                object_kind,
+                object,
+                container,
+            } => write!(f, "container {container:?} of {object_kind} {object:?}"),
+        }
+    }
+}
+
+/// One image an operator needs.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ImageUse {
+    /// The reference.
+    pub image: String,
+    /// The operator (config `name`).
+    pub operator: String,
+    /// Why.
+    pub role: Role,
+}
+
+/// The images of a resolved bundle: the bundle image and its `relatedImages`.
+pub fn bundle_images(operator: &str, bundle: &crate::catalog::model::Bundle) -> Vec<ImageUse> {
+    let mut out = Vec::new();
+    if !bundle.image.is_empty() {
+        out.push(ImageUse {
+            image: bundle.image.clone(),
+            operator: operator.to_string(),
+            role: Role::Bundle,
+        });
+    }
+    for r in &bundle.related_images {
+        if r.image.is_empty() {
+            continue;
+        }
+        out.push(ImageUse {
+            image: r.image.clone(),
+            operator: operator.to_string(),
+            role: Role::RelatedImage {
+                name: r.name.clone(),
+            },
+        });
+    }
+    out
+}
+
+/// The container images (containers and init containers) of workload objects: Deployments,
+/// StatefulSets, DaemonSets, Jobs and Pods, and the pod template of any other kind that has one.
+pub fn workload_images(operator: &str, objects: &[serde_json::Value]) -> Vec<ImageUse> {
+    let mut out = Vec::new();
+    for o in objects {
+        let kind = o.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+        let name = o
+            .pointer("/metadata/name")
+            .and_then(|n| n.as_str())
+            .unwrap_or("");
+        let pod_spec = if kind == "Pod" {
+            o.get("spec")
+        } else if kind == "CronJob" {
+            o.pointer("/spec/jobTemplate/spec/template/spec")
+        } else {
+            o.pointer("/spec/template/spec")
+        };
+        let Some(spec) = pod_spec else { continue };
+        for list in ["initContainers", "containers"] {
+            for c in spec
+                .get(list)
+                .and_then(|l| l.as_array())
+                .into_iter()
+                .flatten()
+            {
+                if let Some(image) = c.get("image").and_then(|i| i.as_str())
+                    && !image.is_empty()
+                {
+                    out.push(ImageUse {
+                        image: image.to_string(),
+                        operator: operator.to_string(),
+                        role: Role::Container {
+                            object_kind: kind.to_string(),
+                            object: name.to_string(),
+                            container: c
+                                .get("name")
+                                .and_then(|n| n.as_str())
+                                .unwrap_or("")
+                                .to_string(),
+                        },
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A problem with one image in a disconnected install.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "problem", rename_all = "camelCase")]
+pub enum Finding {
+    /// The reference does not parse.
+    Invalid {
+        /// The image and who needs it.
+        image: ImageUse,
+        /// Why.
+        error: String,
+    },
+    /// Pulled by tag: mirror rules only apply to digests.
+    NotPinned {
+        /// The image and who needs it.
+        image: ImageUse,
+    },
+    /// No rule covers the repository.
+    NotMirrored {
+        /// The image and who needs it.
+        image: ImageUse,
+        /// A rule that would cover it, as install-config YAML.
+        suggestion: String,
+    },
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Finding::Invalid { image, error } => write!(
+                f,
+                "{} ({} of operator {:?}) is not a valid image reference: {error}",
+                image.image, image.role, image.operator
+            ),
+            Finding::NotPinned { image } => write!(
+                f,
+                "{} ({} of operator {:?}) is not pinned by digest; mirror rules only apply to digest references",
+                image.image, image.role, image.operator
+            ),
+            Finding::NotMirrored { image, suggestion } => write!(
+                f,
+                "{} ({} of operator {:?}) is not covered by any mirror rule; a rule that would cover it:\n{suggestion}",
+                image.image, image.role, image.operator
+            ),
+        }
+    }
+}
+
+/// Check every image: pinned by digest and covered by a rule. Findings are sorted by image,
+/// then operator and role, one per distinct image use.
+pub fn check(images: &[ImageUse], rules: &[Rule]) -> Vec<Finding> {
+    let mut uses: Vec<&ImageUse> = images.iter().collect();
+    uses.sort();
+    uses.dedup();
+    let mut out = Vec::new();
+    for u in uses {
+        let parsed = match ImageRef::parse(&u.image) {
+            Ok(p) => p,
+            Err(e) => {
+                out.push(Finding::Invalid {
+                    image: u.clone(),
+                    error: e.to_string(),
+                });
+                continue;
+            }
+        };
+        if parsed.digest.is_none() {
+            out.push(Finding::NotPinned { image: u.clone() });
+            continue;
+        }
+        if covering_rule(&parsed, rules).is_none() {
+            out.push(Finding::NotMirrored {
+                image: u.clone(),
+                suggestion: suggest_rule(&parsed, rules),
+            });
+        }
+    }
+    out
+}
+
+/// A rule for `image`'s repository, as an `imageDigestSources` entry. The mirror host is taken
+/// from an existing rule for the same registry (keeping that rule's path mapping), else from
+/// any existing rule, else a placeholder.
+pub fn suggest_rule(image: &ImageRef, rules: &[Rule]) -> String {
+    let source = image.repository();
+    let mirror = rules
+        .iter()
+        .filter(|r| !r.mirrors.is_empty())
+        .map(|r| {
+            let (domain, path) = match r.source.split_once('/') {
+                Some(_) => split_domain(&r.source),
+                None => (r.source.clone(), String::new()),
+            };
+            let same_registry = domain == image.domain;
+            let m = r.mirrors[0].trim_end_matches('/');
+            // Keep the rule's mapping: `src/a → mirror/x/a` gives `src/b → mirror/x/b`.
+            let base = if !path.is_empty() && m.ends_with(&format!("/{path}")) {
+                m[..m.len() - path.len() - 1].to_string()
+            } else if path.is_empty() {
+                m.to_string()
+            } else {
+                m.split('/').next().unwrap_or(m).to_string()
+            };
+            (!same_registry, format!("{base}/{}", image.path))
+        })
+        .min()
+        .map(|(_, m)| m)
+        .unwrap_or_else(|| format!("<mirror-registry>/{}", image.path));
+    format!("imageDigestSources:\n- source: {source}\n  mirrors:\n  - {mirror}")
+}
+
+/// Images grouped for display: each distinct reference with the uses that need it.
+pub fn by_image(images: &[ImageUse]) -> BTreeMap<&str, Vec<&ImageUse>> {
+    let mut map: BTreeMap<&str, Vec<&ImageUse>> = BTreeMap::new();
+    for u in images {
+        map.entry(u.image.as_str()).or_default().push(u);
+    }
+    for v in map.values_mut() {
+        v.sort();
+        v.dedup();
+    }
+    map
+}
+
+#[cfg(test)]
+mod tests;
