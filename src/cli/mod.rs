@@ -10,6 +10,7 @@ pub mod flags;
 pub mod invocation;
 mod range;
 mod resolve_cmd;
+mod upgrade_plan;
 
 use std::io::Write;
 
@@ -83,6 +84,9 @@ pub enum Error {
     /// A range given to `range` does not parse.
     #[error(transparent)]
     Range(#[from] crate::version::RangeParseError),
+    /// No upgrade plan can be made for these releases.
+    #[error(transparent)]
+    Upgrade(#[from] crate::upgrade::Error),
     /// Writing to stdout failed.
     #[error("cannot write output: {0}")]
     Stdout(#[from] std::io::Error),
@@ -98,7 +102,7 @@ impl Error {
             Error::Output(e) if e.is_io() => EXIT_IO,
             Error::Lock(e) if e.is_io() => EXIT_IO,
             Error::Stdout(_) => EXIT_IO,
-            Error::Usage(_) | Error::Unsupported(_) => EXIT_USAGE,
+            Error::Usage(_) | Error::Unsupported(_) | Error::Upgrade(_) => EXIT_USAGE,
             _ => EXIT_INVALID,
         }
     }
@@ -111,6 +115,7 @@ pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resu
         flags::Command::Resolve(args) => resolve_cmd::run(&args, stdout, stderr),
         flags::Command::Range(args) => range::run(&args, stdout),
         flags::Command::Catalog(command) => catalog_cmd::run(&command, stdout, stderr),
+        flags::Command::UpgradePlan(args) => upgrade_plan::run(&args, stdout, stderr),
         flags::Command::Bundle(_) => Err(Error::Unsupported(
             "bundle render is not available yet".into(),
         )),

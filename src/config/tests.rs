@@ -207,7 +207,7 @@ mod discover {
     #[test]
     fn install_config_key_is_used_when_there_is_no_standalone_file() {
         let dir = tempfile::tempdir().unwrap();
-        let body = VALID.replace('\n', "\n").to_string();
+        let body = VALID.to_string();
         std::fs::write(
             dir.path().join("install-config.yaml"),
             format!("apiVersion: v1\nplatform: {{none: {{}}}}\n{body}"),

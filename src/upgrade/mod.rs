@@ -720,7 +720,7 @@ fn in_range(op: &Operator, b: &Bundle) -> bool {
     }
 }
 
-fn newest<'a>(mut bundles: Vec<&'a Bundle>) -> Option<&'a Bundle> {
+fn newest(mut bundles: Vec<&Bundle>) -> Option<&Bundle> {
     bundles.sort_by(|a, b| match (&a.version, &b.version) {
         (Some(x), Some(y)) => crate::version::cmp_olm(y, x),
         _ => std::cmp::Ordering::Equal,

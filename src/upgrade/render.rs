@@ -141,6 +141,9 @@ pub fn text(plan: &Plan, explain: bool) -> String {
         if hop.change != Change::None {
             let _ = writeln!(out, "Cluster: {} → {}", hop.from, hop.to);
         }
+        if hop.after.is_empty() {
+            let _ = writeln!(out, "After the cluster upgrade: no operator moves");
+        }
         section(&mut out, "After the cluster upgrade:", &hop.after);
     }
     let _ = writeln!(out);

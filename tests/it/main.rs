@@ -11,3 +11,4 @@ mod create;
 mod range;
 mod realdata;
 mod resolve;
+mod upgrade;
