@@ -56,7 +56,10 @@ pub(super) fn run(
     };
     let catalogs = inv.load_catalogs()?;
     let (operators, mut notes) = operators(&inv, lock.as_ref());
-    let plan = upgrade::plan(&operators, &catalogs, &from, &to)?;
+    let mut plan = upgrade::plan(&operators, &catalogs, &from, &to)?;
+    if !args.explain {
+        plan = plan.without_reconciles();
+    }
     match args.output {
         ReportFormat::Text => write!(stdout, "{}", upgrade::render::text(&plan, args.explain))?,
         ReportFormat::Json => {

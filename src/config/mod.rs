@@ -97,7 +97,7 @@ impl ClusterVersion {
 
     /// The Kubernetes minor version this release ships: OpenShift 4.N ships Kubernetes 1.(N+13).
     pub fn kube_minor(&self) -> Option<u64> {
-        (self.major == 4).then_some(self.minor + 13)
+        self.minor.checked_add(13).filter(|_| self.major == 4)
     }
 
     /// `major.minor`.

@@ -174,6 +174,30 @@ pub struct Step {
     pub reconciles: Vec<Vec<Candidate>>,
 }
 
+/// An operator that stays where it is after a hop, and the reconcile that keeps it there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stay {
+    /// Operator name.
+    pub operator: String,
+    /// Package.
+    pub package: String,
+    /// The bundle it stays on.
+    pub bundle: BundleRef,
+    /// The version range it was resolved in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The reconcile's candidates and the rule that chose or rejected each one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reconciles: Vec<Vec<Candidate>>,
+}
+
+/// What happens to one operator in a hop.
+enum Outcome {
+    Moves(Step),
+    Stays(Option<Stay>),
+}
+
 /// An installed operator that blocks the cluster upgrade (`Upgradeable=False`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -213,6 +237,8 @@ pub struct Hop {
     pub before: Vec<Step>,
     /// Operator moves after it.
     pub after: Vec<Step>,
+    /// Operators that OLM resolves after it and that stay where they are.
+    pub stays: Vec<Stay>,
     /// Operators that block this hop; when any, the hop and the ones after it do not happen.
     pub blockers: Vec<Blocker>,
 }
@@ -257,6 +283,19 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Drop the candidate tables (what `--explain` shows), keeping the decisions.
+    pub fn without_reconciles(mut self) -> Plan {
+        for hop in &mut self.hops {
+            for s in hop.before.iter_mut().chain(hop.after.iter_mut()) {
+                s.reconciles.clear();
+            }
+            for s in &mut hop.stays {
+                s.reconciles.clear();
+            }
+        }
+        self
+    }
+
     /// Every blocker of the plan.
     pub fn blockers(&self) -> impl Iterator<Item = &Blocker> {
         self.hops.iter().flat_map(|h| h.blockers.iter())
@@ -276,6 +315,18 @@ pub enum Error {
         /// Target release.
         to: String,
     },
+    /// The target is more minor versions ahead than po-manifests plans.
+    #[error(
+        "cannot plan {from} → {to}: that is {hops} minor upgrades; po-manifests plans at most {MAX_HOPS}"
+    )]
+    TooManyHops {
+        /// Current release.
+        from: String,
+        /// Target release.
+        to: String,
+        /// Minor upgrades it would take.
+        hops: u64,
+    },
     /// The target is another major.
     #[error(
         "cannot plan {from} → {to}: upgrades across OpenShift major versions are not planned by po-manifests"
@@ -287,6 +338,9 @@ pub enum Error {
         to: String,
     },
 }
+
+/// The most minor hops planned at once (OpenShift 4.1 to 4.20 is 19).
+pub const MAX_HOPS: u64 = 32;
 
 /// Plan the change from `from` to `to` for `operators`, against the catalog snapshot
 /// `catalogs` (used for both sides of each hop).
@@ -381,6 +435,15 @@ fn hops(
             }
         });
     }
+    let count = to.minor - from.minor;
+    if count > MAX_HOPS {
+        let (from, to) = err_texts();
+        return Err(Error::TooManyHops {
+            from,
+            to,
+            hops: count,
+        });
+    }
     let mut out = Vec::new();
     let mut current = from.clone();
     for minor in from.minor + 1..=to.minor {
@@ -425,11 +488,11 @@ fn policy_bound(
         }
         (UpgradePolicy::FollowCluster, Change::PatchUpgrade) => Some((
             format!("{policy}, {}", change.describe()),
-            format!(">={low} <{x}.{}.0-0", y + 1),
+            format!(">={low} <{x}.{}.0-0", y.saturating_add(1)),
         )),
         (UpgradePolicy::FollowCluster, Change::MinorUpgrade) => Some((
             format!("{policy}, {}", change.describe()),
-            format!(">={low} <{}.0.0-0", x + 1),
+            format!(">={low} <{}.0.0-0", x.saturating_add(1)),
         )),
         (UpgradePolicy::FollowCluster, Change::PatchRollback) => Some((
             format!("{policy}, {}", change.describe()),
@@ -498,6 +561,7 @@ fn plan_hop(
         change,
         before: Vec::new(),
         after: Vec::new(),
+        stays: Vec::new(),
         blockers: Vec::new(),
     };
     // Before the cluster moves: every installed operator must be compatible with the target.
@@ -542,16 +606,22 @@ fn plan_hop(
         version: Some(target.clone()),
     };
     for (op, slot) in operators.iter().zip(state.iter_mut()) {
-        let step = match slot.clone() {
-            None => install_fresh(op, catalogs, &cluster, warnings),
+        let outcome = match slot.clone() {
+            None => install_fresh(op, catalogs, &cluster, warnings)
+                .map_or(Outcome::Stays(None), Outcome::Moves),
             Some(installed) if change == Change::PatchRollback => {
                 rollback(op, &installed, catalogs, &cluster, warnings)
+                    .map_or(Outcome::Stays(None), Outcome::Moves)
             }
             Some(installed) => follow(op, &installed, catalogs, &cluster, change, warnings),
         };
-        if let Some(step) = step {
-            *slot = Some(step.to.clone());
-            hop.after.push(step);
+        match outcome {
+            Outcome::Moves(step) => {
+                *slot = Some(step.to.clone());
+                hop.after.push(step);
+            }
+            Outcome::Stays(Some(stay)) => hop.stays.push(stay),
+            Outcome::Stays(None) => {}
         }
     }
     hop
@@ -653,8 +723,17 @@ fn upgrade_before(
                 format!(">={} <={}", bound_text(&from_version), bound_text(v)),
             ),
         };
-        let bound = parse_bound(rule, &text);
-        let Ok(walk) = walk_from(op, installed, bound, op.constraint, catalogs, &cluster) else {
+        let Some(bound) = parse_bound(rule, &text) else {
+            continue;
+        };
+        let Ok(walk) = walk_from(
+            op,
+            installed,
+            Some(bound),
+            op.constraint,
+            catalogs,
+            &cluster,
+        ) else {
             continue;
         };
         if walk.end().bundle.name == t.name && walk.moved() {
@@ -845,17 +924,45 @@ fn follow(
     cluster: &Cluster,
     change: Change,
     warnings: &mut Vec<String>,
-) -> Option<Step> {
-    let version = installed.parsed()?;
-    let bound = policy_bound(op.policy, change, &version).and_then(|(r, t)| parse_bound(r, &t));
+) -> Outcome {
+    let Some(version) = installed.parsed() else {
+        warnings.push(format!(
+            "operator \"{}\": the installed version {:?} is not a semver version; it stays",
+            op.name, installed.version
+        ));
+        return Outcome::Stays(None);
+    };
+    let bound = match policy_bound(op.policy, change, &version) {
+        None => None,
+        Some((rule, text)) => match parse_bound(rule, &text) {
+            Some(b) => Some(b),
+            None => {
+                warnings.push(format!(
+                    "operator \"{}\": the range {text} of its upgrade policy does not parse; it stays",
+                    op.name
+                ));
+                return Outcome::Stays(None);
+            }
+        },
+    };
     match walk_from(op, installed, bound, op.constraint, catalogs, cluster) {
-        Ok(walk) if walk.moved() => Some(step_from_walk(
+        Ok(walk) if walk.moved() => Outcome::Moves(step_from_walk(
             op,
             installed,
             &walk,
             Reason::FollowsCluster { policy: op.policy },
         )),
-        Ok(_) => None,
+        Ok(walk) => Outcome::Stays(Some(Stay {
+            operator: op.name.clone(),
+            package: op.package.clone(),
+            bundle: installed.clone(),
+            version: walk
+                .from
+                .bound
+                .as_ref()
+                .map(|b| b.range.as_str().to_string()),
+            reconciles: walk.steps.iter().map(|r| r.candidates.clone()).collect(),
+        })),
         Err(e) => {
             warnings.push(format!(
                 "operator \"{}\": OLM v1 cannot resolve from the installed {} on {}; it stays: {}",
@@ -868,7 +975,7 @@ fn follow(
                     .unwrap_or(""),
                 crate::error_chain(&e)
             ));
-            None
+            Outcome::Stays(None)
         }
     }
 }
@@ -899,14 +1006,21 @@ fn rollback(
         },
     };
     let version = installed.parsed()?;
-    let bound = parse_bound(
+    let text = format!("<={}", bound_text(&version));
+    let Some(bound) = parse_bound(
         format!("{}, {}", op.policy, Change::PatchRollback.describe()),
-        &format!("<={}", bound_text(&version)),
-    );
+        &text,
+    ) else {
+        warnings.push(format!(
+            "operator \"{}\": {why}, and the range {text} does not parse; it stays",
+            op.name
+        ));
+        return None;
+    };
     match walk_from(
         op,
         installed,
-        bound,
+        Some(bound),
         UpgradeConstraintPolicy::SelfCertified,
         catalogs,
         cluster,

@@ -145,6 +145,27 @@ pub fn text(plan: &Plan, explain: bool) -> String {
             let _ = writeln!(out, "After the cluster upgrade: no operator moves");
         }
         section(&mut out, "After the cluster upgrade:", &hop.after);
+        if explain && !hop.stays.is_empty() {
+            let _ = writeln!(out, "Staying:");
+            for s in &hop.stays {
+                let _ = writeln!(
+                    out,
+                    "  - {} ({}): stays on {}",
+                    s.operator,
+                    s.package,
+                    bundle(&s.bundle)
+                );
+                if let Some(v) = &s.version {
+                    let _ = writeln!(out, "     version range: {v}");
+                }
+                for (k, table) in s.reconciles.iter().enumerate() {
+                    let _ = writeln!(out, "     reconcile {}:", k + 1);
+                    for line in explain::table(table).lines() {
+                        let _ = writeln!(out, "       {line}");
+                    }
+                }
+            }
+        }
     }
     let _ = writeln!(out);
     let rows = std::iter::once(

@@ -401,3 +401,46 @@ fn plan_serializes_as_data() {
     assert_eq!(v["operators"][0]["policy"], "follow-cluster");
     assert_eq!(v["operators"][0]["planned"]["version"], "1.1.1");
 }
+
+#[test]
+fn no_panic_on_extreme_versions() {
+    let cat = po().load("c");
+    let huge = u64::MAX.to_string();
+    let releases = [
+        "4.0".to_string(),
+        "4.13".into(),
+        "4.13.0-rc.1".into(),
+        format!("4.{huge}"),
+        format!("4.{huge}.{huge}"),
+        format!("{huge}.1"),
+        "5.0".into(),
+    ];
+    let installed = [
+        "1.0.0".to_string(),
+        format!("{huge}.{huge}.{huge}"),
+        "0.0.0-0".into(),
+        "1.0.0+build".into(),
+        "not-a-version".into(),
+    ];
+    for policy in [
+        UpgradePolicy::FollowCluster,
+        UpgradePolicy::Pinned,
+        UpgradePolicy::Latest,
+    ] {
+        for v in &installed {
+            let mut op = operator(Some("1.0.0"), policy);
+            op.installed.as_mut().unwrap().version = v.clone();
+            for from in &releases {
+                for to in &releases {
+                    let _ = plan(
+                        std::slice::from_ref(&op),
+                        std::slice::from_ref(&cat),
+                        &cv(from),
+                        &cv(to),
+                    )
+                    .map(|p| render::text(&p, true));
+                }
+            }
+        }
+    }
+}
