@@ -56,10 +56,15 @@ pub(super) fn run(
     };
     let catalogs = inv.load_catalogs()?;
     let (operators, mut notes) = operators(&inv, lock.as_ref());
-    let mut plan = upgrade::plan(&operators, &catalogs, &from, &to)?;
-    if !args.explain {
-        plan = plan.without_reconciles();
-    }
+    let plan = upgrade::plan_with(
+        &operators,
+        &catalogs,
+        &from,
+        &to,
+        upgrade::Options {
+            explain: args.explain,
+        },
+    )?;
     match args.output {
         ReportFormat::Text => write!(stdout, "{}", upgrade::render::text(&plan, args.explain))?,
         ReportFormat::Json => {

@@ -195,16 +195,31 @@ pub fn walk<'a>(
     catalogs: &'a [LoadedCatalog],
     cluster: &Cluster,
 ) -> Result<Walk<'a>, WalkError> {
+    walk_keeping(request, installed, catalogs, cluster, true)
+}
+
+/// [`walk`], keeping each step's candidate table only when `keep_candidates` is set (a walk
+/// of n steps over n bundles otherwise holds n² candidates).
+pub fn walk_keeping<'a>(
+    request: &Request<'_>,
+    installed: &Installed,
+    catalogs: &'a [LoadedCatalog],
+    cluster: &Cluster,
+    keep_candidates: bool,
+) -> Result<Walk<'a>, WalkError> {
     let mut current = installed.clone();
     let mut chain = vec![installed.bundle.clone()];
     let mut steps = Vec::new();
     loop {
-        let r = resolve_installed(request, &current, catalogs, cluster).map_err(|source| {
+        let mut r = resolve_installed(request, &current, catalogs, cluster).map_err(|source| {
             WalkError::Step {
                 chain: chain.clone(),
                 source,
             }
         })?;
+        if !keep_candidates {
+            r.candidates = Vec::new();
+        }
         let Some(version) = r.bundle.version.clone() else {
             // The resolver never chooses a bundle without a valid version.
             return Err(WalkError::Cycle { chain });

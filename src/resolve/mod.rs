@@ -29,7 +29,7 @@ use crate::config::ClusterVersion;
 use crate::version::{self, masterminds};
 
 use facts::{CsvSource, MaxOpenShiftVersion};
-pub use installed::{Bound, Installed, Walk, WalkError, resolve_installed, walk};
+pub use installed::{Bound, Installed, Walk, WalkError, resolve_installed, walk, walk_keeping};
 
 /// A catalog loaded for resolution, with the configuration facts about it.
 #[derive(Debug)]

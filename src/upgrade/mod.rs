@@ -342,13 +342,32 @@ pub enum Error {
 /// The most minor hops planned at once (OpenShift 4.1 to 4.20 is 19).
 pub const MAX_HOPS: u64 = 32;
 
+/// How much the plan records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Keep every reconcile's candidate table (memory grows with the square of a walk's
+    /// length; without it, only the decisions are kept).
+    pub explain: bool,
+}
+
 /// Plan the change from `from` to `to` for `operators`, against the catalog snapshot
-/// `catalogs` (used for both sides of each hop).
+/// `catalogs` (used for both sides of each hop), keeping every candidate table.
 pub fn plan(
     operators: &[Operator],
     catalogs: &[LoadedCatalog],
     from: &ClusterVersion,
     to: &ClusterVersion,
+) -> Result<Plan, Error> {
+    plan_with(operators, catalogs, from, to, Options { explain: true })
+}
+
+/// [`plan`], with [`Options`].
+pub fn plan_with(
+    operators: &[Operator],
+    catalogs: &[LoadedCatalog],
+    from: &ClusterVersion,
+    to: &ClusterVersion,
+    options: Options,
 ) -> Result<Plan, Error> {
     let hops = hops(from, to)?;
     let change = match hops.as_slice() {
@@ -369,6 +388,7 @@ pub fn plan(
             &target,
             change,
             &mut warnings,
+            options.explain,
         );
         let blocked = !hop.blockers.is_empty();
         planned_hops.push(hop);
@@ -554,6 +574,7 @@ fn plan_hop(
     target: &ClusterVersion,
     change: Change,
     warnings: &mut Vec<String>,
+    keep: bool,
 ) -> Hop {
     let mut hop = Hop {
         from: current.text.clone(),
@@ -581,7 +602,15 @@ fn plan_hop(
             if compatibility.is_compatible() {
                 continue;
             }
-            match upgrade_before(op, &installed, catalogs, current, target, &compatibility) {
+            match upgrade_before(
+                op,
+                &installed,
+                catalogs,
+                current,
+                target,
+                &compatibility,
+                keep,
+            ) {
                 Some(step) => {
                     *slot = Some(step.to.clone());
                     hop.before.push(step);
@@ -607,13 +636,13 @@ fn plan_hop(
     };
     for (op, slot) in operators.iter().zip(state.iter_mut()) {
         let outcome = match slot.clone() {
-            None => install_fresh(op, catalogs, &cluster, warnings)
+            None => install_fresh(op, catalogs, &cluster, warnings, keep)
                 .map_or(Outcome::Stays(None), Outcome::Moves),
             Some(installed) if change == Change::PatchRollback => {
-                rollback(op, &installed, catalogs, &cluster, warnings)
+                rollback(op, &installed, catalogs, &cluster, warnings, keep)
                     .map_or(Outcome::Stays(None), Outcome::Moves)
             }
-            Some(installed) => follow(op, &installed, catalogs, &cluster, change, warnings),
+            Some(installed) => follow(op, &installed, catalogs, &cluster, change, warnings, keep),
         };
         match outcome {
             Outcome::Moves(step) => {
@@ -635,6 +664,7 @@ fn walk_from<'a>(
     constraint: UpgradeConstraintPolicy,
     catalogs: &'a [LoadedCatalog],
     cluster: &Cluster,
+    keep: bool,
 ) -> Result<resolve::Walk<'a>, resolve::WalkError> {
     let version = installed
         .parsed()
@@ -645,7 +675,7 @@ fn walk_from<'a>(
         policy: constraint,
         bound,
     };
-    resolve::walk(&op.request(), &from, catalogs, cluster)
+    resolve::walk_keeping(&op.request(), &from, catalogs, cluster, keep)
 }
 
 fn step_from_walk(
@@ -682,6 +712,7 @@ fn upgrade_before(
     current: &ClusterVersion,
     target: &ClusterVersion,
     compatibility: &Compatibility,
+    keep: bool,
 ) -> Option<Step> {
     let from_version = installed.parsed()?;
     let policy = policy_bound(op.policy, Change::MinorUpgrade, &from_version)
@@ -733,6 +764,7 @@ fn upgrade_before(
             op.constraint,
             catalogs,
             &cluster,
+            keep,
         ) else {
             continue;
         };
@@ -924,6 +956,7 @@ fn follow(
     cluster: &Cluster,
     change: Change,
     warnings: &mut Vec<String>,
+    keep: bool,
 ) -> Outcome {
     let Some(version) = installed.parsed() else {
         warnings.push(format!(
@@ -945,7 +978,7 @@ fn follow(
             }
         },
     };
-    match walk_from(op, installed, bound, op.constraint, catalogs, cluster) {
+    match walk_from(op, installed, bound, op.constraint, catalogs, cluster, keep) {
         Ok(walk) if walk.moved() => Outcome::Moves(step_from_walk(
             op,
             installed,
@@ -988,6 +1021,7 @@ fn rollback(
     catalogs: &[LoadedCatalog],
     cluster: &Cluster,
     warnings: &mut Vec<String>,
+    keep: bool,
 ) -> Option<Step> {
     let target = cluster.version.as_ref()?;
     let why = match find_installed(op, installed, catalogs) {
@@ -1024,6 +1058,7 @@ fn rollback(
         UpgradeConstraintPolicy::SelfCertified,
         catalogs,
         cluster,
+        keep,
     ) {
         Ok(walk) => {
             let end = walk.end();
@@ -1063,6 +1098,7 @@ fn install_fresh(
     catalogs: &[LoadedCatalog],
     cluster: &Cluster,
     warnings: &mut Vec<String>,
+    keep: bool,
 ) -> Option<Step> {
     match resolve::resolve(&op.request(), catalogs, cluster) {
         Ok(r) => Some(Step {
@@ -1074,7 +1110,7 @@ fn install_fresh(
             version: op.range.as_ref().map(|r| r.text.clone()),
             reason: Reason::NotInstalled,
             requires: None,
-            reconciles: vec![r.candidates],
+            reconciles: if keep { vec![r.candidates] } else { Vec::new() },
         }),
         Err(e) => {
             warnings.push(format!(
