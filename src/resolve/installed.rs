@@ -106,15 +106,19 @@ pub(super) fn hints(installed: &Installed, candidates: &[Candidate]) -> Vec<Stri
         .collect();
     let mut hints = Vec::new();
     if let Some(newest) = not_successors.first() {
+        let one = not_successors.len() == 1;
         hints.push(format!(
-            "{} bundle{} would match but {} not reachable from the installed {} in one step (newest: {} {}); the catalog's upgrade graph has no edge to {}, or set upgradeConstraintPolicy: SelfCertified to allow any of them",
+            "{} bundle{} would match but {} not a direct successor{} of the installed {} (newest: {} {}): the catalog's upgrade graph has no edge from {} to {}; set upgradeConstraintPolicy: SelfCertified to allow {}",
             not_successors.len(),
-            if not_successors.len() == 1 { "" } else { "s" },
-            if not_successors.len() == 1 { "is" } else { "are" },
+            if one { "" } else { "s" },
+            if one { "is" } else { "are" },
+            if one { "" } else { "s" },
             installed.bundle,
             newest.bundle,
             newest.version,
-            if not_successors.len() == 1 { "it" } else { "them" },
+            installed.bundle,
+            if one { "it" } else { "them" },
+            if one { "it" } else { "any of them" },
         ));
     }
     if !candidates

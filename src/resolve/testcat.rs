@@ -46,14 +46,21 @@ impl Fbc {
     }
 
     /// A bundle named `<package>.v<version>`, with an optional `olm.maxOpenShiftVersion`.
-    pub(crate) fn bundle(mut self, version: &str, max: Option<&str>) -> Fbc {
+    pub(crate) fn bundle(self, version: &str, max: Option<&str>) -> Fbc {
+        let extra = max
+            .map(|m| json!({"type": "olm.maxOpenShiftVersion", "value": m}))
+            .into_iter()
+            .collect();
+        self.bundle_with(version, extra)
+    }
+
+    /// A bundle named `<package>.v<version>` with extra properties.
+    pub(crate) fn bundle_with(mut self, version: &str, extra: Vec<Value>) -> Fbc {
         let mut properties = vec![json!({
             "type": "olm.package",
             "value": {"packageName": self.package, "version": version}
         })];
-        if let Some(m) = max {
-            properties.push(json!({"type": "olm.maxOpenShiftVersion", "value": m}));
-        }
+        properties.extend(extra);
         self.docs.push(json!({
             "schema": "olm.bundle",
             "name": format!("{}.v{version}", self.package),

@@ -193,7 +193,7 @@ pub struct Stay {
 }
 
 /// What happens to one operator in a hop.
-enum Outcome {
+enum HopOutcome {
     Moves(Step),
     Stays(Option<Stay>),
 }
@@ -637,20 +637,20 @@ fn plan_hop(
     for (op, slot) in operators.iter().zip(state.iter_mut()) {
         let outcome = match slot.clone() {
             None => install_fresh(op, catalogs, &cluster, warnings, keep)
-                .map_or(Outcome::Stays(None), Outcome::Moves),
+                .map_or(HopOutcome::Stays(None), HopOutcome::Moves),
             Some(installed) if change == Change::PatchRollback => {
                 rollback(op, &installed, catalogs, &cluster, warnings, keep)
-                    .map_or(Outcome::Stays(None), Outcome::Moves)
+                    .map_or(HopOutcome::Stays(None), HopOutcome::Moves)
             }
             Some(installed) => follow(op, &installed, catalogs, &cluster, change, warnings, keep),
         };
         match outcome {
-            Outcome::Moves(step) => {
+            HopOutcome::Moves(step) => {
                 *slot = Some(step.to.clone());
                 hop.after.push(step);
             }
-            Outcome::Stays(Some(stay)) => hop.stays.push(stay),
-            Outcome::Stays(None) => {}
+            HopOutcome::Stays(Some(stay)) => hop.stays.push(stay),
+            HopOutcome::Stays(None) => {}
         }
     }
     hop
@@ -957,13 +957,13 @@ fn follow(
     change: Change,
     warnings: &mut Vec<String>,
     keep: bool,
-) -> Outcome {
+) -> HopOutcome {
     let Some(version) = installed.parsed() else {
         warnings.push(format!(
             "operator \"{}\": the installed version {:?} is not a semver version; it stays",
             op.name, installed.version
         ));
-        return Outcome::Stays(None);
+        return HopOutcome::Stays(None);
     };
     let bound = match policy_bound(op.policy, change, &version) {
         None => None,
@@ -974,18 +974,18 @@ fn follow(
                     "operator \"{}\": the range {text} of its upgrade policy does not parse; it stays",
                     op.name
                 ));
-                return Outcome::Stays(None);
+                return HopOutcome::Stays(None);
             }
         },
     };
     match walk_from(op, installed, bound, op.constraint, catalogs, cluster, keep) {
-        Ok(walk) if walk.moved() => Outcome::Moves(step_from_walk(
+        Ok(walk) if walk.moved() => HopOutcome::Moves(step_from_walk(
             op,
             installed,
             &walk,
             Reason::FollowsCluster { policy: op.policy },
         )),
-        Ok(walk) => Outcome::Stays(Some(Stay {
+        Ok(walk) => HopOutcome::Stays(Some(Stay {
             operator: op.name.clone(),
             package: op.package.clone(),
             bundle: installed.clone(),
@@ -1008,7 +1008,7 @@ fn follow(
                     .unwrap_or(""),
                 crate::error_chain(&e)
             ));
-            Outcome::Stays(None)
+            HopOutcome::Stays(None)
         }
     }
 }

@@ -38,7 +38,7 @@ pub fn blocker_message(b: &Blocker) -> String {
         b.target,
     );
     if b.max_open_shift_version.is_none()
-        && !matches!(b.compatibility, Compatibility::MaxOpenShiftVersion { .. })
+        && matches!(b.compatibility, Compatibility::MinKubeVersion { .. })
     {
         s.push_str(" (it declares no olm.maxOpenShiftVersion)");
     }

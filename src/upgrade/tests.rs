@@ -444,3 +444,79 @@ fn no_panic_on_extreme_versions() {
         }
     }
 }
+
+mod compatibility {
+    use super::*;
+    use serde_json::json;
+
+    /// The one bundle, `po.v1.0.0`, of a one-channel package.
+    fn first(fbc: Fbc) -> Bundle {
+        fbc.channel("stable", vec![entry("po.v1.0.0", None, &[], None)])
+            .load("c")
+            .catalog
+            .packages
+            .swap_remove(0)
+            .bundles
+            .swap_remove(0)
+    }
+
+    #[test]
+    fn max_openshift_version_not_below_the_minor_is_compatible() {
+        let b = first(Fbc::new("po").bundle("1.0.0", Some("4.14")));
+        assert!(compat::check(&b, &cv("4.14.9")).is_compatible());
+        assert_eq!(
+            compat::check(&b, &cv("4.15")),
+            Compatibility::MaxOpenShiftVersion { max: "4.14".into() }
+        );
+        // Read from its text: 4.10 is not 4.1.
+        let b = first(Fbc::new("po").bundle_with(
+            "1.0.0",
+            vec![json!({"type": "olm.maxOpenShiftVersion", "value": "4.10"})],
+        ));
+        assert!(compat::check(&b, &cv("4.9")).is_compatible());
+        assert!(!compat::check(&b, &cv("4.11")).is_compatible());
+    }
+
+    #[test]
+    fn min_kube_version_above_the_release_kubernetes_is_not() {
+        let b = first(Fbc::new("po").bundle_with(
+            "1.0.0",
+            vec![json!({"type": "olm.csv.metadata", "value": {"minKubeVersion": "1.28.0", "installModes": [{"type": "AllNamespaces", "supported": true}]}})],
+        ));
+        // OpenShift 4.15 ships Kubernetes 1.28.
+        assert!(compat::check(&b, &cv("4.15.0")).is_compatible());
+        assert_eq!(
+            compat::check(&b, &cv("4.14.0")),
+            Compatibility::MinKubeVersion {
+                min: "1.28.0".into(),
+                kube: "1.27".into()
+            }
+        );
+    }
+
+    #[test]
+    fn an_unreadable_max_blocks_with_its_reason() {
+        let b = first(Fbc::new("po").bundle("1.0.0", Some("4.14.1")));
+        let c = compat::check(&b, &cv("4.14"));
+        assert!(
+            matches!(c, Compatibility::InvalidMaxOpenShiftVersion { .. }),
+            "{c:?}"
+        );
+        let p = run(
+            &Fbc::new("po")
+                .bundle("1.0.0", Some("4.14.1"))
+                .channel("stable", vec![entry("po.v1.0.0", None, &[], None)]),
+            &[operator(Some("1.0.0"), UpgradePolicy::FollowCluster)],
+            "4.14",
+            "4.15",
+        );
+        let b = p.blockers().next().unwrap();
+        assert!(
+            b.message
+                .contains("has an unusable olm.maxOpenShiftVersion"),
+            "{}",
+            b.message
+        );
+        assert!(!b.message.contains("declares no"), "{}", b.message);
+    }
+}
