@@ -554,3 +554,24 @@ mod realdata {
         }
     }
 }
+
+#[test]
+fn patch_rollback_and_no_change_keep_operators_in_place() {
+    let dir = installed(STORAGE_AT_1_0_0);
+    for (to, change) in [
+        ("4.14.1", "cluster patch rollback"),
+        ("4.14.3", "no change"),
+    ] {
+        let out = cmd()
+            .args(["upgrade-plan", "--to", to, "--dir"])
+            .arg(dir.path())
+            .assert()
+            .success();
+        let text = stdout(&out);
+        assert!(
+            text.contains(&format!("4.14.3 → {to} ({change})")),
+            "{text}"
+        );
+        assert!(!text.contains("OLM installs"), "{text}");
+    }
+}
