@@ -21,6 +21,7 @@ pub mod mirror;
 pub mod output;
 pub mod render;
 pub mod resolve;
+pub mod upgrade;
 pub mod version;
 
 /// An error's message followed by each of its causes that adds something, `: `-separated.

@@ -7,6 +7,7 @@ use super::flags::CreateArgs;
 use super::invocation::{self, Invocation, Outcome};
 use super::{EXIT_OK, Error};
 use crate::bundle::RegistryV1;
+use crate::config::ClusterVersion;
 use crate::convert;
 use crate::output::{self, lock};
 use crate::render::profile::{self, BundleContext, CatalogContext, OperatorContext, Profile};
@@ -18,7 +19,6 @@ pub(super) fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
-    let color = color_stderr();
     let mut inv = Invocation::read(&args.input)?;
     inv.locked = args.locked;
     let Some(cluster_version) = inv.cluster_version.clone() else {
@@ -28,22 +28,86 @@ pub(super) fn run(
         ));
     };
     // The profile depends only on the release and feature set: refuse before reading catalogs.
-    let profile = if inv.config.operators.iter().any(|o| !o.bootstrap) {
-        Some(Profile::for_cluster(&cluster_version, inv.feature_set())?)
-    } else {
-        None
-    };
+    let profile = profile_for(&inv, &cluster_version)?;
     let templates = Templates::load(args.templates.as_deref())?;
     let catalogs = inv.load_catalogs()?;
     let cluster = Cluster {
         version: Some(cluster_version.clone()),
     };
     let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    write_install(
+        &Install {
+            inv: &inv,
+            cluster_version: &cluster_version,
+            profile,
+            templates: &templates,
+            catalogs: &catalogs,
+            explain: args.input.explain,
+            locked: args.locked,
+            mirror_check: !args.no_mirror_check,
+        },
+        &outcomes,
+        stdout,
+        stderr,
+    )
+}
 
+/// The output profile for the non-bootstrap operators of `inv` on `cluster_version`; `None`
+/// when every operator is a bootstrap one.
+pub(super) fn profile_for(
+    inv: &Invocation,
+    cluster_version: &ClusterVersion,
+) -> Result<Option<Profile>, Error> {
+    Ok(if inv.config.operators.iter().any(|o| !o.bootstrap) {
+        Some(Profile::for_cluster(cluster_version, inv.feature_set())?)
+    } else {
+        None
+    })
+}
+
+/// What [`write_install`] renders and writes for.
+pub(super) struct Install<'x> {
+    /// The invocation (install directory, configuration, lock path).
+    pub inv: &'x Invocation,
+    /// The release the manifests are for.
+    pub cluster_version: &'x ClusterVersion,
+    /// The profile for non-bootstrap operators.
+    pub profile: Option<Profile>,
+    /// Templates.
+    pub templates: &'x Templates,
+    /// The catalogs resolved against (their digests go into the lock).
+    pub catalogs: &'x [LoadedCatalog],
+    /// Print each operator's candidate table.
+    pub explain: bool,
+    /// Refuse a resolution that differs from the lock file.
+    pub locked: bool,
+    /// Check every image against the install-config mirror rules (when there are any).
+    pub mirror_check: bool,
+}
+
+/// Report each outcome, render the resolved operators, and write the manifests and the lock
+/// file, all or nothing: the second half of `create`, shared with `upgrade-plan --write`.
+pub(super) fn write_install(
+    install: &Install<'_>,
+    outcomes: &[Outcome<'_>],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    let color = color_stderr();
+    let Install {
+        inv,
+        cluster_version,
+        profile,
+        templates,
+        catalogs,
+        explain,
+        locked,
+        mirror_check,
+    } = *install;
     let mut objects: Vec<RenderedObject> = Vec::new();
     let mut failed = 0;
     let mut locked_operators = Vec::new();
-    for outcome in &outcomes {
+    for outcome in outcomes {
         for w in &outcome.warnings {
             write!(
                 stderr,
@@ -52,7 +116,7 @@ pub(super) fn run(
                     .render(color)
             )?;
         }
-        if args.input.explain {
+        if explain {
             write_explain(stdout, outcome)?;
         }
         if let Some(report) = diagnostics::operator_failure(&inv.config.source, outcome) {
@@ -60,7 +124,7 @@ pub(super) fn run(
             failed += 1;
             continue;
         }
-        match render_operator(&templates, profile, outcome) {
+        match render_operator(templates, profile, outcome) {
             Ok(rendered) => {
                 objects.extend(rendered.objects);
                 locked_operators.push(rendered.locked);
@@ -82,13 +146,13 @@ pub(super) fn run(
         });
     }
     if profile == Some(Profile::ClusterExtension) {
-        objects.extend(cluster_catalogs(&templates, &outcomes)?);
+        objects.extend(cluster_catalogs(templates, outcomes)?);
     }
     objects.extend(super::images_cmd::marketplace_objects(
-        &templates, profile, &outcomes,
+        templates, profile, outcomes,
     )?);
     let objects = without_repeated_namespaces(objects);
-    super::images_cmd::check_create(&inv, &outcomes, &objects, args.no_mirror_check)?;
+    super::images_cmd::check_create(inv, outcomes, &objects, !mirror_check)?;
     let files = output::manifest_files(&objects)?;
     let previous = lock::read(&inv.lock_path)?;
     let new_lock = lock::Lock {
@@ -105,7 +169,7 @@ pub(super) fn run(
         operators: locked_operators,
         manifests: files.iter().map(|f| f.name.clone()).collect(),
     };
-    if args.locked {
+    if locked {
         let Some(old) = &previous else {
             return Err(lock::Error::Missing {
                 path: inv.lock_path.clone(),

@@ -34,6 +34,9 @@ pub enum Command {
     Images(ImagesArgs),
     /// Write an oc-mirror v2 ImageSetConfiguration that mirrors exactly the resolved bundles.
     MirrorConfig(MirrorConfigArgs),
+    /// Plan the platform operators through a cluster upgrade: what moves before and after it,
+    /// and what blocks it (exit 1 when blocked).
+    UpgradePlan(UpgradePlanArgs),
 }
 
 /// How catalogs over HTTPS are fetched.
@@ -263,4 +266,41 @@ pub enum Grammar {
     Masterminds,
     /// blang/semver v4 (FBC `skipRange`, OLM v0 dependencies).
     Blang,
+}
+
+/// `upgrade-plan`.
+#[derive(Debug, Args)]
+pub struct UpgradePlanArgs {
+    /// The openshift-install directory (reads platform-operators.yaml or install-config.yaml and
+    /// the lock file).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The platformOperators configuration file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Target OpenShift release.
+    #[arg(long, value_name = "VERSION")]
+    pub to: String,
+    /// Current OpenShift release (default: the lock file's clusterVersion).
+    #[arg(long, value_name = "VERSION")]
+    pub from: Option<String>,
+    /// The catalog snapshot for the target: replaces the source of the configured catalog NAME
+    /// (a directory, a file, or an https:// URL). Repeatable.
+    #[arg(long, value_name = "NAME=SOURCE")]
+    pub catalog: Vec<String>,
+    /// Output format (text or JSON, both on stdout).
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
+    /// Print each reconcile's candidates and the rule that chose or rejected each one.
+    #[arg(long)]
+    pub explain: bool,
+    /// Update the lock file and re-render the manifests for the target, all or nothing.
+    #[arg(long)]
+    pub write: bool,
+    /// Directory with template overrides (with --write).
+    #[arg(long, value_name = "DIR", requires = "write")]
+    pub templates: Option<PathBuf>,
+    /// Fetching `https://` catalogs.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }

@@ -321,31 +321,56 @@ pub fn resolve_all<'a>(
                     .map(|v| (v.value.text.as_str(), &v.value.range)),
                 catalog: operator.catalog.as_ref().map(|c| c.value.as_str()),
             };
-            let resolution = resolve::resolve(&request, catalogs, cluster);
-            let (problems, mut warnings) = match &resolution {
-                Ok(r) if operator.bootstrap => {
-                    // Conversion checks install modes itself; dependencies are never resolved.
-                    let (problems, warnings) = resolve::check_installable(r.bundle);
-                    (
-                        problems
-                            .into_iter()
-                            .filter(|p| p.rule == "dependencies")
-                            .collect(),
-                        warnings,
-                    )
-                }
-                Ok(r) => resolve::check_installable(r.bundle),
-                Err(_) => (Vec::new(), Vec::new()),
+            let resolution = match &operator.installed {
+                // OLM v1's upgrade resolution from what the configuration says is installed.
+                Some(i) => resolve::resolve_installed(
+                    &request,
+                    &resolve::Installed {
+                        bundle: i.bundle.value.clone(),
+                        version: i.parsed.clone(),
+                        policy: operator.upgrade_constraint_policy,
+                        bound: None,
+                    },
+                    catalogs,
+                    cluster,
+                ),
+                None => resolve::resolve(&request, catalogs, cluster),
             };
-            if let Ok(r) = &resolution {
-                warnings.splice(0..0, r.warnings.iter().cloned());
-            }
-            Outcome {
-                operator,
-                resolution,
-                problems,
-                warnings,
-            }
+            Outcome::checked(operator, resolution)
         })
         .collect()
+}
+
+impl<'a> Outcome<'a> {
+    /// Run the checks on a resolution (the profile checks; only dependencies for bootstrap
+    /// operators) and gather its warnings.
+    pub fn checked(
+        operator: &'a config::Operator,
+        resolution: Result<Resolution<'a>, resolve::Error>,
+    ) -> Outcome<'a> {
+        let (problems, mut warnings) = match &resolution {
+            Ok(r) if operator.bootstrap => {
+                // Conversion checks install modes itself; dependencies are never resolved.
+                let (problems, warnings) = resolve::check_installable(r.bundle);
+                (
+                    problems
+                        .into_iter()
+                        .filter(|p| p.rule == "dependencies")
+                        .collect(),
+                    warnings,
+                )
+            }
+            Ok(r) => resolve::check_installable(r.bundle),
+            Err(_) => (Vec::new(), Vec::new()),
+        };
+        if let Ok(r) = &resolution {
+            warnings.splice(0..0, r.warnings.iter().cloned());
+        }
+        Outcome {
+            operator,
+            resolution,
+            problems,
+            warnings,
+        }
+    }
 }

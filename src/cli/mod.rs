@@ -12,6 +12,7 @@ mod images_cmd;
 pub mod invocation;
 mod range;
 mod resolve_cmd;
+mod upgrade_plan;
 
 use std::io::Write;
 
@@ -88,6 +89,9 @@ pub enum Error {
     /// A range given to `range` does not parse.
     #[error(transparent)]
     Range(#[from] crate::version::RangeParseError),
+    /// No upgrade plan can be made for these releases.
+    #[error(transparent)]
+    Upgrade(#[from] crate::upgrade::Error),
     /// Writing to stdout failed.
     #[error("cannot write output: {0}")]
     Stdout(#[from] std::io::Error),
@@ -138,7 +142,7 @@ impl Error {
             Error::Stdout(_) => EXIT_IO,
             Error::Fetch { source, .. } if source.is_digest_mismatch() => EXIT_INVALID,
             Error::Fetch { .. } | Error::CaFile { .. } | Error::WriteFile { .. } => EXIT_IO,
-            Error::Usage(_) | Error::Unsupported(_) => EXIT_USAGE,
+            Error::Usage(_) | Error::Unsupported(_) | Error::Upgrade(_) => EXIT_USAGE,
             _ => EXIT_INVALID,
         }
     }
@@ -154,5 +158,6 @@ pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resu
         flags::Command::Bundle(command) => bundle_cmd::run(&command, stdout, stderr),
         flags::Command::Images(args) => images_cmd::images(&args, stdout, stderr),
         flags::Command::MirrorConfig(args) => images_cmd::mirror_config(&args, stdout, stderr),
+        flags::Command::UpgradePlan(args) => upgrade_plan::run(&args, stdout, stderr),
     }
 }

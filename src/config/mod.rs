@@ -8,6 +8,7 @@
 
 pub mod install;
 mod span;
+pub mod upgrade;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 pub use span::{SourceFile, Span};
+pub use upgrade::{InstalledBundle, UpgradeConstraintPolicy, UpgradePolicy};
 
 use crate::version::masterminds;
 
@@ -95,7 +97,7 @@ impl ClusterVersion {
 
     /// The Kubernetes minor version this release ships: OpenShift 4.N ships Kubernetes 1.(N+13).
     pub fn kube_minor(&self) -> Option<u64> {
-        (self.major == 4).then_some(self.minor + 13)
+        self.minor.checked_add(13).filter(|_| self.major == 4)
     }
 
     /// `major.minor`.
@@ -160,6 +162,12 @@ pub struct Operator {
     pub namespace: Option<Located<String>>,
     /// Write the operator's own objects (CCM/MAPI-style operators).
     pub bootstrap: bool,
+    /// How it follows cluster upgrades (`upgrade:`, default `follow-cluster`).
+    pub upgrade: UpgradePolicy,
+    /// How OLM v1 may move it from its installed bundle (default `CatalogProvided`).
+    pub upgrade_constraint_policy: UpgradeConstraintPolicy,
+    /// The bundle installed now, when the configuration says (else the lock file may).
+    pub installed: Option<InstalledBundle>,
     /// Span of the whole entry.
     pub span: Span,
 }
@@ -285,6 +293,16 @@ struct RawOperator {
     catalog: Option<Spanned<String>>,
     namespace: Option<Spanned<String>>,
     bootstrap: Option<bool>,
+    upgrade: Option<Spanned<String>>,
+    upgrade_constraint_policy: Option<Spanned<String>>,
+    installed: Option<Spanned<RawInstalled>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawInstalled {
+    bundle: Spanned<String>,
+    version: Spanned<String>,
 }
 
 /// Largest configuration file read (a config is a few KB; this guards against mistakes).
@@ -588,6 +606,45 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
         {
             problem(n.span, field("namespace"), m, None);
         }
+        let upgrade = o.upgrade.as_ref().and_then(|u| {
+            let l = located(&file, u);
+            UpgradePolicy::parse(&l.value)
+                .map_err(|m| problem(l.span, field("upgrade"), m, None))
+                .ok()
+        });
+        let upgrade_constraint_policy = o.upgrade_constraint_policy.as_ref().and_then(|u| {
+            let l = located(&file, u);
+            UpgradeConstraintPolicy::parse(&l.value)
+                .map_err(|m| {
+                    let help = UpgradeConstraintPolicy::suggestion(&l.value)
+                        .map(|s| format!("did you mean `{s}`?"));
+                    problem(l.span, field("upgradeConstraintPolicy"), m, help)
+                })
+                .ok()
+        });
+        let installed = o.installed.as_ref().and_then(|i| {
+            let bundle = located(&file, &i.value.bundle);
+            let version = located(&file, &i.value.version);
+            if bundle.value.trim().is_empty() {
+                problem(
+                    bundle.span,
+                    field("installed.bundle"),
+                    "bundle name is empty".into(),
+                    None,
+                );
+            }
+            match crate::catalog::model::parse_version(&version.value) {
+                Ok(parsed) => Some(InstalledBundle {
+                    bundle,
+                    version,
+                    parsed,
+                }),
+                Err(m) => {
+                    problem(version.span, field("installed.version"), m, None);
+                    None
+                }
+            }
+        });
         operators.push(Operator {
             name,
             package,
@@ -596,6 +653,9 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
             catalog,
             namespace,
             bootstrap: o.bootstrap.unwrap_or(false),
+            upgrade: upgrade.unwrap_or_default(),
+            upgrade_constraint_policy: upgrade_constraint_policy.unwrap_or_default(),
+            installed,
             span,
         });
     }

@@ -249,3 +249,76 @@ fn dns_labels() {
         assert!(check_dns_label(bad, 63).is_err(), "{bad}");
     }
 }
+
+mod upgrade {
+    use super::*;
+
+    fn with_operator_fields(fields: &str) -> String {
+        format!(
+            "platformOperators:\n  catalogs:\n  - name: c\n    source: cat\n  operators:\n  - name: cm\n    package: cert-manager\n{fields}"
+        )
+    }
+
+    #[test]
+    fn defaults_are_follow_cluster_and_catalog_provided() {
+        let c = parse(&with_operator_fields("")).unwrap();
+        let op = &c.operators[0];
+        assert_eq!(op.upgrade, UpgradePolicy::FollowCluster);
+        assert_eq!(
+            op.upgrade_constraint_policy,
+            UpgradeConstraintPolicy::CatalogProvided
+        );
+        assert!(op.installed.is_none());
+    }
+
+    #[test]
+    fn every_field_is_read() {
+        let c = parse(&with_operator_fields(
+            "    upgrade: pinned\n    upgradeConstraintPolicy: SelfCertified\n    installed:\n      bundle: cert-manager.v1.13.0\n      version: 1.13.0\n",
+        ))
+        .unwrap();
+        let op = &c.operators[0];
+        assert_eq!(op.upgrade, UpgradePolicy::Pinned);
+        assert_eq!(
+            op.upgrade_constraint_policy,
+            UpgradeConstraintPolicy::SelfCertified
+        );
+        let i = op.installed.as_ref().unwrap();
+        assert_eq!(i.bundle.value, "cert-manager.v1.13.0");
+        assert_eq!(i.parsed, semver::Version::new(1, 13, 0));
+        assert_eq!((i.version.span.line, i.version.span.column), (12, 16));
+    }
+
+    #[test]
+    fn every_bad_value_is_reported_with_its_place() {
+        let p = problems(&with_operator_fields(
+            "    upgrade: always\n    upgradeConstraintPolicy: selfCertified\n    installed:\n      bundle: \"\"\n      version: v1.2\n",
+        ));
+        let fields: Vec<&str> = p.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "operators[0].upgrade",
+                "operators[0].upgradeConstraintPolicy",
+                "operators[0].installed.bundle",
+                "operators[0].installed.version",
+            ]
+        );
+        assert!(
+            p[0].message.contains("follow-cluster, pinned, latest"),
+            "{}",
+            p[0].message
+        );
+        assert_eq!(p[1].help.as_deref(), Some("did you mean `SelfCertified`?"));
+        assert_eq!(p[0].span.line, 8);
+    }
+
+    #[test]
+    fn unknown_keys_under_installed_are_errors() {
+        let e = parse(&with_operator_fields(
+            "    installed:\n      bundle: a.v1.0.0\n      version: 1.0.0\n      channel: stable\n",
+        ))
+        .unwrap_err();
+        assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+    }
+}

@@ -9,12 +9,22 @@ use super::{Candidate, LoadedCatalog, Rejection, Request, Verdict};
 impl Rejection {
     /// The reason as a phrase about one bundle ("is outside >=1.0.0").
     pub fn singular(&self) -> String {
-        format!("is {}", self.phrase())
+        match self {
+            Rejection::NotASuccessor { installed } => {
+                format!("is not a direct successor of the installed {installed}")
+            }
+            _ => format!("is {}", self.phrase()),
+        }
     }
 
     /// The reason as a phrase about several bundles ("are outside >=1.0.0").
     pub fn plural(&self) -> String {
-        format!("are {}", self.phrase())
+        match self {
+            Rejection::NotASuccessor { installed } => {
+                format!("are not direct successors of the installed {installed}")
+            }
+            _ => format!("are {}", self.phrase()),
+        }
     }
 
     fn phrase(&self) -> String {
@@ -40,6 +50,12 @@ impl Rejection {
             Rejection::OtherCatalog { catalog } => {
                 format!("outranked by the pick from catalog {catalog}")
             }
+            Rejection::OutsideUpgradePolicy { policy, range } => {
+                format!("outside {range} (upgrade policy: {policy})")
+            }
+            Rejection::NotASuccessor { installed } => format!(
+                "not a direct successor of the installed {installed} (upgradeConstraintPolicy: CatalogProvided)"
+            ),
         }
     }
 }

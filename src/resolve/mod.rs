@@ -13,9 +13,14 @@
 //!
 //! Every candidate ends [`Verdict::Chosen`] or [`Verdict::Rejected`]; [`explain`] renders the
 //! table.
+//!
+//! For an operator that is already installed, [`installed`] adds OLM v1's upgrade constraint
+//! (`upgradeConstraintPolicy`): the step the cluster repeats on every reconcile, and the walk
+//! of several such steps.
 
 pub mod explain;
 pub mod facts;
+pub mod installed;
 
 use std::cmp::Ordering;
 
@@ -24,6 +29,7 @@ use crate::config::ClusterVersion;
 use crate::version::{self, masterminds};
 
 use facts::{CsvSource, MaxOpenShiftVersion};
+pub use installed::{Bound, Installed, Walk, WalkError, resolve_installed, walk, walk_keeping};
 
 /// A catalog loaded for resolution, with the configuration facts about it.
 #[derive(Debug)]
@@ -131,6 +137,19 @@ pub enum Rejection {
     OtherCatalog {
         /// The winning catalog.
         catalog: String,
+    },
+    /// Outside the range an upgrade policy allows for this move.
+    OutsideUpgradePolicy {
+        /// The policy and the move (`follow-cluster, cluster minor upgrade`).
+        policy: String,
+        /// The range it allows.
+        range: String,
+    },
+    /// Fits, but with `upgradeConstraintPolicy: CatalogProvided` only the installed bundle and
+    /// its direct successors (`replaces`, `skips`, `skipRange`) are candidates.
+    NotASuccessor {
+        /// The installed bundle.
+        installed: String,
     },
 }
 
@@ -245,6 +264,16 @@ pub fn resolve<'a>(
     catalogs: &'a [LoadedCatalog],
     cluster: &Cluster,
 ) -> Result<Resolution<'a>, Error> {
+    resolve_from(request, None, catalogs, cluster)
+}
+
+/// Resolve one request, from an installed bundle when one is given.
+fn resolve_from<'a>(
+    request: &Request<'_>,
+    installed: Option<&Installed>,
+    catalogs: &'a [LoadedCatalog],
+    cluster: &Cluster,
+) -> Result<Resolution<'a>, Error> {
     let searched: Vec<&LoadedCatalog> = catalogs
         .iter()
         .filter(|c| request.catalog.is_none_or(|name| c.name == name))
@@ -258,7 +287,7 @@ pub fn resolve<'a>(
             continue;
         };
         found_package = true;
-        let (mut cands, pick) = resolve_in_catalog(request, loaded, package, cluster);
+        let (mut cands, pick) = resolve_in_catalog(request, installed, loaded, package, cluster);
         if let Some(pick) = pick {
             if let MaxOpenShiftVersion::Valid { major, minor, raw } =
                 facts::max_openshift_version(pick.bundle)
@@ -280,7 +309,10 @@ pub fn resolve<'a>(
         return Err(unknown_package(request.package, &searched));
     }
     if picks.is_empty() {
-        let hints = explain::hints(request, &searched, &candidates);
+        let mut hints = explain::hints(request, &searched, &candidates);
+        if let Some(i) = installed {
+            hints.extend(installed::hints(i, &candidates));
+        }
         return Err(Error::NoCandidate {
             package: request.package.to_string(),
             candidates,
@@ -374,16 +406,20 @@ pub fn resolve<'a>(
 /// Filter, check and order one catalog's bundles of the package.
 fn resolve_in_catalog<'a>(
     request: &Request<'_>,
+    installed: Option<&Installed>,
     loaded: &'a LoadedCatalog,
     package: &'a Package,
     cluster: &Cluster,
 ) -> (Vec<Candidate>, Option<CatalogPick<'a>>) {
+    let successors = installed.and_then(|i| i.successors(request, package));
     let mut ordered: Vec<&Bundle> = package.bundles.iter().collect();
     ordered.sort_by(|a, b| order(a, b).then_with(|| a.name.cmp(&b.name)));
     let mut candidates = Vec::with_capacity(ordered.len());
     let mut winner: Option<&Bundle> = None;
     for bundle in ordered {
-        let verdict = match filter(request, bundle, cluster) {
+        let verdict = match filter(request, bundle, cluster)
+            .or_else(|| installed.and_then(|i| i.filter(bundle, successors.as_ref())))
+        {
             Some(rejection) => Verdict::Rejected(rejection),
             None => match winner {
                 None => {
@@ -569,5 +605,7 @@ pub fn check_installable(bundle: &Bundle) -> (Vec<Problem>, Vec<Warning>) {
     (problems, warnings)
 }
 
+#[cfg(test)]
+pub(crate) mod testcat;
 #[cfg(test)]
 mod tests;

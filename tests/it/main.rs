@@ -16,3 +16,4 @@ mod range;
 mod realdata;
 mod remote;
 mod resolve;
+mod upgrade;

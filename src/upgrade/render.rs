@@ -1,0 +1,189 @@
+//! A [`Plan`] as prose: pure functions, so the planner's data never depends on the wording.
+
+use std::fmt::Write as _;
+
+use super::compat::Compatibility;
+use super::{Blocker, BundleRef, Change, Plan, Reason, Step};
+use crate::resolve::explain;
+
+/// Why a bundle is not compatible, as a phrase ("has olm.maxOpenShiftVersion 4.14").
+pub fn compatibility_phrase(c: &Compatibility) -> String {
+    match c {
+        Compatibility::Compatible => "is compatible".into(),
+        Compatibility::MaxOpenShiftVersion { max } => {
+            format!("has olm.maxOpenShiftVersion {max}")
+        }
+        Compatibility::InvalidMaxOpenShiftVersion { reason } => {
+            format!("has an unusable olm.maxOpenShiftVersion ({reason})")
+        }
+        Compatibility::MinKubeVersion { min, kube } => {
+            format!("needs Kubernetes {min} (minKubeVersion), newer than the release's {kube}")
+        }
+    }
+}
+
+/// The `Upgradeable=False` message for one blocker: the operator, its installed version, its
+/// maximum OpenShift version, and what would unblock it.
+pub fn blocker_message(b: &Blocker) -> String {
+    let mut s = format!(
+        "Upgradeable=False: platform operator \"{}\" (package {}) blocks the upgrade from {} to {}: the installed {} {} {}, and no version reachable from it supports both {} and {}",
+        b.operator,
+        b.package,
+        b.current,
+        b.target,
+        b.installed.bundle,
+        b.installed.version,
+        compatibility_phrase(&b.compatibility),
+        b.current,
+        b.target,
+    );
+    if b.max_open_shift_version.is_none()
+        && matches!(b.compatibility, Compatibility::MinKubeVersion { .. })
+    {
+        s.push_str(" (it declares no olm.maxOpenShiftVersion)");
+    }
+    s.push_str(". To unblock: ");
+    s.push_str(&b.unblock.join("; "));
+    s
+}
+
+fn bundle(b: &BundleRef) -> String {
+    format!("{} ({})", b.version, b.bundle)
+}
+
+fn step_line(out: &mut String, n: usize, s: &Step) {
+    let from = s
+        .from
+        .as_ref()
+        .map(|f| f.version.clone())
+        .unwrap_or_else(|| "not installed".into());
+    let _ = writeln!(
+        out,
+        "  {n}. {} ({}): {from} → {}",
+        s.operator, s.package, s.to.version
+    );
+    let chain: Vec<String> = s.chain.iter().map(|b| b.bundle.clone()).collect();
+    let _ = writeln!(out, "     OLM installs: {}", chain.join(" → "));
+    let why = match &s.reason {
+        Reason::IncompatibleWithTarget {
+            target,
+            compatibility,
+        } => format!(
+            "{} {}, not compatible with {target}",
+            s.from.as_ref().map(|f| f.version.as_str()).unwrap_or(""),
+            compatibility_phrase(compatibility)
+        ),
+        Reason::FollowsCluster { policy } => format!("upgrade: {policy}"),
+        Reason::NoLongerFits { why } => why.clone(),
+        Reason::NotInstalled => "not installed yet".into(),
+    };
+    let _ = writeln!(out, "     why: {why}");
+    if let Some(v) = &s.version {
+        let _ = writeln!(out, "     version range: {v}");
+    }
+    if let Some(r) = &s.requires {
+        let _ = writeln!(out, "     requires: {r}");
+    }
+}
+
+/// The plan as text. With `explain`, each reconcile's candidate table follows its step.
+pub fn text(plan: &Plan, explain: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Upgrade plan: OpenShift {} → {} ({})",
+        plan.from,
+        plan.to,
+        plan.change.describe()
+    );
+    let _ = writeln!(
+        out,
+        "Upgradeable: {}",
+        if plan.upgradeable { "True" } else { "False" }
+    );
+    let mut n = 0;
+    for (i, hop) in plan.hops.iter().enumerate() {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "Hop {}: {} → {} ({})",
+            i + 1,
+            hop.from,
+            hop.to,
+            hop.change.describe()
+        );
+        let mut section = |out: &mut String, title: &str, steps: &[Step]| {
+            if steps.is_empty() {
+                return;
+            }
+            let _ = writeln!(out, "{title}");
+            for s in steps {
+                n += 1;
+                step_line(out, n, s);
+                if explain {
+                    for (k, table) in s.reconciles.iter().enumerate() {
+                        let _ = writeln!(out, "     reconcile {}:", k + 1);
+                        for line in explain::table(table).lines() {
+                            let _ = writeln!(out, "       {line}");
+                        }
+                    }
+                }
+            }
+        };
+        section(&mut out, "Before the cluster upgrade:", &hop.before);
+        if !hop.blockers.is_empty() {
+            let _ = writeln!(out, "Blocked:");
+            for b in &hop.blockers {
+                let _ = writeln!(out, "  - {}", b.message);
+            }
+            continue;
+        }
+        if hop.change != Change::None {
+            let _ = writeln!(out, "Cluster: {} → {}", hop.from, hop.to);
+        }
+        if hop.after.is_empty() {
+            let _ = writeln!(out, "After the cluster upgrade: no operator moves");
+        }
+        section(&mut out, "After the cluster upgrade:", &hop.after);
+        if explain && !hop.stays.is_empty() {
+            let _ = writeln!(out, "Staying:");
+            for s in &hop.stays {
+                let _ = writeln!(
+                    out,
+                    "  - {} ({}): stays on {}",
+                    s.operator,
+                    s.package,
+                    bundle(&s.bundle)
+                );
+                if let Some(v) = &s.version {
+                    let _ = writeln!(out, "     version range: {v}");
+                }
+                for (k, table) in s.reconciles.iter().enumerate() {
+                    let _ = writeln!(out, "     reconcile {}:", k + 1);
+                    for line in explain::table(table).lines() {
+                        let _ = writeln!(out, "       {line}");
+                    }
+                }
+            }
+        }
+    }
+    let _ = writeln!(out);
+    let rows = std::iter::once(
+        ["OPERATOR", "PACKAGE", "UPGRADE", "INSTALLED", "PLANNED"].map(String::from),
+    )
+    .chain(plan.operators.iter().map(|o| {
+        let v = |b: &Option<BundleRef>| b.as_ref().map(bundle).unwrap_or_else(|| "-".into());
+        [
+            o.name.clone(),
+            o.package.clone(),
+            o.policy.to_string(),
+            v(&o.installed),
+            v(&o.planned),
+        ]
+    }));
+    out.push_str(&explain::columns(rows));
+    for w in &plan.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
