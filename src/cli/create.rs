@@ -6,7 +6,7 @@ use super::diagnostics::{self, Report};
 use super::flags::CreateArgs;
 use super::invocation::{self, Invocation, Outcome};
 use super::{EXIT_OK, Error};
-use crate::bundle::RegistryV1;
+use crate::bundle::source::Sources;
 use crate::convert;
 use crate::output::{self, lock};
 use crate::render::profile::{self, BundleContext, CatalogContext, OperatorContext, Profile};
@@ -39,6 +39,14 @@ pub(super) fn run(
         version: Some(cluster_version.clone()),
     };
     let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let content = BundleContent {
+        sources: super::bundle_cmd::sources(
+            &args.bundle_sources,
+            &inv.network,
+            inv.install.as_ref(),
+        )?,
+        unreachable: std::cell::Cell::new(false),
+    };
 
     let mut objects: Vec<RenderedObject> = Vec::new();
     let mut failed = 0;
@@ -60,7 +68,7 @@ pub(super) fn run(
             failed += 1;
             continue;
         }
-        match render_operator(&templates, profile, outcome) {
+        match render_operator(&templates, profile, outcome, &content) {
             Ok(rendered) => {
                 objects.extend(rendered.objects);
                 locked_operators.push(rendered.locked);
@@ -74,6 +82,12 @@ pub(super) fn run(
                 failed += 1;
             }
         }
+    }
+    if failed > 0 && content.unreachable.get() {
+        return Err(Error::OperatorsUnreachable {
+            failed,
+            total: outcomes.len(),
+        });
     }
     if failed > 0 {
         return Err(Error::Operators {
@@ -161,6 +175,7 @@ fn render_operator(
     templates: &Templates,
     profile: Option<Profile>,
     outcome: &Outcome<'_>,
+    content: &BundleContent,
 ) -> Result<RenderedOperator, String> {
     let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
     let op = outcome.operator;
@@ -184,7 +199,7 @@ fn render_operator(
     };
     let text = |e: crate::render::Error| e.to_string();
     let (objects, namespace) = if op.bootstrap {
-        let converted = convert_bundle(r, &op.package.value, &namespace)?;
+        let converted = convert_bundle(content, r, &namespace)?;
         let mut out =
             vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
         out.extend(converted.into_iter().map(|object| RenderedObject {
@@ -220,7 +235,7 @@ fn render_operator(
                         profile::OPENSHIFT_DEFAULT_CATALOGS.join(", ")
                     ));
                 }
-                let converted = convert_bundle(r, &op.package.value, &namespace)?;
+                let converted = convert_bundle(content, r, &namespace)?;
                 let objects =
                     profile::cluster_extension(templates, &operator, &bundle, &catalog, &converted)
                         .map_err(text)?;
@@ -244,30 +259,37 @@ fn render_operator(
     })
 }
 
-/// The chosen bundle's registry+v1 content from the catalog, converted as OLM v1 does for an
-/// AllNamespaces install into `namespace`.
+/// Where bundle content comes from, and whether fetching it failed for network or I/O reasons
+/// (exit status 3 rather than 1).
+struct BundleContent {
+    sources: Sources,
+    unreachable: std::cell::Cell<bool>,
+}
+
+/// The chosen bundle's registry+v1 content (embedded in the catalog, from `--bundles`, the
+/// cache, `--oci-layout` or the registry), converted as OLM v1 does for an AllNamespaces
+/// install into `namespace`.
 fn convert_bundle(
+    content: &BundleContent,
     r: &Resolution<'_>,
-    package: &str,
     namespace: &str,
 ) -> Result<Vec<serde_json::Value>, String> {
-    if !r.bundle.has_bundle_objects() {
-        return Err(format!(
-            "bundle {} has no olm.bundle.object properties in catalog {} (only olm.csv.metadata), so its manifests are not available; \
-             use a catalog rendered with its bundle objects (`opm render` without `--migrate-level=bundle-object-to-csv-metadata`)",
-            r.bundle.name, r.catalog.name
-        ));
-    }
-    let objects = r
-        .bundle
-        .bundle_objects()
-        .map_err(|e| crate::error_chain(&e))?;
-    let content = RegistryV1::from_objects(package, objects).map_err(|e| crate::error_chain(&e))?;
+    let loaded = content.sources.load_catalog_bundle(r.bundle).map_err(|e| {
+        content
+            .unreachable
+            .set(content.unreachable.get() || e.is_io());
+        let mut text = crate::error_chain(&e);
+        if let Some(hint) = e.hint() {
+            text.push_str("\nhint: ");
+            text.push_str(&hint);
+        }
+        text
+    })?;
     let options = convert::Options {
         install_namespace: namespace.to_string(),
         ..Default::default()
     };
-    convert::convert(&content, &options).map_err(|e| crate::error_chain(&e))
+    convert::convert(&loaded.bundle, &options).map_err(|e| crate::error_chain(&e))
 }
 
 /// One ClusterCatalog per configured catalog with an image that a ClusterExtension resolved

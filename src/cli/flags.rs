@@ -63,6 +63,28 @@ pub struct NetworkArgs {
     pub retry_backoff: std::time::Duration,
 }
 
+/// Where bundle content comes from when the catalog does not embed it (`olm.csv.metadata`
+/// only, as in catalogs from OpenShift 4.17 on).
+#[derive(Debug, Args, Clone, Default)]
+pub struct BundleSourceArgs {
+    /// A directory of unpacked bundles (`manifests/` and `metadata/`), the bundle itself or
+    /// bundles up to two levels below it, matched by CSV name (repeatable).
+    #[arg(long = "bundles", value_name = "DIR")]
+    pub bundles: Vec<PathBuf>,
+    /// An OCI image layout holding bundle images, as `skopeo copy` or oc-mirror write it
+    /// (repeatable; searched before any registry).
+    #[arg(long = "oci-layout", value_name = "DIR")]
+    pub oci_layouts: Vec<PathBuf>,
+    /// Registry credentials in containers-auth.json format, used before install-config
+    /// `pullSecret`.
+    #[arg(long, value_name = "FILE")]
+    pub authfile: Option<PathBuf>,
+    /// The largest bundle image accepted, in bytes: per blob, per decompressed layer and in
+    /// all unpacked files.
+    #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024 * 1024)]
+    pub max_bundle_size: u64,
+}
+
 /// `images`.
 #[derive(Debug, Args)]
 pub struct ImagesArgs {
@@ -155,12 +177,35 @@ pub struct CatalogListArgs {
 pub enum BundleCommand {
     /// Convert a registry+v1 bundle into the plain objects OLM v1 would create, one per file.
     Render(BundleRenderArgs),
+    /// Unpack one bundle image (its `manifests/` and `metadata/`) into a directory.
+    Pull(BundlePullArgs),
+}
+
+/// `bundle pull`.
+#[derive(Debug, Args)]
+pub struct BundlePullArgs {
+    /// The bundle image (`registry/repository@sha256:…`, or a tag).
+    pub image: String,
+    /// Directory to write `manifests/` and `metadata/` into (created; must be empty or absent).
+    #[arg(long)]
+    pub output_dir: PathBuf,
+    /// The openshift-install directory whose install-config gives `pullSecret`, mirror rules,
+    /// `additionalTrustBundle` and `proxy`.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Where bundle images come from.
+    #[command(flatten)]
+    pub sources: BundleSourceArgs,
+    /// Fetching.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 /// `bundle render`.
 #[derive(Debug, Args)]
 pub struct BundleRenderArgs {
-    /// A bundle directory (`manifests/` and `metadata/`).
+    /// A bundle directory (`manifests/` and `metadata/`), or a bundle image reference
+    /// (`registry/repository@sha256:…`) to pull.
     #[arg(required_unless_present = "catalog", conflicts_with = "catalog")]
     pub bundle_dir: Option<PathBuf>,
     /// A catalog holding the bundle (with `--bundle`), instead of a bundle directory.
@@ -178,6 +223,16 @@ pub struct BundleRenderArgs {
     /// Directory to write the objects into (created; must be empty or absent).
     #[arg(long)]
     pub output_dir: PathBuf,
+    /// The openshift-install directory whose install-config gives `pullSecret`, mirror rules,
+    /// `additionalTrustBundle` and `proxy` (for an image reference).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Where bundle images come from.
+    #[command(flatten)]
+    pub sources: BundleSourceArgs,
+    /// Fetching.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 /// Where the configuration and install directory are.
@@ -218,6 +273,9 @@ pub struct CreateArgs {
     /// mirror rule (checked by default when install-config has mirror rules).
     #[arg(long)]
     pub no_mirror_check: bool,
+    /// Where bundle content comes from when the catalog does not embed it.
+    #[command(flatten)]
+    pub bundle_sources: BundleSourceArgs,
 }
 
 /// `resolve`.
