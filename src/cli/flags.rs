@@ -101,6 +101,9 @@ pub struct ImagesArgs {
     /// Do not check images against mirror rules.
     #[arg(long)]
     pub no_mirror_check: bool,
+    /// Where bootstrap operators' bundle content comes from when the catalog does not embed it.
+    #[command(flatten)]
+    pub bundle_sources: BundleSourceArgs,
 }
 
 /// `mirror-config`.

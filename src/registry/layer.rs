@@ -561,6 +561,22 @@ mod tests {
     }
 
     #[test]
+    fn zstd_and_plain_layers_unpack() {
+        let t = tar_with(&[("manifests/a.yaml", T::Regular, b"zstd", None)]);
+        let z =
+            ruzstd::encoding::compress_to_vec(&t[..], ruzstd::encoding::CompressionLevel::Fastest);
+        assert_eq!(&z[..4], &[0x28, 0xb5, 0x2f, 0xfd]);
+        for bytes in [z, t] {
+            let (d, r) = unpack(&bytes);
+            r.unwrap();
+            assert_eq!(
+                std::fs::read(d.path().join("out/manifests/a.yaml")).unwrap(),
+                b"zstd"
+            );
+        }
+    }
+
+    #[test]
     fn garbage_is_corrupt_not_a_panic() {
         let (_d, r) = unpack(&[0x1f, 0x8b, 1, 2, 3]);
         assert!(r.is_err());

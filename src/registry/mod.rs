@@ -1043,16 +1043,27 @@ async fn timed<T>(
 impl Blobs for RegistryBlobs<'_> {
     fn manifest(&mut self, digest: &str) -> Result<Vec<u8>, ErrorKind> {
         let reference = self.reference(Some(digest), None);
-        let (bytes, _) = self.retry(
-            |s| {
-                s.runtime.block_on(timed(
-                    s.options.timeout,
-                    s.client
-                        .pull_manifest_raw(&reference, &s.auth, &MANIFEST_TYPES),
-                ))
-            },
-            || {},
-        )?;
+        let (bytes, _) = self
+            .retry(
+                |s| {
+                    s.runtime.block_on(timed(
+                        s.options.timeout,
+                        s.client
+                            .pull_manifest_raw(&reference, &s.auth, &MANIFEST_TYPES),
+                    ))
+                },
+                || {},
+            )
+            .map_err(|e| match e {
+                ErrorKind::DigestMismatch {
+                    expected, actual, ..
+                } => ErrorKind::DigestMismatch {
+                    what: format!("manifest {digest}"),
+                    expected,
+                    actual,
+                },
+                other => other,
+            })?;
         if bytes.len() as u64 > MAX_MANIFEST_BYTES {
             return Err(ErrorKind::TooLarge {
                 what: format!("manifest {digest}"),
@@ -1104,13 +1115,13 @@ impl Blobs for RegistryBlobs<'_> {
                     reason: "its descriptor's size".into(),
                 })
             }
-            Err(ErrorKind::Protocol { detail }) if detail.contains("Invalid digest") => {
-                Err(ErrorKind::DigestMismatch {
-                    what: format!("layer {}", desc.digest),
-                    expected: desc.digest.clone(),
-                    actual: detail,
-                })
-            }
+            Err(ErrorKind::DigestMismatch {
+                expected, actual, ..
+            }) => Err(ErrorKind::DigestMismatch {
+                what: format!("layer {}", desc.digest),
+                expected,
+                actual,
+            }),
             other => other,
         }
     }
@@ -1227,8 +1238,15 @@ fn classify(
                 detail: message.trim().chars().take(200).collect(),
             },
         },
+        E::DigestError(oci_client::errors::DigestError::VerificationError { expected, actual }) => {
+            ErrorKind::DigestMismatch {
+                what: "the registry's answer".into(),
+                expected: expected.clone(),
+                actual: actual.clone(),
+            }
+        }
         E::DigestError(d) => ErrorKind::Protocol {
-            detail: format!("Invalid digest: {d}"),
+            detail: format!("invalid digest: {d}"),
         },
         E::IoError(io) if io.kind() == std::io::ErrorKind::TimedOut => ErrorKind::Timeout {
             detail: format!(

@@ -430,16 +430,29 @@ impl Registry {
                 .unwrap();
             assert_eq!(r.status().as_u16(), 201, "blob upload {digest}");
         }
+        self.push_manifest(
+            repo,
+            &img.manifest,
+            "application/vnd.oci.image.manifest.v1+json",
+        )
+    }
+
+    /// Push a manifest or index by its digest; returns the reference.
+    fn push_manifest(&self, repo: &str, bytes: &[u8], media_type: &str) -> String {
+        let digest = sha(bytes);
         let r = self
             .client
-            .put(format!("{base}/manifests/{}", img.digest))
+            .put(format!(
+                "https://{}/v2/{repo}/manifests/{digest}",
+                self.host()
+            ))
             .basic_auth(USER, Some(PASSWORD))
-            .header("content-type", "application/vnd.oci.image.manifest.v1+json")
-            .body(img.manifest.clone())
+            .header("content-type", media_type)
+            .body(bytes.to_vec())
             .send()
             .unwrap();
         assert_eq!(r.status().as_u16(), 201, "manifest upload: {:?}", r.text());
-        format!("{}/{repo}@{}", self.host(), img.digest)
+        format!("{}/{repo}@{digest}", self.host())
     }
 }
 
@@ -586,6 +599,40 @@ fn bundle_pull_and_render_from_the_registry_need_credentials_and_trust() {
         .collect();
     assert_eq!(tree(&pulled), expected);
 
+    // An OCI index (two platforms) resolves to its linux/amd64 image.
+    let (limitador, _) = bundles(&rd);
+    let other = bundle_image(&limitador);
+    reg.push("bundles/dns", &other);
+    let dns_img = bundle_image(&dns);
+    let index = serde_json::to_vec(&json!({
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.index.v1+json",
+        "manifests": [
+            {"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": other.digest, "size": other.manifest.len(), "platform": {"os": "linux", "architecture": "arm64"}},
+            {"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": dns_img.digest, "size": dns_img.manifest.len(), "platform": {"os": "linux", "architecture": "amd64"}}
+        ]
+    }))
+    .unwrap();
+    let index_ref = reg.push_manifest(
+        "bundles/dns",
+        &index,
+        "application/vnd.oci.image.index.v1+json",
+    );
+    let from_index = work.path().join("from-index");
+    let out = cmd()
+        .args(["bundle", "pull", &index_ref, "--output-dir"])
+        .arg(&from_index)
+        .arg("--authfile")
+        .arg(&authfile)
+        .arg("--ca-file")
+        .arg(&ca)
+        .arg("--cache-dir")
+        .arg(&cache)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(tree(&from_index), expected);
+
     // `bundle render IMAGE` equals `bundle render DIR`.
     let from_image = work.path().join("r-image");
     let out = cmd()
@@ -695,6 +742,23 @@ fn an_oci_layout_needs_no_network() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     check_created(dir.path());
+
+    // `images` lists the bootstrap operator's workload images from the same content.
+    let out = cmd()
+        .args(["images", "--offline", "--dir"])
+        .arg(dir.path())
+        .arg("--oci-layout")
+        .arg(&layout)
+        .arg("--cache-dir")
+        .arg(&cache)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        listed.contains("quay.io/kuadrant/limitador-operator:v0.11.0"),
+        "{listed}"
+    );
 
     // `--bundles` with the unpacked directories gives the same objects.
     let first = tree(&dir.path().join("manifests"));
@@ -865,4 +929,111 @@ fn hostile_image_from_the_registry_is_refused() {
     assert!(stderr(&out).contains("\"..\""), "{}", stderr(&out));
     assert!(!work.path().join("escaped.yaml").exists());
     assert!(!work.path().join("out").exists());
+}
+
+/// A scripted registry (anonymous) serving one image; `blob` answers layer requests.
+fn scripted(
+    img: &Image,
+    manifest_failures: usize,
+    blob: impl Fn(&[u8]) -> Vec<u8> + Send + Sync + 'static,
+) -> (crate::net::Tls, crate::net::Server) {
+    use crate::net::{Reply, serve, tls};
+    let t = tls();
+    let img = img.clone();
+    let failures = std::sync::atomic::AtomicUsize::new(0);
+    let server = serve(&t, move |_, path| {
+        if path.contains("/manifests/") {
+            if failures.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < manifest_failures {
+                return Reply::Status(503);
+            }
+            return Reply::Body {
+                body: img.manifest.clone(),
+                gzip: false,
+            };
+        }
+        if let Some(d) = path.split("/blobs/").nth(1)
+            && let Some((_, bytes)) = img.blobs.iter().find(|(digest, _)| digest == d)
+        {
+            return Reply::Body {
+                body: blob(bytes),
+                gzip: false,
+            };
+        }
+        if path == "/v2/" {
+            return Reply::Body {
+                body: b"{}".to_vec(),
+                gzip: false,
+            };
+        }
+        Reply::Status(404)
+    });
+    (t, server)
+}
+
+fn pull_from(
+    server: &crate::net::Server,
+    ca_pem: &str,
+    img: &Image,
+    retries: &str,
+) -> (std::process::Output, tempfile::TempDir) {
+    let work = tempfile::tempdir().unwrap();
+    let ca = work.path().join("ca.pem");
+    std::fs::write(&ca, ca_pem).unwrap();
+    let image = format!("127.0.0.1:{}/scripted/bundle@{}", server.port, img.digest);
+    let out = cmd()
+        .args(["bundle", "pull", &image, "--retries", retries])
+        .args(["--retry-backoff", "10ms", "--output-dir"])
+        .arg(work.path().join("out"))
+        .arg("--ca-file")
+        .arg(&ca)
+        .arg("--cache-dir")
+        .arg(work.path().join("cache"))
+        .output()
+        .unwrap();
+    (out, work)
+}
+
+#[test]
+fn registry_errors_are_retried_a_bounded_number_of_times() {
+    let img = image(vec![gzip(&raw_tar(&[
+        Entry::File("metadata/annotations.yaml", ANNOTATIONS),
+        Entry::File("manifests/a.yaml", b"kind: ConfigMap\n"),
+    ]))]);
+    // Two 503s, then the manifest: three attempts succeed.
+    let (t, server) = scripted(&img, 2, <[u8]>::to_vec);
+    let (out, work) = pull_from(&server, &t.ca_pem, &img, "2");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(work.path().join("out/manifests/a.yaml").is_file());
+    let manifest_requests = server
+        .paths()
+        .iter()
+        .filter(|p| p.contains("/manifests/"))
+        .count();
+    assert_eq!(manifest_requests, 3);
+    // Always 503: exactly 1 + retries requests, then exit 3 naming the status.
+    let (t, server) = scripted(&img, usize::MAX, <[u8]>::to_vec);
+    let (out, _work) = pull_from(&server, &t.ca_pem, &img, "1");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("HTTP 503"), "{}", stderr(&out));
+    let manifest_requests = server
+        .paths()
+        .iter()
+        .filter(|p| p.contains("/manifests/"))
+        .count();
+    assert_eq!(manifest_requests, 2);
+}
+
+#[test]
+fn a_registry_serving_other_bytes_than_the_digest_is_refused() {
+    let img = image(vec![gzip(&raw_tar(&[Entry::File(
+        "metadata/annotations.yaml",
+        ANNOTATIONS,
+    )]))]);
+    // Same length, different bytes.
+    let (t, server) = scripted(&img, 0, |b| b.iter().map(|x| x ^ 0x55).collect());
+    let (out, work) = pull_from(&server, &t.ca_pem, &img, "0");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is expected"), "{}", stderr(&out));
+    assert!(!work.path().join("out").exists());
+    assert!(!work.path().join("cache/bundles").exists());
 }
