@@ -1037,3 +1037,45 @@ fn a_registry_serving_other_bytes_than_the_digest_is_refused() {
     assert!(!work.path().join("out").exists());
     assert!(!work.path().join("cache/bundles").exists());
 }
+
+#[test]
+fn install_config_proxy_and_trust_bundle_carry_the_pull() {
+    let img = image(vec![gzip(&raw_tar(&[
+        Entry::File("metadata/annotations.yaml", ANNOTATIONS),
+        Entry::File("manifests/a.yaml", b"kind: ConfigMap\n"),
+    ]))]);
+    let (t, server) = scripted(&img, 0, <[u8]>::to_vec);
+    let proxy = crate::net::proxy();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(
+        work.path().join("install-config.yaml"),
+        format!(
+            "apiVersion: v1\nadditionalTrustBundle: |\n{}proxy:\n  httpsProxy: {}\n",
+            indent(&t.ca_pem),
+            proxy.url()
+        ),
+    )
+    .unwrap();
+    let image = format!("127.0.0.1:{}/scripted/bundle@{}", server.port, img.digest);
+    let out = cmd()
+        .args(["bundle", "pull", &image, "--dir"])
+        .arg(work.path())
+        .arg("--output-dir")
+        .arg(work.path().join("out"))
+        .arg("--cache-dir")
+        .arg(work.path().join("cache"))
+        .env_remove("HTTPS_PROXY")
+        .env_remove("https_proxy")
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!proxy.tunnels().is_empty());
+    assert!(
+        proxy
+            .tunnels()
+            .iter()
+            .all(|t| *t == format!("127.0.0.1:{}", server.port))
+    );
+}
