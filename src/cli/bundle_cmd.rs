@@ -54,10 +54,13 @@ pub(super) fn sources(
             .as_deref()
             .filter(|s| !s.trim().is_empty())
         {
-            credentials.extend(registry::Credentials::parse(
+            match registry::Credentials::parse(
                 secret,
                 &format!("pullSecret in {}", found.path.display()),
-            )?);
+            ) {
+                Ok(c) => credentials.extend(c),
+                Err(e) => credentials.note_unreadable(&e),
+            }
         }
         rules = registry::mirror_rules(&found.config);
     }

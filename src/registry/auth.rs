@@ -37,6 +37,7 @@ impl std::fmt::Debug for Credential {
 #[derive(Debug, Clone, Default)]
 pub struct Credentials {
     entries: Vec<(String, Credential, String)>,
+    unreadable: Vec<String>,
 }
 
 /// A credentials file that cannot be read.
@@ -106,6 +107,18 @@ impl Credentials {
     /// Add `other`'s entries after these (ours win when both match equally).
     pub fn extend(&mut self, other: Credentials) {
         self.entries.extend(other.entries);
+        self.unreadable.extend(other.unreadable);
+    }
+
+    /// Remember a credentials source that could not be read, to name it if access is denied
+    /// (an install-config `pullSecret` is only needed when a registry asks for credentials).
+    pub fn note_unreadable(&mut self, error: &AuthError) {
+        self.unreadable.push(error.to_string());
+    }
+
+    /// The sources that could not be read.
+    pub fn unreadable(&self) -> &[String] {
+        &self.unreadable
     }
 
     /// Whether there are no credentials.

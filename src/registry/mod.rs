@@ -274,10 +274,12 @@ pub enum ErrorKind {
         detail: String,
     },
     /// The registry refused access.
-    #[error("access denied{}", match credential { Some(o) => format!(" with the credentials from {o}"), None => " (no credentials for this registry in --authfile or pullSecret)".into() })]
+    #[error("access denied{}{}", match credential { Some(o) => format!(" with the credentials from {o}"), None => " (no credentials for this registry in --authfile or pullSecret)".into() }, unreadable.iter().map(|u| format!("; {u} was ignored")).collect::<String>())]
     Unauthorized {
         /// Where the credentials sent came from, if any.
         credential: Option<String>,
+        /// Credential sources that could not be read (and were ignored).
+        unreadable: Vec<String>,
     },
     /// TLS failed.
     #[error("TLS: {detail}")]
@@ -517,6 +519,10 @@ impl Puller {
             }
         }
         if self.settings.options.offline {
+            if !attempts.is_empty() {
+                // A layout had the image and refused it: that is the whole story.
+                return Err(fail(attempts));
+            }
             attempts.push(Attempt {
                 place: "the registry".into(),
                 kind: ErrorKind::NotCached {
@@ -903,6 +909,7 @@ struct RegistryBlobs<'a> {
     location: &'a Location,
     auth: oci_client::secrets::RegistryAuth,
     credential_origin: Option<String>,
+    unreadable: &'a [String],
     options: &'a fetch::Options,
 }
 
@@ -960,6 +967,7 @@ impl<'a> RegistryBlobs<'a> {
             location,
             auth,
             credential_origin,
+            unreadable: settings.credentials.unreadable(),
             options,
         })
     }
@@ -987,7 +995,10 @@ impl<'a> RegistryBlobs<'a> {
             match result {
                 Ok(v) => return Ok(v),
                 Err(e) => {
-                    let kind = classify(&e, self.credential_origin.as_deref(), self.options);
+                    let mut kind = classify(&e, self.credential_origin.as_deref(), self.options);
+                    if let ErrorKind::Unauthorized { unreadable, .. } = &mut kind {
+                        unreadable.extend(self.unreadable.iter().cloned());
+                    }
                     let transient = matches!(
                         kind,
                         ErrorKind::Connect { .. } | ErrorKind::Timeout { .. }
@@ -1194,6 +1205,7 @@ fn classify(
     match e {
         E::UnauthorizedError { .. } | E::AuthenticationFailure(_) => ErrorKind::Unauthorized {
             credential: credential.map(str::to_string),
+            unreadable: Vec::new(),
         },
         E::RegistryError { envelope, .. } => {
             let codes: Vec<&OciErrorCode> = envelope.errors.iter().map(|e| &e.code).collect();
@@ -1203,6 +1215,7 @@ fn classify(
             {
                 ErrorKind::Unauthorized {
                     credential: credential.map(str::to_string),
+                    unreadable: Vec::new(),
                 }
             } else if codes.iter().any(|c| {
                 matches!(
@@ -1229,6 +1242,7 @@ fn classify(
         E::ServerError { code, message, .. } => match code {
             401 | 403 => ErrorKind::Unauthorized {
                 credential: credential.map(str::to_string),
+                unreadable: Vec::new(),
             },
             404 => ErrorKind::NotFound {
                 detail: format!("HTTP 404 {}", message.trim()),
