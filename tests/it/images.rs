@@ -1079,3 +1079,56 @@ fn install_config_proxy_and_trust_bundle_carry_the_pull() {
             .all(|t| *t == format!("127.0.0.1:{}", server.port))
     );
 }
+
+#[test]
+fn bearer_token_challenges_are_followed() {
+    use crate::net::{Reply, serve, tls};
+    let img = image(vec![gzip(&raw_tar(&[
+        Entry::File("metadata/annotations.yaml", ANNOTATIONS),
+        Entry::File("manifests/a.yaml", b"kind: ConfigMap\n"),
+    ]))]);
+    let t = tls();
+    let port = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(0));
+    let served = img.clone();
+    let p = port.clone();
+    let server = serve(&t, move |_, path| {
+        let port = p.load(std::sync::atomic::Ordering::SeqCst);
+        if path == "/v2/" {
+            return Reply::Challenge(format!(
+                "Bearer realm=\"https://127.0.0.1:{port}/token\",service=\"test-registry\""
+            ));
+        }
+        if path.starts_with("/token") {
+            return Reply::Body {
+                body: br#"{"token":"t0k3n","expires_in":300}"#.to_vec(),
+                gzip: false,
+            };
+        }
+        if path.contains("/manifests/") {
+            return Reply::Body {
+                body: served.manifest.clone(),
+                gzip: false,
+            };
+        }
+        if let Some(d) = path.split("/blobs/").nth(1)
+            && let Some((_, bytes)) = served.blobs.iter().find(|(digest, _)| digest == d)
+        {
+            return Reply::Body {
+                body: bytes.clone(),
+                gzip: false,
+            };
+        }
+        Reply::Status(404)
+    });
+    port.store(server.port, std::sync::atomic::Ordering::SeqCst);
+    let (out, work) = pull_from(&server, &t.ca_pem, &img, "0");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(work.path().join("out/manifests/a.yaml").is_file());
+    let paths = server.paths();
+    let token = paths.iter().find(|p| p.starts_with("/token")).unwrap();
+    assert!(
+        token.contains("scope=repository%3Ascripted%2Fbundle%3Apull"),
+        "{token}"
+    );
+    assert!(token.contains("service=test-registry"), "{token}");
+}
