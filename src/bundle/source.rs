@@ -268,3 +268,96 @@ fn collect_bundle_dirs(dir: &Path, depth: u32, out: &mut Vec<PathBuf>) -> std::i
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::{Credentials, Limits, Settings};
+
+    fn puller(cache: &Path) -> Puller {
+        Puller::new(Settings {
+            options: crate::fetch::Options {
+                offline: true,
+                ..Default::default()
+            },
+            cache: crate::fetch::Cache::new(cache),
+            credentials: Credentials::default(),
+            rules: Vec::new(),
+            layouts: Vec::new(),
+            limits: Limits::default(),
+        })
+    }
+
+    fn write_bundle(dir: &Path, package: &str, csv: &str) {
+        std::fs::create_dir_all(dir.join("manifests")).unwrap();
+        std::fs::create_dir_all(dir.join("metadata")).unwrap();
+        std::fs::write(
+            dir.join("metadata/annotations.yaml"),
+            format!(
+                "annotations:\n  {}: {package}\n",
+                super::super::PACKAGE_ANNOTATION
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("manifests/csv.yaml"),
+            format!("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: {csv}\nspec:\n  version: 1.0.0\n"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn bundles_dirs_are_matched_by_csv_name_and_package() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("bundles");
+        write_bundle(&root.join("op/1.0.0"), "op", "op.v1.0.0");
+        write_bundle(&root.join("other/1.0.0"), "other", "other.v1.0.0");
+        let sources = Sources::new(vec![root.clone()], puller(&d.path().join("cache")));
+        let loaded = sources
+            .load(&Request {
+                image: "",
+                name: Some("op.v1.0.0"),
+                package: Some("op"),
+            })
+            .unwrap();
+        assert_eq!(loaded.origin, Origin::Directory(root.join("op/1.0.0")));
+        assert_eq!(loaded.bundle.package, "op");
+        // Same CSV name, other package: not a match, and there is no image to pull.
+        let e = sources
+            .load(&Request {
+                image: "",
+                name: Some("op.v1.0.0"),
+                package: Some("elsewhere"),
+            })
+            .unwrap_err();
+        assert!(matches!(e, Error::NoImage { .. }), "{e}");
+        assert!(!e.is_io());
+    }
+
+    #[test]
+    fn offline_without_a_copy_is_an_io_failure_naming_the_image() {
+        let d = tempfile::tempdir().unwrap();
+        let sources = Sources::new(Vec::new(), puller(&d.path().join("cache")));
+        let image = "quay.io/acme/op-bundle@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        let e = sources
+            .load(&Request {
+                image,
+                name: Some("op.v1.0.0"),
+                package: Some("op"),
+            })
+            .unwrap_err();
+        assert!(e.is_io(), "{e}");
+        assert!(e.to_string().contains(image), "{e}");
+        assert!(e.hint().unwrap().contains("--oci-layout"));
+        // A missing --bundles directory is an I/O error too.
+        let sources = Sources::new(vec![d.path().join("absent")], puller(d.path()));
+        let e = sources
+            .load(&Request {
+                image,
+                name: Some("x"),
+                package: None,
+            })
+            .unwrap_err();
+        assert!(matches!(e, Error::BundlesDir { .. }) && e.is_io(), "{e}");
+    }
+}

@@ -96,6 +96,11 @@ fn pull(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
+    if !args.sources.bundles.is_empty() {
+        return Err(Error::Usage(
+            "--bundles does not apply to `bundle pull`: it unpacks an image".into(),
+        ));
+    }
     let install = read_install(args.dir.as_deref())?;
     let sources = sources(&args.sources, &args.network, install.as_ref())?;
     let unpacked = sources

@@ -39,17 +39,19 @@ pub enum Command {
 /// How catalogs over HTTPS are fetched.
 #[derive(Debug, Args, Clone)]
 pub struct NetworkArgs {
-    /// Never open a network connection: `https://` catalogs come from the cache only.
+    /// Never open a network connection: `https://` catalogs and bundle images come from the
+    /// cache (and `--oci-layout`, `--bundles`) only.
     #[arg(long)]
     pub offline: bool,
-    /// Where downloaded catalogs are cached (default: the user cache directory, po-manifests).
+    /// Where downloaded catalogs and unpacked bundle images are cached (default: the user cache
+    /// directory, po-manifests).
     #[arg(long, value_name = "DIR", env = "PO_MANIFESTS_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// A PEM file of CA certificates to trust for `https://` catalogs, besides the system roots
-    /// and install-config `additionalTrustBundle` (repeatable).
+    /// A PEM file of CA certificates to trust for `https://` catalogs and registries, besides the
+    /// system roots and install-config `additionalTrustBundle` (repeatable).
     #[arg(long, value_name = "FILE")]
     pub ca_file: Vec<PathBuf>,
-    /// Timeout for connecting to a catalog server (e.g. 500ms, 10s).
+    /// Timeout for connecting to a catalog server or registry (e.g. 500ms, 10s).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::fetch::parse_duration)]
     pub connect_timeout: std::time::Duration,
     /// Timeout for one whole download attempt.

@@ -585,4 +585,32 @@ mod tests {
         let (_d, r) = unpack(b"");
         r.unwrap();
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Arbitrary bytes, and valid layers with bytes flipped, never panic and never write
+        /// outside the destination.
+        #[test]
+        fn no_panic_on_any_input(noise in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2048),
+                                 flips in proptest::collection::vec((0usize..4096, proptest::prelude::any::<u8>()), 0..8)) {
+            let (_d, _) = unpack(&noise);
+            let mut t = tar_with(&[
+                ("manifests/a.yaml", T::Regular, b"kind: A", None),
+                ("manifests/l", T::Symlink, b"", Some("a.yaml")),
+            ]);
+            for (i, b) in flips {
+                let n = t.len();
+                t[i % n] ^= b;
+            }
+            let d = tempfile::tempdir().unwrap();
+            let dest = d.path().join("out");
+            std::fs::create_dir(&dest).unwrap();
+            let _ = unpack_layer(&t[..], &dest, &Limits::default(), &mut Budget::default());
+            for e in walkdir::WalkDir::new(d.path()).min_depth(1) {
+                let e = e.unwrap();
+                proptest::prop_assert!(e.path().starts_with(&dest));
+                proptest::prop_assert!(!e.file_type().is_symlink());
+            }
+        }
+    }
 }
