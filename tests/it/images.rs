@@ -760,6 +760,34 @@ fn an_oci_layout_needs_no_network() {
         "{listed}"
     );
 
+    // `bundle render --catalog` of a csv.metadata-only bundle pulls it the same way.
+    let rendered = work.path().join("rendered");
+    let out = cmd()
+        .args(["bundle", "render", "--catalog"])
+        .arg(dir.path().join("catalog.json"))
+        .args([
+            "--bundle",
+            "dns-operator.v0.6.0",
+            "--namespace",
+            "dns-system",
+        ])
+        .args(["--offline", "--output-dir"])
+        .arg(&rendered)
+        .arg("--oci-layout")
+        .arg(&layout)
+        .arg("--cache-dir")
+        .arg(work.path().join("cache-render"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        tree(&rendered)
+            .iter()
+            .any(|(n, _)| n.contains("customresourcedefinition_dnsrecords")),
+        "{:?}",
+        tree(&rendered).iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+
     // `--bundles` with the unpacked directories gives the same objects.
     let first = tree(&dir.path().join("manifests"));
     let dir2 = install_dir(&catalog, "apiVersion: v1\n");
