@@ -136,9 +136,8 @@ pub fn locations(image: &ImageRef, rules: &[MirrorRule]) -> Vec<Location> {
     let mut out = Vec::new();
     for mirror in &rule.mirrors {
         let mirror = mirror.trim().trim_end_matches('/');
-        let target = if let Some(suffix) = rule.source.strip_prefix("*.") {
+        let target = if rule.source.starts_with("*.") {
             // A wildcard rule replaces the registry only.
-            let _ = suffix;
             format!("{mirror}/{}", image.path)
         } else {
             match repository.strip_prefix(&rule.source) {
@@ -507,7 +506,7 @@ impl Puller {
                 continue;
             };
             let mut blobs = LayoutBlobs { layout: &layout };
-            match self.unpack_from(&mut blobs, &top, true) {
+            match self.unpack_from(&mut blobs, &top) {
                 Ok(dir) => {
                     return Ok(Unpacked {
                         dir,
@@ -549,7 +548,7 @@ impl Puller {
                         Some(d) => d.clone(),
                         None => blobs.resolve_tag(parsed.tag.as_deref().unwrap_or("latest"))?,
                     };
-                    let dir = self.unpack_from(&mut blobs, &top, parsed.digest.is_some())?;
+                    let dir = self.unpack_from(&mut blobs, &top)?;
                     Ok((dir, top))
                 });
             match result {
@@ -582,14 +581,8 @@ impl Puller {
     }
 
     /// Unpack the image whose top manifest is `top` into the cache; returns the directory.
-    fn unpack_from(
-        &self,
-        blobs: &mut dyn Blobs,
-        top: &str,
-        pinned: bool,
-    ) -> Result<PathBuf, ErrorKind> {
+    fn unpack_from(&self, blobs: &mut dyn Blobs, top: &str) -> Result<PathBuf, ErrorKind> {
         let limits = &self.settings.limits;
-        let _ = pinned;
         let staging = self.settings.cache.staging_dir();
         let io = |path: &Path| {
             let path = path.to_path_buf();
