@@ -19,6 +19,7 @@ pub mod convert;
 pub mod fetch;
 pub mod mirror;
 pub mod output;
+pub mod registry;
 pub mod render;
 pub mod resolve;
 pub mod upgrade;

@@ -6,6 +6,9 @@
 //! what later steps read from the CSV (install modes, permissions, deployments, webhooks,
 //! owned API services, images, …; see the `csv` accessors on [`RegistryV1`]).
 //!
+//! Where the content comes from when a catalog does not embed it (catalogs from OpenShift 4.17
+//! on): [`source`] (`--bundles` directories, OCI layouts, registries).
+//!
 //! Source of truth: operator-controller `internal/operator-controller/rukpak/bundle/source/source.go`
 //! (`FromFS`), as summarised in `reference/catalogs-and-conversion.md` §5.1 and §2.2:
 //!
@@ -19,6 +22,7 @@
 
 mod csv;
 mod decode;
+pub mod source;
 
 use std::path::{Path, PathBuf};
 

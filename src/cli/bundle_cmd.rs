@@ -1,15 +1,22 @@
-//! `po-manifests bundle render`: a registry+v1 bundle (a directory, or a bundle embedded in a
-//! catalog) converted into the plain objects OLM v1 would create, one object per file.
+//! `po-manifests bundle render`: a registry+v1 bundle (a directory, a bundle image, or a
+//! bundle embedded in a catalog) converted into the plain objects OLM v1 would create, one
+//! object per file; `po-manifests bundle pull`: one bundle image unpacked into a directory.
+//! [`sources`] builds the bundle content sources that `create` uses too.
 
 use std::io::Write;
 use std::path::Path;
 
-use super::flags::{BundleCommand, BundleRenderArgs};
+use super::flags::{
+    BundleCommand, BundlePullArgs, BundleRenderArgs, BundleSourceArgs, NetworkArgs,
+};
 use super::{EXIT_OK, Error};
 use crate::bundle::RegistryV1;
+use crate::bundle::source::Sources;
 use crate::catalog::{self, PackageFilter};
+use crate::config::install;
 use crate::convert;
 use crate::output::yaml;
+use crate::registry;
 
 pub(super) fn run(
     command: &BundleCommand,
@@ -18,11 +25,140 @@ pub(super) fn run(
 ) -> Result<u8, Error> {
     match command {
         BundleCommand::Render(args) => render(args, stdout, stderr),
+        BundleCommand::Pull(args) => pull(args, stdout, stderr),
     }
+}
+
+/// The bundle content sources for these flags and install-config (`pullSecret`, mirror rules,
+/// trust, proxy): `--bundles`, then the cache, `--oci-layout`s and registries.
+pub(super) fn sources(
+    args: &BundleSourceArgs,
+    network: &NetworkArgs,
+    install: Option<&install::Found>,
+) -> Result<Sources, Error> {
+    let (options, cache) = super::invocation::network_settings(network, install)?;
+    let mut credentials = registry::Credentials::default();
+    if let Some(path) = &args.authfile {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::ReadFile {
+            path: path.clone(),
+            source,
+        })?;
+        credentials =
+            registry::Credentials::parse(&text, &format!("--authfile {}", path.display()))?;
+    }
+    let mut rules = Vec::new();
+    if let Some(found) = install {
+        if let Some(secret) = found
+            .config
+            .pull_secret
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+        {
+            match registry::Credentials::parse(
+                secret,
+                &format!("pullSecret in {}", found.path.display()),
+            ) {
+                Ok(c) => credentials.extend(c),
+                Err(e) => credentials.note_unreadable(&e),
+            }
+        }
+        rules = registry::mirror_rules(&found.config);
+    }
+    let limits = registry::Limits {
+        max_bytes: args.max_bundle_size,
+        ..registry::Limits::default()
+    };
+    let puller = registry::Puller::new(registry::Settings {
+        options,
+        cache,
+        credentials,
+        rules,
+        layouts: args.oci_layouts.clone(),
+        limits,
+    });
+    Ok(Sources::new(args.bundles.clone(), puller))
+}
+
+fn read_install(dir: Option<&Path>) -> Result<Option<install::Found>, Error> {
+    match dir {
+        Some(d) => Ok(install::read(d)?),
+        None => Ok(None),
+    }
+}
+
+/// Whether a positional argument names an image rather than a directory.
+fn is_image_reference(text: &str) -> bool {
+    !Path::new(text).exists() && crate::mirror::ImageRef::parse(text).is_ok() && text.contains('/')
+}
+
+fn pull(
+    args: &BundlePullArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    if !args.sources.bundles.is_empty() {
+        return Err(Error::Usage(
+            "--bundles does not apply to `bundle pull`: it unpacks an image".into(),
+        ));
+    }
+    let install = read_install(args.dir.as_deref())?;
+    let sources = sources(&args.sources, &args.network, install.as_ref())?;
+    let unpacked = sources
+        .puller()
+        .unpack(&args.image)
+        .map_err(|e| Error::BundleSource(Box::new(e.into())))?;
+    let mut files = Vec::new();
+    for sub in ["manifests", "metadata"] {
+        let dir = unpacked.dir.join(sub);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut names: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        names.sort();
+        for path in names {
+            if !path.is_file() {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).map_err(|source| Error::ReadFile {
+                path: path.clone(),
+                source,
+            })?;
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            files.push((format!("{sub}/{name}"), text));
+        }
+    }
+    write_dir(&args.output_dir, &files)?;
+    for (name, _) in &files {
+        writeln!(stdout, "{}", args.output_dir.join(name).display())?;
+    }
+    writeln!(
+        stderr,
+        "unpacked {} ({}) from {} into {}",
+        args.image,
+        unpacked.digest,
+        unpacked.origin,
+        args.output_dir.display()
+    )?;
+    Ok(EXIT_OK)
 }
 
 fn load(args: &BundleRenderArgs) -> Result<RegistryV1, Error> {
     if let Some(dir) = &args.bundle_dir {
+        if let Some(image) = dir.to_str().filter(|t| is_image_reference(t)) {
+            let install = read_install(args.dir.as_deref())?;
+            let sources = sources(&args.sources, &args.network, install.as_ref())?;
+            let loaded = sources
+                .load(&crate::bundle::source::Request {
+                    image,
+                    name: None,
+                    package: None,
+                })
+                .map_err(|e| Error::BundleSource(Box::new(e)))?;
+            return Ok(loaded.bundle);
+        }
         return RegistryV1::from_dir(dir).map_err(|e| Error::Bundle(crate::error_chain(&e)));
     }
     let (Some(path), Some(name)) = (&args.catalog, &args.bundle) else {
@@ -40,17 +176,12 @@ fn load(args: &BundleRenderArgs) -> Result<RegistryV1, Error> {
         .iter()
         .find_map(|p| p.bundle(name))
         .ok_or_else(|| Error::Usage(format!("no bundle named \"{name}\" in {}", path.display())))?;
-    if !bundle.has_bundle_objects() {
-        return Err(Error::Bundle(format!(
-            "bundle {name} carries no olm.bundle.object properties (only olm.csv.metadata), so its manifests are not in the catalog; \
-             unpack the bundle image (for example with `oc image extract`) and pass the directory instead"
-        )));
-    }
-    let objects = bundle
-        .bundle_objects()
-        .map_err(|e| Error::Bundle(crate::error_chain(&e)))?;
-    RegistryV1::from_objects(&bundle.package, objects)
-        .map_err(|e| Error::Bundle(crate::error_chain(&e)))
+    let install = read_install(args.dir.as_deref())?;
+    let sources = sources(&args.sources, &args.network, install.as_ref())?;
+    let loaded = sources
+        .load_catalog_bundle(bundle)
+        .map_err(|e| Error::BundleSource(Box::new(e)))?;
+    Ok(loaded.bundle)
 }
 
 fn render(
@@ -123,6 +254,9 @@ fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
         .map_err(io("cannot create a staging directory in", parent))?;
     for (name, text) in files {
         let path = stage.path().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io("cannot create", parent))?;
+        }
         std::fs::write(&path, text).map_err(io("cannot write", &path))?;
     }
     let staged = stage.keep();

@@ -6,7 +6,7 @@ use super::diagnostics::{self, Report};
 use super::flags::CreateArgs;
 use super::invocation::{self, Invocation, Outcome};
 use super::{EXIT_OK, Error};
-use crate::bundle::RegistryV1;
+use crate::bundle::source::Sources;
 use crate::config::ClusterVersion;
 use crate::convert;
 use crate::output::{self, lock};
@@ -35,6 +35,11 @@ pub(super) fn run(
         version: Some(cluster_version.clone()),
     };
     let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let content = BundleContent::new(super::bundle_cmd::sources(
+        &args.bundle_sources,
+        &inv.network,
+        inv.install.as_ref(),
+    )?);
     write_install(
         &Install {
             inv: &inv,
@@ -45,6 +50,7 @@ pub(super) fn run(
             explain: args.input.explain,
             locked: args.locked,
             mirror_check: !args.no_mirror_check,
+            content: &content,
         },
         &outcomes,
         stdout,
@@ -83,6 +89,8 @@ pub(super) struct Install<'x> {
     pub locked: bool,
     /// Check every image against the install-config mirror rules (when there are any).
     pub mirror_check: bool,
+    /// Where bundle content comes from when the catalog does not embed it.
+    pub content: &'x BundleContent,
 }
 
 /// Report each outcome, render the resolved operators, and write the manifests and the lock
@@ -103,6 +111,7 @@ pub(super) fn write_install(
         explain,
         locked,
         mirror_check,
+        content,
     } = *install;
     let mut objects: Vec<RenderedObject> = Vec::new();
     let mut failed = 0;
@@ -124,7 +133,7 @@ pub(super) fn write_install(
             failed += 1;
             continue;
         }
-        match render_operator(templates, profile, outcome) {
+        match render_operator(templates, profile, outcome, content) {
             Ok(rendered) => {
                 objects.extend(rendered.objects);
                 locked_operators.push(rendered.locked);
@@ -138,6 +147,12 @@ pub(super) fn write_install(
                 failed += 1;
             }
         }
+    }
+    if failed > 0 && content.unreachable.get() {
+        return Err(Error::OperatorsUnreachable {
+            failed,
+            total: outcomes.len(),
+        });
     }
     if failed > 0 {
         return Err(Error::Operators {
@@ -225,6 +240,7 @@ fn render_operator(
     templates: &Templates,
     profile: Option<Profile>,
     outcome: &Outcome<'_>,
+    content: &BundleContent,
 ) -> Result<RenderedOperator, String> {
     let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
     let op = outcome.operator;
@@ -248,7 +264,7 @@ fn render_operator(
     };
     let text = |e: crate::render::Error| e.to_string();
     let (objects, namespace) = if op.bootstrap {
-        let converted = convert_bundle(r, &op.package.value, &namespace)?;
+        let converted = convert_bundle(content, r, &namespace)?;
         let mut out =
             vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
         out.extend(converted.into_iter().map(|object| RenderedObject {
@@ -284,7 +300,7 @@ fn render_operator(
                         profile::OPENSHIFT_DEFAULT_CATALOGS.join(", ")
                     ));
                 }
-                let converted = convert_bundle(r, &op.package.value, &namespace)?;
+                let converted = convert_bundle(content, r, &namespace)?;
                 let objects =
                     profile::cluster_extension(templates, &operator, &bundle, &catalog, &converted)
                         .map_err(text)?;
@@ -308,30 +324,47 @@ fn render_operator(
     })
 }
 
-/// The chosen bundle's registry+v1 content from the catalog, converted as OLM v1 does for an
-/// AllNamespaces install into `namespace`.
+/// Where bundle content comes from, and whether fetching it failed for network or I/O reasons
+/// (exit status 3 rather than 1).
+pub(super) struct BundleContent {
+    sources: Sources,
+    unreachable: std::cell::Cell<bool>,
+}
+
+impl BundleContent {
+    /// Content from these sources; nothing has failed yet.
+    pub(super) fn new(sources: Sources) -> BundleContent {
+        BundleContent {
+            sources,
+            unreachable: std::cell::Cell::new(false),
+        }
+    }
+}
+
+/// The chosen bundle's registry+v1 content (embedded in the catalog, from `--bundles`, the
+/// cache, `--oci-layout` or the registry), converted as OLM v1 does for an AllNamespaces
+/// install into `namespace`.
 fn convert_bundle(
+    content: &BundleContent,
     r: &Resolution<'_>,
-    package: &str,
     namespace: &str,
 ) -> Result<Vec<serde_json::Value>, String> {
-    if !r.bundle.has_bundle_objects() {
-        return Err(format!(
-            "bundle {} has no olm.bundle.object properties in catalog {} (only olm.csv.metadata), so its manifests are not available; \
-             use a catalog rendered with its bundle objects (`opm render` without `--migrate-level=bundle-object-to-csv-metadata`)",
-            r.bundle.name, r.catalog.name
-        ));
-    }
-    let objects = r
-        .bundle
-        .bundle_objects()
-        .map_err(|e| crate::error_chain(&e))?;
-    let content = RegistryV1::from_objects(package, objects).map_err(|e| crate::error_chain(&e))?;
+    let loaded = content.sources.load_catalog_bundle(r.bundle).map_err(|e| {
+        content
+            .unreachable
+            .set(content.unreachable.get() || e.is_io());
+        let mut text = crate::error_chain(&e);
+        if let Some(hint) = e.hint() {
+            text.push_str("\nhint: ");
+            text.push_str(&hint);
+        }
+        text
+    })?;
     let options = convert::Options {
         install_namespace: namespace.to_string(),
         ..Default::default()
     };
-    convert::convert(&content, &options).map_err(|e| crate::error_chain(&e))
+    convert::convert(&loaded.bundle, &options).map_err(|e| crate::error_chain(&e))
 }
 
 /// One ClusterCatalog per configured catalog with an image that a ClusterExtension resolved

@@ -222,6 +222,13 @@ pub fn error(e: &Error) -> Vec<Report> {
         Error::Fetch { source, .. } => {
             vec![Report::message(crate::error_chain(e)).help(source.hint())]
         }
+        Error::BundleSource(source) => {
+            let report = Report::message(crate::error_chain(e));
+            vec![match source.hint() {
+                Some(h) => report.help(h),
+                None => report,
+            }]
+        }
         Error::CaFile { .. } => vec![Report::message(crate::error_chain(e))
             .help("give a readable PEM file of CA certificates")],
         Error::Mirror { findings } => {

@@ -42,17 +42,19 @@ pub enum Command {
 /// How catalogs over HTTPS are fetched.
 #[derive(Debug, Args, Clone)]
 pub struct NetworkArgs {
-    /// Never open a network connection: `https://` catalogs come from the cache only.
+    /// Never open a network connection: `https://` catalogs and bundle images come from the
+    /// cache (and `--oci-layout`, `--bundles`) only.
     #[arg(long)]
     pub offline: bool,
-    /// Where downloaded catalogs are cached (default: the user cache directory, po-manifests).
+    /// Where downloaded catalogs and unpacked bundle images are cached (default: the user cache
+    /// directory, po-manifests).
     #[arg(long, value_name = "DIR", env = "PO_MANIFESTS_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// A PEM file of CA certificates to trust for `https://` catalogs, besides the system roots
-    /// and install-config `additionalTrustBundle` (repeatable).
+    /// A PEM file of CA certificates to trust for `https://` catalogs and registries, besides the
+    /// system roots and install-config `additionalTrustBundle` (repeatable).
     #[arg(long, value_name = "FILE")]
     pub ca_file: Vec<PathBuf>,
-    /// Timeout for connecting to a catalog server (e.g. 500ms, 10s).
+    /// Timeout for connecting to a catalog server or registry (e.g. 500ms, 10s).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::fetch::parse_duration)]
     pub connect_timeout: std::time::Duration,
     /// Timeout for one whole download attempt.
@@ -64,6 +66,28 @@ pub struct NetworkArgs {
     /// Wait before the first retry (doubled for each further one).
     #[arg(long, value_name = "DURATION", default_value = "250ms", value_parser = crate::fetch::parse_duration)]
     pub retry_backoff: std::time::Duration,
+}
+
+/// Where bundle content comes from when the catalog does not embed it (`olm.csv.metadata`
+/// only, as in catalogs from OpenShift 4.17 on).
+#[derive(Debug, Args, Clone, Default)]
+pub struct BundleSourceArgs {
+    /// A directory of unpacked bundles (`manifests/` and `metadata/`), the bundle itself or
+    /// bundles up to two levels below it, matched by CSV name (repeatable).
+    #[arg(long = "bundles", value_name = "DIR")]
+    pub bundles: Vec<PathBuf>,
+    /// An OCI image layout holding bundle images, as `skopeo copy` or oc-mirror write it
+    /// (repeatable; searched before any registry).
+    #[arg(long = "oci-layout", value_name = "DIR")]
+    pub oci_layouts: Vec<PathBuf>,
+    /// Registry credentials in containers-auth.json format, used before install-config
+    /// `pullSecret`.
+    #[arg(long, value_name = "FILE")]
+    pub authfile: Option<PathBuf>,
+    /// The largest bundle image accepted, in bytes: per blob, per decompressed layer and in
+    /// all unpacked files.
+    #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024 * 1024)]
+    pub max_bundle_size: u64,
 }
 
 /// `images`.
@@ -82,6 +106,9 @@ pub struct ImagesArgs {
     /// Do not check images against mirror rules.
     #[arg(long)]
     pub no_mirror_check: bool,
+    /// Where bootstrap operators' bundle content comes from when the catalog does not embed it.
+    #[command(flatten)]
+    pub bundle_sources: BundleSourceArgs,
 }
 
 /// `mirror-config`.
@@ -158,12 +185,35 @@ pub struct CatalogListArgs {
 pub enum BundleCommand {
     /// Convert a registry+v1 bundle into the plain objects OLM v1 would create, one per file.
     Render(BundleRenderArgs),
+    /// Unpack one bundle image (its `manifests/` and `metadata/`) into a directory.
+    Pull(BundlePullArgs),
+}
+
+/// `bundle pull`.
+#[derive(Debug, Args)]
+pub struct BundlePullArgs {
+    /// The bundle image (`registry/repository@sha256:…`, or a tag).
+    pub image: String,
+    /// Directory to write `manifests/` and `metadata/` into (created; must be empty or absent).
+    #[arg(long)]
+    pub output_dir: PathBuf,
+    /// The openshift-install directory whose install-config gives `pullSecret`, mirror rules,
+    /// `additionalTrustBundle` and `proxy`.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Where bundle images come from.
+    #[command(flatten)]
+    pub sources: BundleSourceArgs,
+    /// Fetching.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 /// `bundle render`.
 #[derive(Debug, Args)]
 pub struct BundleRenderArgs {
-    /// A bundle directory (`manifests/` and `metadata/`).
+    /// A bundle directory (`manifests/` and `metadata/`), or a bundle image reference
+    /// (`registry/repository@sha256:…`) to pull.
     #[arg(required_unless_present = "catalog", conflicts_with = "catalog")]
     pub bundle_dir: Option<PathBuf>,
     /// A catalog holding the bundle (with `--bundle`), instead of a bundle directory.
@@ -181,6 +231,16 @@ pub struct BundleRenderArgs {
     /// Directory to write the objects into (created; must be empty or absent).
     #[arg(long)]
     pub output_dir: PathBuf,
+    /// The openshift-install directory whose install-config gives `pullSecret`, mirror rules,
+    /// `additionalTrustBundle` and `proxy` (for an image reference).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Where bundle images come from.
+    #[command(flatten)]
+    pub sources: BundleSourceArgs,
+    /// Fetching.
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 /// Where the configuration and install directory are.
@@ -221,6 +281,9 @@ pub struct CreateArgs {
     /// mirror rule (checked by default when install-config has mirror rules).
     #[arg(long)]
     pub no_mirror_check: bool,
+    /// Where bundle content comes from when the catalog does not embed it.
+    #[command(flatten)]
+    pub bundle_sources: BundleSourceArgs,
 }
 
 /// `resolve`.

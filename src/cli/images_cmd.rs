@@ -12,7 +12,7 @@ use super::diagnostics::{self, Report};
 use super::flags::{ImagesArgs, MirrorConfigArgs, ReportFormat};
 use super::invocation::{self, Invocation, Outcome};
 use super::{EXIT_OK, Error};
-use crate::bundle::RegistryV1;
+use crate::bundle::source::Sources;
 use crate::convert;
 use crate::mirror::{self, Finding, ImageUse, Rule, imageset};
 use crate::render::{Profile, RenderedObject, Templates, offline};
@@ -27,28 +27,26 @@ pub(super) fn mirror_rules(inv: &Invocation) -> Vec<Rule> {
 }
 
 /// The images one resolved operator needs: bundle image and relatedImages, plus for a bootstrap
-/// operator the containers of its converted workloads.
-fn operator_images(outcome: &Outcome<'_>) -> Result<Vec<ImageUse>, String> {
+/// operator the containers of its converted workloads (its content embedded in the catalog, or
+/// from `--bundles`, the cache, `--oci-layout` or the registry).
+fn operator_images(outcome: &Outcome<'_>, sources: &Sources) -> Result<Vec<ImageUse>, Error> {
     let Ok(r) = &outcome.resolution else {
         return Ok(Vec::new());
     };
     let name = &outcome.operator.name.value;
     let mut out = mirror::bundle_images(name, r.bundle);
     if outcome.operator.bootstrap {
-        let objects = r
-            .bundle
-            .bundle_objects()
-            .map_err(|e| crate::error_chain(&e))?;
-        if !objects.is_empty() {
-            let content = RegistryV1::from_objects(&outcome.operator.package.value, objects)
-                .map_err(|e| e.to_string())?;
-            let options = convert::Options {
-                install_namespace: outcome.install_namespace().unwrap_or_default(),
-                ..Default::default()
-            };
-            let converted = convert::convert(&content, &options).map_err(|e| e.to_string())?;
-            out.extend(mirror::workload_images(name, &converted));
-        }
+        let content = sources
+            .load_catalog_bundle(r.bundle)
+            .map_err(|e| Error::BundleSource(Box::new(e)))?;
+        let options = convert::Options {
+            install_namespace: outcome.install_namespace().unwrap_or_default(),
+            ..Default::default()
+        };
+        let converted = convert::convert(&content.bundle, &options).map_err(|e| {
+            Error::Disconnected(format!("operator \"{name}\": {}", crate::error_chain(&e)))
+        })?;
+        out.extend(mirror::workload_images(name, &converted));
     }
     Ok(out)
 }
@@ -129,11 +127,11 @@ pub(super) fn images(
     };
     let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
+    let sources =
+        super::bundle_cmd::sources(&args.bundle_sources, &inv.network, inv.install.as_ref())?;
     let mut uses = Vec::new();
     for o in &outcomes {
-        uses.extend(operator_images(o).map_err(|m| {
-            Error::Disconnected(format!("operator \"{}\": {m}", o.operator.name.value))
-        })?);
+        uses.extend(operator_images(o, &sources)?);
     }
     let rules = mirror_rules(&inv);
     let check = !args.no_mirror_check && (args.mirror_check || !rules.is_empty());

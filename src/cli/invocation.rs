@@ -145,60 +145,8 @@ impl Invocation {
     /// and `proxy`, and the proxy environment variables (`HTTPS_PROXY`/`https_proxy` with
     /// `NO_PROXY`/`no_proxy`), which take precedence over install-config `proxy` when set.
     pub fn fetcher(&self) -> Result<fetch::Fetcher, Error> {
-        use std::io::IsTerminal as _;
-        let net = &self.network;
-        let install = self.install.as_ref();
-        let mut extra_roots = Vec::new();
-        if let Some(found) = install
-            && let Some(bundle) = &found.config.additional_trust_bundle
-            && !bundle.trim().is_empty()
-        {
-            extra_roots.push((
-                format!("additionalTrustBundle in {}", found.path.display()),
-                bundle.clone().into_bytes(),
-            ));
-        }
-        for path in &net.ca_file {
-            let pem = std::fs::read(path).map_err(|source| Error::CaFile {
-                path: path.clone(),
-                source,
-            })?;
-            extra_roots.push((format!("--ca-file {}", path.display()), pem));
-        }
-        let env = |names: &[&str]| {
-            names
-                .iter()
-                .find_map(|n| std::env::var(n).ok().filter(|v| !v.trim().is_empty()))
-        };
-        let proxy = match env(&["HTTPS_PROXY", "https_proxy"]) {
-            Some(https_proxy) => fetch::ProxySettings {
-                https_proxy: Some(https_proxy),
-                no_proxy: env(&["NO_PROXY", "no_proxy"]),
-            },
-            None => install
-                .and_then(|i| i.config.proxy.as_ref())
-                .map(|p| fetch::ProxySettings {
-                    https_proxy: p.https_proxy.clone(),
-                    no_proxy: p.no_proxy.clone(),
-                })
-                .unwrap_or_default(),
-        };
-        let cache_root = net
-            .cache_dir
-            .clone()
-            .or_else(fetch::Cache::default_root)
-            .unwrap_or_else(|| PathBuf::from(".po-manifests-cache"));
-        let options = fetch::Options {
-            extra_roots,
-            proxy,
-            connect_timeout: net.connect_timeout,
-            timeout: net.timeout,
-            retries: net.retries,
-            backoff: net.retry_backoff,
-            offline: net.offline,
-            progress: std::io::stderr().is_terminal(),
-        };
-        fetch::Fetcher::new(options, fetch::Cache::new(cache_root)).map_err(|source| Error::Fetch {
+        let (options, cache) = network_settings(&self.network, self.install.as_ref())?;
+        fetch::Fetcher::new(options, cache).map_err(|source| Error::Fetch {
             name: String::new(),
             source,
         })
@@ -261,6 +209,68 @@ impl Invocation {
             },
         }
     }
+}
+
+/// Trust, proxy, timeouts, retries and cache for network access (catalogs and bundle images):
+/// the flags, install-config `additionalTrustBundle` and `proxy`, and the proxy environment
+/// variables (`HTTPS_PROXY`/`https_proxy` with `NO_PROXY`/`no_proxy`), which take precedence
+/// over install-config `proxy` when set.
+pub fn network_settings(
+    net: &NetworkArgs,
+    install: Option<&install::Found>,
+) -> Result<(fetch::Options, fetch::Cache), Error> {
+    use std::io::IsTerminal as _;
+    let mut extra_roots = Vec::new();
+    if let Some(found) = install
+        && let Some(bundle) = &found.config.additional_trust_bundle
+        && !bundle.trim().is_empty()
+    {
+        extra_roots.push((
+            format!("additionalTrustBundle in {}", found.path.display()),
+            bundle.clone().into_bytes(),
+        ));
+    }
+    for path in &net.ca_file {
+        let pem = std::fs::read(path).map_err(|source| Error::CaFile {
+            path: path.clone(),
+            source,
+        })?;
+        extra_roots.push((format!("--ca-file {}", path.display()), pem));
+    }
+    let env = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| std::env::var(n).ok().filter(|v| !v.trim().is_empty()))
+    };
+    let proxy = match env(&["HTTPS_PROXY", "https_proxy"]) {
+        Some(https_proxy) => fetch::ProxySettings {
+            https_proxy: Some(https_proxy),
+            no_proxy: env(&["NO_PROXY", "no_proxy"]),
+        },
+        None => install
+            .and_then(|i| i.config.proxy.as_ref())
+            .map(|p| fetch::ProxySettings {
+                https_proxy: p.https_proxy.clone(),
+                no_proxy: p.no_proxy.clone(),
+            })
+            .unwrap_or_default(),
+    };
+    let cache_root = net
+        .cache_dir
+        .clone()
+        .or_else(fetch::Cache::default_root)
+        .unwrap_or_else(|| PathBuf::from(".po-manifests-cache"));
+    let options = fetch::Options {
+        extra_roots,
+        proxy,
+        connect_timeout: net.connect_timeout,
+        timeout: net.timeout,
+        retries: net.retries,
+        backoff: net.retry_backoff,
+        offline: net.offline,
+        progress: std::io::stderr().is_terminal(),
+    };
+    Ok((options, fetch::Cache::new(cache_root)))
 }
 
 /// One operator's resolution and the checks on it.

@@ -74,6 +74,29 @@ pub enum Error {
         /// How many were configured.
         total: usize,
     },
+    /// Operators cannot be installed because their bundle content could not be fetched
+    /// (network or I/O); details were already reported.
+    #[error("{failed} of {total} platform operator{} cannot be installed: bundle content could not be fetched; nothing was written", if *total == 1 { "" } else { "s" })]
+    OperatorsUnreachable {
+        /// How many failed.
+        failed: usize,
+        /// How many were configured.
+        total: usize,
+    },
+    /// A bundle's content cannot be had (directory, OCI layout, registry).
+    #[error(transparent)]
+    BundleSource(Box<crate::bundle::source::Error>),
+    /// Registry credentials cannot be read.
+    #[error(transparent)]
+    Auth(#[from] crate::registry::auth::AuthError),
+    /// A file given on the command line cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    ReadFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
     /// No profile fits the target cluster.
     #[error(transparent)]
     Profile(#[from] crate::render::profile::ProfileError),
@@ -142,6 +165,8 @@ impl Error {
             Error::Stdout(_) => EXIT_IO,
             Error::Fetch { source, .. } if source.is_digest_mismatch() => EXIT_INVALID,
             Error::Fetch { .. } | Error::CaFile { .. } | Error::WriteFile { .. } => EXIT_IO,
+            Error::BundleSource(e) if e.is_io() => EXIT_IO,
+            Error::OperatorsUnreachable { .. } | Error::ReadFile { .. } => EXIT_IO,
             Error::Usage(_) | Error::Unsupported(_) | Error::Upgrade(_) => EXIT_USAGE,
             _ => EXIT_INVALID,
         }

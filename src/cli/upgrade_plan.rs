@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::create::{Install, color_stderr, profile_for, write_install};
+use super::create::{BundleContent, Install, color_stderr, profile_for, write_install};
 use super::diagnostics::Report;
 use super::flags::{InputArgs, ReportFormat, UpgradePlanArgs};
 use super::invocation::{Invocation, Outcome};
@@ -246,6 +246,11 @@ fn write_target(
         .filter(|o| o.installed.is_some())
         .map(|o| o.name.value.as_str())
         .collect();
+    let content = BundleContent::new(super::bundle_cmd::sources(
+        &Default::default(),
+        &inv.network,
+        inv.install.as_ref(),
+    )?);
     let code = write_install(
         &Install {
             inv,
@@ -256,6 +261,7 @@ fn write_target(
             explain: false,
             locked: false,
             mirror_check: true,
+            content: &content,
         },
         &outcomes,
         out,

@@ -6,6 +6,9 @@
 //! catalogs/<sha256 of the URL>/url                 the URL, for people reading the cache
 //! catalogs/<sha256 of the URL>/sha256-<hex>        one downloaded body, named by its sha256
 //! catalogs/<sha256 of the URL>/latest              the hex digest of the newest download
+//! bundles/sha256-<hex>/{manifests,metadata}/       a bundle image unpacked by [`crate::registry`],
+//!                                                  named by the digest its reference pins
+//! tmp/                                             staging: downloads and unpacking in progress
 //! ```
 //!
 //! Every file lands atomically (written to a temporary file in the same directory, then

@@ -11,6 +11,7 @@ mod catalog;
 mod cluster_extension;
 mod create;
 mod disconnected;
+mod images;
 mod net;
 mod range;
 mod realdata;

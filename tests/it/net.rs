@@ -60,6 +60,8 @@ pub enum Reply {
     Body { body: Vec<u8>, gzip: bool },
     /// An error status with a short body.
     Status(u16),
+    /// 401 with this `WWW-Authenticate` challenge.
+    Challenge(String),
     /// Send headers announcing `declared` bytes, then only `body`, then close.
     Truncated { body: Vec<u8>, declared: usize },
     /// Accept the request and send nothing for a while (at most 3 s).
@@ -179,6 +181,12 @@ fn handle(
                 tls,
                 "HTTP/1.1 {code} Scripted\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
+            )?;
+        }
+        Reply::Challenge(challenge) => {
+            write!(
+                tls,
+                "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: {challenge}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             )?;
         }
         Reply::Truncated { body, declared } => {

@@ -1,0 +1,363 @@
+//! Where a bundle's registry+v1 content comes from, tried in order:
+//!
+//! 1. the catalog's own `olm.bundle.object` properties (catalogs up to OpenShift 4.16);
+//! 2. `--bundles DIR`: unpacked bundle directories (`DIR` itself, or bundles up to two levels
+//!    below it, such as `DIR/<package>/<version>/`), matched by CSV name and package;
+//! 3. the bundle image, through [`crate::registry::Puller`]: the cache, `--oci-layout`
+//!    directories, then the registry (mirrors first).
+//!
+//! From OpenShift 4.17 on, catalogs carry only `olm.csv.metadata`, so steps 2 and 3 are how a
+//! bootstrap operator is converted and how the installer RBAC of a ClusterExtension is derived.
+//! Source of truth: `reference/catalogs-and-conversion.md` §2.2 (what `opm render` embeds and
+//! the `bundle-object-to-csv-metadata` migration) and §5.1 (the bundle layout).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use super::RegistryV1;
+use crate::catalog::model::Bundle;
+use crate::registry::{self, Puller};
+
+/// Where a bundle's content was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The catalog's `olm.bundle.object` properties.
+    Embedded,
+    /// A `--bundles` directory.
+    Directory(PathBuf),
+    /// The bundle image (unpacked into the cache).
+    Image(registry::Unpacked),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Embedded => f.write_str("the catalog's olm.bundle.object properties"),
+            Origin::Directory(p) => write!(f, "bundle directory {}", p.display()),
+            Origin::Image(u) => write!(f, "image {} from {}", u.digest, u.origin),
+        }
+    }
+}
+
+/// A bundle's content and where it came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The content.
+    pub bundle: RegistryV1,
+    /// Its origin.
+    pub origin: Origin,
+}
+
+/// What to load.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The bundle image reference (may be empty for bundles with embedded objects only).
+    pub image: &'a str,
+    /// The bundle (CSV) name, when known from a catalog.
+    pub name: Option<&'a str>,
+    /// The package, when known from a catalog: the content must agree.
+    pub package: Option<&'a str>,
+}
+
+/// Why a bundle's content is not available.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The image could not be had.
+    #[error(transparent)]
+    Pull(#[from] registry::Error),
+    /// The content was found but is not a valid registry+v1 bundle.
+    #[error("bundle content from {origin}: {source}")]
+    Bundle {
+        /// Where it came from.
+        origin: String,
+        /// Why it is invalid.
+        source: Box<super::Error>,
+    },
+    /// The content belongs to another package.
+    #[error(
+        "{origin} holds package {found:?}, but the catalog says the bundle is in package {expected:?}"
+    )]
+    PackageMismatch {
+        /// Where it came from.
+        origin: String,
+        /// The catalog's package.
+        expected: String,
+        /// The content's package.
+        found: String,
+    },
+    /// The catalog gives no image and no content.
+    #[error(
+        "bundle {name}: the catalog has neither olm.bundle.object properties nor an image, and no --bundles directory holds it"
+    )]
+    NoImage {
+        /// The bundle name.
+        name: String,
+    },
+    /// The catalog's embedded objects do not decode.
+    #[error("bundle {name}: {detail}")]
+    Embedded {
+        /// The bundle name.
+        name: String,
+        /// Why.
+        detail: String,
+    },
+    /// A `--bundles` directory cannot be read.
+    #[error("--bundles {}: {source}", path.display())]
+    BundlesDir {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Whether this is an I/O or network failure (exit 3) rather than invalid content (exit 1).
+    pub fn is_io(&self) -> bool {
+        match self {
+            Error::Pull(e) => !e.is_invalid_content(),
+            Error::BundlesDir { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// What to try, if there is a useful suggestion.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::Pull(e) => Some(e.hint()),
+            Error::NoImage { .. } => Some("pass the unpacked bundle with --bundles DIR".into()),
+            Error::PackageMismatch { .. } => {
+                Some("check that the catalog's image for this bundle is right".into())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Why the `--bundles` directories could not be listed: the directory and the I/O error's kind
+/// and text (kept apart so the index can be cached).
+type IndexError = (PathBuf, std::io::ErrorKind, String);
+
+/// The bundle content sources of one run.
+#[derive(Debug)]
+pub struct Sources {
+    bundle_dirs: Vec<PathBuf>,
+    puller: Puller,
+    index: OnceLock<Result<Vec<(PathBuf, RegistryV1)>, IndexError>>,
+}
+
+impl Sources {
+    /// Sources over `--bundles` directories and a puller (cache, layouts, registry).
+    pub fn new(bundle_dirs: Vec<PathBuf>, puller: Puller) -> Sources {
+        Sources {
+            bundle_dirs,
+            puller,
+            index: OnceLock::new(),
+        }
+    }
+
+    /// The puller.
+    pub fn puller(&self) -> &Puller {
+        &self.puller
+    }
+
+    /// A catalog bundle's content: embedded objects, else [`Sources::load`].
+    pub fn load_catalog_bundle(&self, bundle: &Bundle) -> Result<Loaded, Error> {
+        if bundle.has_bundle_objects() {
+            let objects = bundle.bundle_objects().map_err(|e| Error::Embedded {
+                name: bundle.name.clone(),
+                detail: crate::error_chain(&e),
+            })?;
+            let content =
+                RegistryV1::from_objects(&bundle.package, objects).map_err(|e| Error::Bundle {
+                    origin: format!("bundle {} in the catalog", bundle.name),
+                    source: Box::new(e),
+                })?;
+            return Ok(Loaded {
+                bundle: content,
+                origin: Origin::Embedded,
+            });
+        }
+        self.load(&Request {
+            image: &bundle.image,
+            name: Some(&bundle.name),
+            package: Some(&bundle.package),
+        })
+    }
+
+    /// Content from a `--bundles` directory matching the request's name, else the image.
+    pub fn load(&self, request: &Request<'_>) -> Result<Loaded, Error> {
+        if let Some(name) = request.name {
+            for (path, bundle) in self.indexed()? {
+                if bundle.csv_name().ok() == Some(name)
+                    && request.package.is_none_or(|p| p == bundle.package)
+                {
+                    return Ok(Loaded {
+                        bundle: bundle.clone(),
+                        origin: Origin::Directory(path.clone()),
+                    });
+                }
+            }
+        }
+        if request.image.is_empty() {
+            return Err(Error::NoImage {
+                name: request.name.unwrap_or("(unnamed)").to_string(),
+            });
+        }
+        let unpacked = self.puller.unpack(request.image)?;
+        let origin = Origin::Image(unpacked.clone());
+        let bundle = RegistryV1::from_dir(&unpacked.dir).map_err(|e| Error::Bundle {
+            origin: format!("image {}", request.image),
+            source: Box::new(e),
+        })?;
+        if let Some(expected) = request.package
+            && expected != bundle.package
+        {
+            return Err(Error::PackageMismatch {
+                origin: format!("image {}", request.image),
+                expected: expected.to_string(),
+                found: bundle.package,
+            });
+        }
+        Ok(Loaded { bundle, origin })
+    }
+
+    fn indexed(&self) -> Result<&[(PathBuf, RegistryV1)], Error> {
+        let index = self.index.get_or_init(|| {
+            let mut out = Vec::new();
+            for dir in &self.bundle_dirs {
+                let mut found = Vec::new();
+                collect_bundle_dirs(dir, 2, &mut found)
+                    .map_err(|e| (dir.clone(), e.kind(), e.to_string()))?;
+                found.sort();
+                for path in found {
+                    // A directory that does not load is skipped here; it is reported only if
+                    // nothing else provides the bundle.
+                    if let Ok(bundle) = RegistryV1::from_dir(&path) {
+                        out.push((path, bundle));
+                    }
+                }
+            }
+            Ok(out)
+        });
+        match index {
+            Ok(v) => Ok(v),
+            Err((path, kind, text)) => Err(Error::BundlesDir {
+                path: path.clone(),
+                source: std::io::Error::new(*kind, text.clone()),
+            }),
+        }
+    }
+}
+
+/// `dir` if it is a bundle, else bundles below it, up to `depth` levels.
+fn collect_bundle_dirs(dir: &Path, depth: u32, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if dir.join("manifests").is_dir() {
+        out.push(dir.to_path_buf());
+        return Ok(());
+    }
+    if depth == 0 {
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            collect_bundle_dirs(&entry.path(), depth - 1, out)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::{Credentials, Limits, Settings};
+
+    fn puller(cache: &Path) -> Puller {
+        Puller::new(Settings {
+            options: crate::fetch::Options {
+                offline: true,
+                ..Default::default()
+            },
+            cache: crate::fetch::Cache::new(cache),
+            credentials: Credentials::default(),
+            rules: Vec::new(),
+            layouts: Vec::new(),
+            limits: Limits::default(),
+        })
+    }
+
+    fn write_bundle(dir: &Path, package: &str, csv: &str) {
+        std::fs::create_dir_all(dir.join("manifests")).unwrap();
+        std::fs::create_dir_all(dir.join("metadata")).unwrap();
+        std::fs::write(
+            dir.join("metadata/annotations.yaml"),
+            format!(
+                "annotations:\n  {}: {package}\n",
+                super::super::PACKAGE_ANNOTATION
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("manifests/csv.yaml"),
+            format!("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: {csv}\nspec:\n  version: 1.0.0\n"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn bundles_dirs_are_matched_by_csv_name_and_package() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("bundles");
+        write_bundle(&root.join("op/1.0.0"), "op", "op.v1.0.0");
+        write_bundle(&root.join("other/1.0.0"), "other", "other.v1.0.0");
+        let sources = Sources::new(vec![root.clone()], puller(&d.path().join("cache")));
+        let loaded = sources
+            .load(&Request {
+                image: "",
+                name: Some("op.v1.0.0"),
+                package: Some("op"),
+            })
+            .unwrap();
+        assert_eq!(loaded.origin, Origin::Directory(root.join("op/1.0.0")));
+        assert_eq!(loaded.bundle.package, "op");
+        // Same CSV name, other package: not a match, and there is no image to pull.
+        let e = sources
+            .load(&Request {
+                image: "",
+                name: Some("op.v1.0.0"),
+                package: Some("elsewhere"),
+            })
+            .unwrap_err();
+        assert!(matches!(e, Error::NoImage { .. }), "{e}");
+        assert!(!e.is_io());
+    }
+
+    #[test]
+    fn offline_without_a_copy_is_an_io_failure_naming_the_image() {
+        let d = tempfile::tempdir().unwrap();
+        let sources = Sources::new(Vec::new(), puller(&d.path().join("cache")));
+        let image = "quay.io/acme/op-bundle@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        let e = sources
+            .load(&Request {
+                image,
+                name: Some("op.v1.0.0"),
+                package: Some("op"),
+            })
+            .unwrap_err();
+        assert!(e.is_io(), "{e}");
+        assert!(e.to_string().contains(image), "{e}");
+        assert!(e.hint().unwrap().contains("--oci-layout"));
+        // A missing --bundles directory is an I/O error too.
+        let sources = Sources::new(vec![d.path().join("absent")], puller(d.path()));
+        let e = sources
+            .load(&Request {
+                image,
+                name: Some("x"),
+                package: None,
+            })
+            .unwrap_err();
+        assert!(matches!(e, Error::BundlesDir { .. }) && e.is_io(), "{e}");
+    }
+}

@@ -1,0 +1,1392 @@
+//! Bundle images: find a registry+v1 bundle image and unpack its `manifests/` and `metadata/`
+//! into the content-addressed cache, from the cache itself, from OCI image layouts on disk, or
+//! from registries over the OCI distribution API (Docker Registry v2), mirrors first.
+//!
+//! Input: an image reference (`registry/repo@sha256:…`, or a tag for `bundle pull`). Output:
+//! [`Unpacked`], a directory `<cache>/bundles/sha256-<hex>/` holding the bundle, named by the
+//! digest the reference pins (or, for a tag, the manifest's digest).
+//!
+//! * Order: the cache (a reference by digest that was unpacked before), then each
+//!   `--oci-layout`, then the registry. Registry locations are the mirrors of the most specific
+//!   `imageDigestSources`/`imageContentSources` rule covering the image, in order, then the
+//!   source unless the rule says `NeverContactSource` (containers-registries.conf(5)); a
+//!   reference by tag is only pulled from its source, as the cluster would.
+//! * The protocol is [`oci_client`]'s (manifest lists and OCI indexes, bearer-token and basic
+//!   auth), over rustls with the same trust, proxy and timeouts as catalogs
+//!   ([`crate::fetch::Options`]), with bounded retries on connection errors, 429 and 5xx.
+//!   Credentials come from `--authfile` and install-config `pullSecret` ([`auth`]).
+//! * Every manifest and blob is checked against its digest (and declared size) before it is
+//!   used, wherever it comes from; an index resolves to linux/amd64, else its first image.
+//! * Layers are unpacked by [`layer`] (only `manifests/` and `metadata/`, no traversal, no
+//!   links out, no devices, bounded sizes) into a staging directory inside the cache, which is
+//!   renamed into place only when the whole image unpacked: nothing is written elsewhere.
+//! * Offline, only the cache and layouts are used, and the error names what is missing.
+//!
+//! Source of truth for the bundle layout: `reference/catalogs-and-conversion.md` §2.2 and §5.1.
+
+pub mod auth;
+pub mod layer;
+pub mod layout;
+
+use std::io::{Read as _, Seek as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use sha2::{Digest as _, Sha256};
+
+use crate::config::install::InstallConfig;
+use crate::fetch::{self, Cache};
+use crate::mirror::{ImageRef, source_matches};
+
+pub use auth::{Credential, Credentials};
+pub use layer::Limits;
+pub use layout::Layout;
+
+/// The largest manifest or index accepted (they are small JSON documents).
+const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Media types accepted for manifests.
+const MANIFEST_TYPES: [&str; 4] = [
+    "application/vnd.oci.image.manifest.v1+json",
+    "application/vnd.oci.image.index.v1+json",
+    "application/vnd.docker.distribution.manifest.v2+json",
+    "application/vnd.docker.distribution.manifest.list.v2+json",
+];
+
+/// The hex of a well-formed `sha256:<64 lowercase hex>` digest.
+pub fn sha256_hex(digest: &str) -> Option<&str> {
+    let hex = digest.strip_prefix("sha256:")?;
+    (hex.len() == 64
+        && hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+    .then_some(hex)
+}
+
+/// A mirror rule with its source policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorRule {
+    /// `source` as written.
+    pub source: String,
+    /// `mirrors`, in order.
+    pub mirrors: Vec<String>,
+    /// `sourcePolicy: NeverContactSource`.
+    pub never_contact_source: bool,
+    /// Where the rule is (`imageDigestSources[0]`).
+    pub origin: String,
+}
+
+/// The mirror rules of an install-config, `imageDigestSources` first.
+pub fn mirror_rules(install: &InstallConfig) -> Vec<MirrorRule> {
+    let mut out = Vec::new();
+    for (field, list) in [
+        ("imageDigestSources", &install.image_digest_sources),
+        ("imageContentSources", &install.image_content_sources),
+    ] {
+        for (i, r) in list.iter().enumerate() {
+            out.push(MirrorRule {
+                source: r.source.trim().trim_end_matches('/').to_string(),
+                mirrors: r.mirrors.clone(),
+                never_contact_source: r.source_policy.as_deref() == Some("NeverContactSource"),
+                origin: format!("{field}[{i}]"),
+            });
+        }
+    }
+    out
+}
+
+/// One place to pull an image from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// `host[:port]`.
+    pub registry: String,
+    /// The repository below the registry.
+    pub repository: String,
+    /// Why this location: `source`, or `mirror of imageDigestSources[0]`.
+    pub why: String,
+}
+
+impl Location {
+    /// `registry/repository`.
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.registry, self.repository)
+    }
+}
+
+/// Where to pull `image` from, in order: mirrors of the most specific covering rule (for a
+/// reference by digest), then the source unless that rule forbids it.
+pub fn locations(image: &ImageRef, rules: &[MirrorRule]) -> Vec<Location> {
+    let source = Location {
+        registry: image.domain.clone(),
+        repository: image.path.clone(),
+        why: "source".into(),
+    };
+    if image.digest.is_none() {
+        return vec![source];
+    }
+    let rule = rules
+        .iter()
+        .filter(|r| source_matches(&r.source, image))
+        .max_by_key(|r| r.source.trim_start_matches("*.").len());
+    let Some(rule) = rule else {
+        return vec![source];
+    };
+    let repository = image.repository();
+    let mut out = Vec::new();
+    for mirror in &rule.mirrors {
+        let mirror = mirror.trim().trim_end_matches('/');
+        let target = if rule.source.starts_with("*.") {
+            // A wildcard rule replaces the registry only.
+            format!("{mirror}/{}", image.path)
+        } else {
+            match repository.strip_prefix(&rule.source) {
+                Some(rest) => format!("{mirror}{rest}"),
+                None => format!("{mirror}/{}", image.path),
+            }
+        };
+        let Ok(parsed) = ImageRef::parse(&format!(
+            "{target}@{}",
+            image.digest.as_deref().unwrap_or_default()
+        )) else {
+            continue;
+        };
+        out.push(Location {
+            registry: parsed.domain,
+            repository: parsed.path,
+            why: format!("mirror {mirror} of {}", rule.origin),
+        });
+    }
+    if !rule.never_contact_source || out.is_empty() {
+        out.push(source);
+    }
+    out
+}
+
+/// Everything needed to find and pull bundle images.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Trust, proxy, timeouts, retries, offline (shared with catalog downloads).
+    pub options: fetch::Options,
+    /// The cache (shared with catalog downloads).
+    pub cache: Cache,
+    /// `--authfile` then install-config `pullSecret`.
+    pub credentials: Credentials,
+    /// Mirror rules from install-config.
+    pub rules: Vec<MirrorRule>,
+    /// `--oci-layout` directories, in order.
+    pub layouts: Vec<PathBuf>,
+    /// Size limits.
+    pub limits: Limits,
+}
+
+/// Where an unpacked bundle came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Unpacked by an earlier run.
+    Cache,
+    /// An OCI image layout.
+    Layout(PathBuf),
+    /// A registry (`registry/repository`, and why it was tried).
+    Registry {
+        /// `registry/repository`.
+        name: String,
+        /// `source` or which mirror rule.
+        why: String,
+    },
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Cache => f.write_str("the cache"),
+            Origin::Layout(p) => write!(f, "OCI layout {}", p.display()),
+            Origin::Registry { name, why } => write!(f, "{name} ({why})"),
+        }
+    }
+}
+
+/// An unpacked bundle image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unpacked {
+    /// The directory holding `manifests/` and `metadata/`.
+    pub dir: PathBuf,
+    /// The digest the directory is named by.
+    pub digest: String,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// A bundle image that could not be had from any place tried.
+#[derive(Debug, thiserror::Error)]
+#[error("bundle image {image}: {}", describe(attempts))]
+pub struct Error {
+    /// The reference.
+    pub image: String,
+    /// Every place tried, in order, and why it failed.
+    pub attempts: Vec<Attempt>,
+}
+
+/// One failed try.
+#[derive(Debug)]
+pub struct Attempt {
+    /// Where (`registry quay.io/x (source)`, `OCI layout DIR`, `the cache`).
+    pub place: String,
+    /// Why it failed.
+    pub kind: ErrorKind,
+}
+
+fn describe(attempts: &[Attempt]) -> String {
+    match attempts {
+        [] => "no place to get it from".into(),
+        [one] => format!("from {}: {}", one.place, one.kind),
+        many => {
+            let parts: Vec<String> = many
+                .iter()
+                .map(|a| format!("from {}: {}", a.place, a.kind))
+                .collect();
+            format!("tried {} places: {}", many.len(), parts.join("; "))
+        }
+    }
+}
+
+/// Why one try failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The reference does not parse.
+    #[error("invalid image reference: {detail}")]
+    InvalidReference {
+        /// Why.
+        detail: String,
+    },
+    /// Offline and not cached.
+    #[error("not in the cache ({}) nor in any --oci-layout, and --offline forbids pulling it", cache.display())]
+    NotCached {
+        /// The cache root.
+        cache: PathBuf,
+    },
+    /// The registry does not have it.
+    #[error("not found ({detail})")]
+    NotFound {
+        /// The registry's answer.
+        detail: String,
+    },
+    /// The registry refused access.
+    #[error("access denied{}{}", match credential { Some(o) => format!(" with the credentials from {o}"), None => " (no credentials for this registry in --authfile or pullSecret)".into() }, unreadable.iter().map(|u| format!("; {u} was ignored")).collect::<String>())]
+    Unauthorized {
+        /// Where the credentials sent came from, if any.
+        credential: Option<String>,
+        /// Credential sources that could not be read (and were ignored).
+        unreadable: Vec<String>,
+    },
+    /// TLS failed.
+    #[error("TLS: {detail}")]
+    Tls {
+        /// Why.
+        detail: String,
+    },
+    /// Timed out.
+    #[error("timeout: {detail}")]
+    Timeout {
+        /// Which timeout.
+        detail: String,
+    },
+    /// Connection, DNS or proxy failure.
+    #[error("cannot connect: {detail}")]
+    Connect {
+        /// Why.
+        detail: String,
+    },
+    /// The server failed.
+    #[error("the registry answered HTTP {status}: {detail}")]
+    Server {
+        /// Status code.
+        status: u16,
+        /// The body or message.
+        detail: String,
+    },
+    /// Some other protocol failure.
+    #[error("{detail}")]
+    Protocol {
+        /// Why.
+        detail: String,
+    },
+    /// Content does not match its digest.
+    #[error("{what} has digest {actual}, but {expected} is expected")]
+    DigestMismatch {
+        /// Which manifest or blob.
+        what: String,
+        /// The digest it should have.
+        expected: String,
+        /// What it has.
+        actual: String,
+    },
+    /// A blob or manifest is bigger than allowed or than declared.
+    #[error("{what} is larger than {limit} bytes ({reason})")]
+    TooLarge {
+        /// Which blob.
+        what: String,
+        /// The bound.
+        limit: u64,
+        /// Which bound (`--max-bundle-size`, `its descriptor's size`).
+        reason: String,
+    },
+    /// The manifest is not an image manifest or index this tool reads.
+    #[error("invalid manifest {digest}: {detail}")]
+    InvalidManifest {
+        /// Its digest.
+        digest: String,
+        /// Why.
+        detail: String,
+    },
+    /// A layer holds something that is never unpacked.
+    #[error("layer {digest} refused: {source}")]
+    UnsafeLayer {
+        /// The layer's digest.
+        digest: String,
+        /// What is wrong.
+        source: layer::LayerError,
+    },
+    /// The image is not a registry+v1 bundle.
+    #[error("the image has no manifests/ directory, so it is not a registry+v1 bundle")]
+    NotABundle,
+    /// The cache or a layout cannot be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl ErrorKind {
+    /// Whether the content is wrong (exit 1), rather than unreachable (exit 3).
+    pub fn is_invalid_content(&self) -> bool {
+        match self {
+            ErrorKind::DigestMismatch { .. }
+            | ErrorKind::TooLarge { .. }
+            | ErrorKind::InvalidManifest { .. }
+            | ErrorKind::NotABundle
+            | ErrorKind::InvalidReference { .. } => true,
+            ErrorKind::UnsafeLayer { source, .. } => !source.is_io(),
+            _ => false,
+        }
+    }
+
+    /// What to try, one sentence.
+    pub fn hint(&self) -> String {
+        match self {
+            ErrorKind::InvalidReference { .. } => "write the image as registry/repository@sha256:<digest>".into(),
+            ErrorKind::NotCached { .. } => "run once without --offline with the same --cache-dir, or pass the image as an --oci-layout (skopeo copy docker://IMAGE oci:DIR) or its unpacked directory with --bundles".into(),
+            ErrorKind::NotFound { .. } => "check the image reference, that the image was mirrored (oc-mirror), and the imageDigestSources rules".into(),
+            ErrorKind::Unauthorized { .. } => "add credentials for this registry to install-config `pullSecret`, or pass --authfile (podman login --authfile FILE REGISTRY)".into(),
+            ErrorKind::Tls { .. } => "if the registry's certificate comes from a private CA, add the CA to install-config `additionalTrustBundle` or pass --ca-file".into(),
+            ErrorKind::Timeout { .. } | ErrorKind::Connect { .. } => "check the network path and proxy (HTTPS_PROXY or install-config `proxy`), raise --connect-timeout / --timeout, or use --oci-layout / --bundles / --offline with a cache".into(),
+            ErrorKind::Server { .. } | ErrorKind::Protocol { .. } => "the registry failed (po-manifests retried with backoff): try again later, or raise --retries".into(),
+            ErrorKind::DigestMismatch { .. } => "the content is not what the reference pins: the registry, mirror or layout serves tampered or corrupt data; nothing was cached".into(),
+            ErrorKind::TooLarge { .. } => "a bundle image holds only YAML manifests; if this one is really that large, raise --max-bundle-size".into(),
+            ErrorKind::InvalidManifest { .. } | ErrorKind::NotABundle => "check that the reference names a registry+v1 bundle image (the catalog's `image` of the bundle)".into(),
+            ErrorKind::UnsafeLayer { .. } => "the image is malformed or hostile; nothing outside the cache was written. Do not install it".into(),
+            ErrorKind::Io { .. } => "check the permissions and free space of --cache-dir and that the --oci-layout directories are readable".into(),
+        }
+    }
+}
+
+impl Error {
+    /// Whether the failure is bad content (exit 1) rather than I/O or network (exit 3).
+    pub fn is_invalid_content(&self) -> bool {
+        self.attempts.iter().any(|a| a.kind.is_invalid_content())
+    }
+
+    /// What to try: the hint of the most telling failure (bad content first, else the last).
+    pub fn hint(&self) -> String {
+        self.attempts
+            .iter()
+            .find(|a| a.kind.is_invalid_content())
+            .or(self.attempts.last())
+            .map(|a| a.kind.hint())
+            .unwrap_or_default()
+    }
+}
+
+/// Finds and unpacks bundle images. Build one per run.
+pub struct Puller {
+    settings: Settings,
+    runtime: std::sync::OnceLock<Result<tokio::runtime::Runtime, String>>,
+}
+
+impl std::fmt::Debug for Puller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Puller")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Puller {
+    /// A puller; nothing is opened until an image is asked for.
+    pub fn new(settings: Settings) -> Puller {
+        Puller {
+            settings,
+            runtime: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Where an image pinned by `digest` is unpacked in the cache.
+    pub fn cached_dir(&self, digest: &str) -> Option<PathBuf> {
+        let hex = sha256_hex(digest)?;
+        Some(
+            self.settings
+                .cache
+                .root()
+                .join("bundles")
+                .join(format!("sha256-{hex}")),
+        )
+    }
+
+    /// Find `image` (cache, layouts, registry) and unpack it into the cache.
+    pub fn unpack(&self, image: &str) -> Result<Unpacked, Error> {
+        let fail = |attempts: Vec<Attempt>| Error {
+            image: image.to_string(),
+            attempts,
+        };
+        let parsed = ImageRef::parse(image).map_err(|e| {
+            fail(vec![Attempt {
+                place: "the reference".into(),
+                kind: ErrorKind::InvalidReference {
+                    detail: e.to_string(),
+                },
+            }])
+        })?;
+        if let Some(d) = &parsed.digest
+            && sha256_hex(d).is_none()
+        {
+            return Err(fail(vec![Attempt {
+                place: "the reference".into(),
+                kind: ErrorKind::InvalidReference {
+                    detail: format!("only sha256 digests are supported, found {d}"),
+                },
+            }]));
+        }
+        if let Some(d) = &parsed.digest
+            && let Some(dir) = self.cached_dir(d)
+            && dir.join("manifests").is_dir()
+        {
+            return Ok(Unpacked {
+                dir,
+                digest: d.clone(),
+                origin: Origin::Cache,
+            });
+        }
+        let mut attempts = Vec::new();
+        for root in &self.settings.layouts {
+            let place = format!("OCI layout {}", root.display());
+            let layout = match Layout::open(root) {
+                Ok(l) => l,
+                Err(source) => {
+                    attempts.push(Attempt {
+                        place,
+                        kind: ErrorKind::Io {
+                            path: root.clone(),
+                            source,
+                        },
+                    });
+                    continue;
+                }
+            };
+            let Some(top) = layout.find(parsed.digest.as_deref(), image, parsed.tag.as_deref())
+            else {
+                continue;
+            };
+            let mut blobs = LayoutBlobs { layout: &layout };
+            match self.unpack_from(&mut blobs, &top) {
+                Ok(dir) => {
+                    return Ok(Unpacked {
+                        dir,
+                        digest: top,
+                        origin: Origin::Layout(root.clone()),
+                    });
+                }
+                Err(kind) => attempts.push(Attempt { place, kind }),
+            }
+        }
+        if self.settings.options.offline {
+            if !attempts.is_empty() {
+                // A layout had the image and refused it: that is the whole story.
+                return Err(fail(attempts));
+            }
+            attempts.push(Attempt {
+                place: "the registry".into(),
+                kind: ErrorKind::NotCached {
+                    cache: self.settings.cache.root().to_path_buf(),
+                },
+            });
+            return Err(fail(attempts));
+        }
+        let runtime = match self.runtime() {
+            Ok(r) => r,
+            Err(detail) => {
+                attempts.push(Attempt {
+                    place: "the registry client".into(),
+                    kind: ErrorKind::Protocol { detail },
+                });
+                return Err(fail(attempts));
+            }
+        };
+        for location in locations(&parsed, &self.settings.rules) {
+            let place = format!("registry {} ({})", location.name(), location.why);
+            let result =
+                RegistryBlobs::new(&self.settings, runtime, &location).and_then(|mut blobs| {
+                    let top = match &parsed.digest {
+                        Some(d) => d.clone(),
+                        None => blobs.resolve_tag(parsed.tag.as_deref().unwrap_or("latest"))?,
+                    };
+                    let dir = self.unpack_from(&mut blobs, &top)?;
+                    Ok((dir, top))
+                });
+            match result {
+                Ok((dir, digest)) => {
+                    return Ok(Unpacked {
+                        dir,
+                        digest,
+                        origin: Origin::Registry {
+                            name: location.name(),
+                            why: location.why,
+                        },
+                    });
+                }
+                Err(kind) => attempts.push(Attempt { place, kind }),
+            }
+        }
+        Err(fail(attempts))
+    }
+
+    fn runtime(&self) -> Result<&tokio::runtime::Runtime, String> {
+        self.runtime
+            .get_or_init(|| {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| format!("cannot start the async runtime: {e}"))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Unpack the image whose top manifest is `top` into the cache; returns the directory.
+    fn unpack_from(&self, blobs: &mut dyn Blobs, top: &str) -> Result<PathBuf, ErrorKind> {
+        let limits = &self.settings.limits;
+        let staging = self.settings.cache.staging_dir();
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ErrorKind::Io { path, source }
+        };
+        std::fs::create_dir_all(&staging).map_err(io(&staging))?;
+        let bytes = blobs.manifest(top)?;
+        check_digest(&format!("manifest {top}"), top, &bytes)?;
+        let layers = match parse_manifest(top, &bytes)? {
+            Parsed::Image(layers) => layers,
+            Parsed::Index(entries) => {
+                let chosen = pick_platform(&entries).ok_or_else(|| ErrorKind::InvalidManifest {
+                    digest: top.to_string(),
+                    detail: "the index lists no image manifest".into(),
+                })?;
+                let child = chosen.digest.clone();
+                check_descriptor(&child, chosen.size, MAX_MANIFEST_BYTES, "manifest")?;
+                let bytes = blobs.manifest(&child)?;
+                check_digest(&format!("manifest {child}"), &child, &bytes)?;
+                match parse_manifest(&child, &bytes)? {
+                    Parsed::Image(layers) => layers,
+                    Parsed::Index(_) => {
+                        return Err(ErrorKind::InvalidManifest {
+                            digest: child,
+                            detail: "an index inside an index is not supported".into(),
+                        });
+                    }
+                }
+            }
+        };
+        if layers.len() > limits.max_layers {
+            return Err(ErrorKind::InvalidManifest {
+                digest: top.to_string(),
+                detail: format!(
+                    "{} layers, more than the {} a bundle image may have",
+                    layers.len(),
+                    limits.max_layers
+                ),
+            });
+        }
+        let work = tempfile::Builder::new()
+            .prefix("bundle-")
+            .tempdir_in(&staging)
+            .map_err(io(&staging))?;
+        let dest = work.path().join("bundle");
+        std::fs::create_dir(&dest).map_err(io(&dest))?;
+        let mut budget = layer::Budget::default();
+        let mut total: u64 = 0;
+        for l in &layers {
+            check_descriptor(&l.digest, l.size, limits.max_bytes, "layer")?;
+            total = total.saturating_add(l.size.max(0) as u64);
+            if total > limits.max_bytes {
+                return Err(ErrorKind::TooLarge {
+                    what: "the image's layers together".into(),
+                    limit: limits.max_bytes,
+                    reason: "--max-bundle-size".into(),
+                });
+            }
+            let mut file = tempfile::tempfile_in(&staging).map_err(io(&staging))?;
+            blobs.blob(l, &mut file, l.size.max(0) as u64)?;
+            file.rewind().map_err(io(&staging))?;
+            let mut hasher = Sha256::new();
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut read: u64 = 0;
+            loop {
+                let n = file.read(&mut buf).map_err(io(&staging))?;
+                if n == 0 {
+                    break;
+                }
+                read += n as u64;
+                hasher.update(&buf[..n]);
+            }
+            let actual = format!("sha256:{}", hex::encode(hasher.finalize()));
+            if actual != l.digest {
+                return Err(ErrorKind::DigestMismatch {
+                    what: format!("layer {}", l.digest),
+                    expected: l.digest.clone(),
+                    actual,
+                });
+            }
+            if read != l.size.max(0) as u64 {
+                return Err(ErrorKind::InvalidManifest {
+                    digest: top.to_string(),
+                    detail: format!(
+                        "layer {} has {read} bytes, its descriptor says {}",
+                        l.digest, l.size
+                    ),
+                });
+            }
+            file.rewind().map_err(io(&staging))?;
+            layer::unpack_layer(std::io::BufReader::new(file), &dest, limits, &mut budget)
+                .map_err(|source| ErrorKind::UnsafeLayer {
+                    digest: l.digest.clone(),
+                    source,
+                })?;
+        }
+        if !dest.join("manifests").is_dir() {
+            return Err(ErrorKind::NotABundle);
+        }
+        let Some(final_dir) = self.cached_dir(top) else {
+            return Err(ErrorKind::InvalidManifest {
+                digest: top.to_string(),
+                detail: "not a sha256 digest".into(),
+            });
+        };
+        let parent = final_dir.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        if final_dir.join("manifests").is_dir() {
+            // Another run unpacked the same content meanwhile.
+            return Ok(final_dir);
+        }
+        if final_dir.exists() {
+            std::fs::remove_dir_all(&final_dir).map_err(io(&final_dir))?;
+        }
+        std::fs::rename(&dest, &final_dir).map_err(io(&final_dir))?;
+        Ok(final_dir)
+    }
+}
+
+fn check_descriptor(digest: &str, size: i64, limit: u64, what: &str) -> Result<(), ErrorKind> {
+    if sha256_hex(digest).is_none() {
+        return Err(ErrorKind::InvalidManifest {
+            digest: digest.to_string(),
+            detail: format!("{what} digest {digest:?} is not sha256:<64 hex digits>"),
+        });
+    }
+    if size < 0 {
+        return Err(ErrorKind::InvalidManifest {
+            digest: digest.to_string(),
+            detail: format!("{what} size {size} is negative"),
+        });
+    }
+    if size as u64 > limit {
+        return Err(ErrorKind::TooLarge {
+            what: format!("{what} {digest} ({size} bytes)"),
+            limit,
+            reason: "--max-bundle-size".into(),
+        });
+    }
+    Ok(())
+}
+
+fn check_digest(what: &str, expected: &str, bytes: &[u8]) -> Result<(), ErrorKind> {
+    let actual = format!("sha256:{}", hex::encode(Sha256::digest(bytes)));
+    if actual != expected {
+        return Err(ErrorKind::DigestMismatch {
+            what: what.to_string(),
+            expected: expected.to_string(),
+            actual,
+        });
+    }
+    Ok(())
+}
+
+/// A content descriptor.
+#[derive(Debug, Clone, Deserialize)]
+struct Descriptor {
+    #[serde(rename = "mediaType", default)]
+    media_type: String,
+    #[serde(default)]
+    digest: String,
+    #[serde(default)]
+    size: i64,
+    #[serde(default)]
+    platform: Option<Platform>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Platform {
+    #[serde(default)]
+    os: String,
+    #[serde(default)]
+    architecture: String,
+}
+
+#[derive(Deserialize)]
+struct RawManifest {
+    #[serde(rename = "schemaVersion", default)]
+    schema_version: i64,
+    #[serde(rename = "mediaType", default)]
+    media_type: Option<String>,
+    #[serde(default)]
+    manifests: Option<Vec<Descriptor>>,
+    #[serde(default)]
+    layers: Option<Vec<Descriptor>>,
+}
+
+enum Parsed {
+    Index(Vec<Descriptor>),
+    Image(Vec<Descriptor>),
+}
+
+fn parse_manifest(digest: &str, bytes: &[u8]) -> Result<Parsed, ErrorKind> {
+    let invalid = |detail: String| ErrorKind::InvalidManifest {
+        digest: digest.to_string(),
+        detail,
+    };
+    let m: RawManifest =
+        serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
+    if m.schema_version != 2 {
+        return Err(invalid(format!(
+            "schemaVersion {} (only 2 is supported)",
+            m.schema_version
+        )));
+    }
+    if let Some(t) = &m.media_type
+        && !MANIFEST_TYPES.contains(&t.as_str())
+    {
+        return Err(invalid(format!("unsupported mediaType {t:?}")));
+    }
+    match (m.manifests, m.layers) {
+        (Some(entries), None) => Ok(Parsed::Index(entries)),
+        (None, Some(layers)) => {
+            for l in &layers {
+                if l.media_type.contains("foreign") || l.media_type.contains("nondistributable") {
+                    return Err(invalid(format!(
+                        "layer {} is non-distributable ({})",
+                        l.digest, l.media_type
+                    )));
+                }
+            }
+            Ok(Parsed::Image(layers))
+        }
+        _ => Err(invalid(
+            "neither an image manifest (layers) nor an index (manifests)".into(),
+        )),
+    }
+}
+
+/// linux/amd64, else the first linux image, else the first entry (bundle content does not
+/// depend on the platform).
+fn pick_platform(entries: &[Descriptor]) -> Option<&Descriptor> {
+    let images: Vec<&Descriptor> = entries
+        .iter()
+        .filter(|e| !e.media_type.contains("index") && !e.media_type.contains("list"))
+        .collect();
+    let on = |os: &str, arch: Option<&str>| {
+        images.iter().copied().find(|e| {
+            e.platform
+                .as_ref()
+                .is_some_and(|p| p.os == os && arch.is_none_or(|a| p.architecture == a))
+        })
+    };
+    on("linux", Some("amd64"))
+        .or_else(|| on("linux", None))
+        .or_else(|| images.first().copied())
+}
+
+/// Where manifests and blobs come from.
+trait Blobs {
+    /// The manifest with this digest (not yet verified).
+    fn manifest(&mut self, digest: &str) -> Result<Vec<u8>, ErrorKind>;
+    /// Write the blob into `out`, at most `limit` bytes (not yet verified).
+    fn blob(
+        &mut self,
+        desc: &Descriptor,
+        out: &mut std::fs::File,
+        limit: u64,
+    ) -> Result<(), ErrorKind>;
+}
+
+struct LayoutBlobs<'a> {
+    layout: &'a Layout,
+}
+
+impl LayoutBlobs<'_> {
+    fn open(&self, digest: &str) -> Result<(PathBuf, std::fs::File), ErrorKind> {
+        let path = self
+            .layout
+            .blob_path(digest)
+            .ok_or_else(|| ErrorKind::NotFound {
+                detail: format!("no blob {digest} in {}", self.layout.root().display()),
+            })?;
+        let file = std::fs::File::open(&path).map_err(|source| ErrorKind::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok((path, file))
+    }
+}
+
+impl Blobs for LayoutBlobs<'_> {
+    fn manifest(&mut self, digest: &str) -> Result<Vec<u8>, ErrorKind> {
+        let (path, file) = self.open(digest)?;
+        let mut out = Vec::new();
+        file.take(MAX_MANIFEST_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(|source| ErrorKind::Io { path, source })?;
+        if out.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(ErrorKind::TooLarge {
+                what: format!("manifest {digest}"),
+                limit: MAX_MANIFEST_BYTES,
+                reason: "the manifest size limit".into(),
+            });
+        }
+        Ok(out)
+    }
+
+    fn blob(
+        &mut self,
+        desc: &Descriptor,
+        out: &mut std::fs::File,
+        limit: u64,
+    ) -> Result<(), ErrorKind> {
+        let (path, file) = self.open(&desc.digest)?;
+        // One byte more than declared is enough for the digest and size checks to fail.
+        std::io::copy(&mut file.take(limit + 1), out)
+            .map_err(|source| ErrorKind::Io { path, source })?;
+        Ok(())
+    }
+}
+
+/// A registry location with a client.
+struct RegistryBlobs<'a> {
+    client: oci_client::Client,
+    runtime: &'a tokio::runtime::Runtime,
+    location: &'a Location,
+    auth: oci_client::secrets::RegistryAuth,
+    credential_origin: Option<String>,
+    unreadable: &'a [String],
+    options: &'a fetch::Options,
+}
+
+impl<'a> RegistryBlobs<'a> {
+    fn new(
+        settings: &'a Settings,
+        runtime: &'a tokio::runtime::Runtime,
+        location: &'a Location,
+    ) -> Result<RegistryBlobs<'a>, ErrorKind> {
+        // reqwest 0.13 is built without a default crypto provider: use ring, as the rest does.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let options = &settings.options;
+        let mut roots = Vec::new();
+        for (origin, pem) in &options.extra_roots {
+            let certs = split_pem(pem);
+            if certs.is_empty() {
+                return Err(ErrorKind::Tls {
+                    detail: format!("no PEM certificate in {origin}"),
+                });
+            }
+            roots.extend(
+                certs
+                    .into_iter()
+                    .map(|data| oci_client::client::Certificate {
+                        encoding: oci_client::client::CertificateEncoding::Pem,
+                        data,
+                    }),
+            );
+        }
+        let config = oci_client::client::ClientConfig {
+            protocol: oci_client::client::ClientProtocol::Https,
+            extra_root_certificates: roots,
+            https_proxy: options.proxy.https_proxy.clone(),
+            no_proxy: options.proxy.no_proxy.clone(),
+            connect_timeout: Some(options.connect_timeout),
+            read_timeout: Some(options.timeout),
+            platform_resolver: None,
+            user_agent: concat!("po-manifests/", env!("CARGO_PKG_VERSION")),
+            ..Default::default()
+        };
+        let client = runtime.block_on(async { oci_client::Client::new(config) });
+        let found = settings
+            .credentials
+            .find(&location.registry, &location.repository);
+        let (auth, credential_origin) = match found {
+            Some((c, origin)) => (
+                oci_client::secrets::RegistryAuth::Basic(c.username.clone(), c.password.clone()),
+                Some(origin.to_string()),
+            ),
+            None => (oci_client::secrets::RegistryAuth::Anonymous, None),
+        };
+        Ok(RegistryBlobs {
+            client,
+            runtime,
+            location,
+            auth,
+            credential_origin,
+            unreadable: settings.credentials.unreadable(),
+            options,
+        })
+    }
+
+    fn reference(&self, digest: Option<&str>, tag: Option<&str>) -> oci_client::Reference {
+        let registry = self.location.registry.clone();
+        let repository = self.location.repository.clone();
+        match (digest, tag) {
+            (Some(d), _) => oci_client::Reference::with_digest(registry, repository, d.into()),
+            (None, t) => {
+                oci_client::Reference::with_tag(registry, repository, t.unwrap_or("latest").into())
+            }
+        }
+    }
+
+    /// Run `op` with the whole-attempt timeout and bounded retries on transient failures.
+    fn retry<T>(
+        &self,
+        mut op: impl FnMut(&Self) -> Result<T, oci_client::errors::OciDistributionError>,
+        mut before_retry: impl FnMut(),
+    ) -> Result<T, ErrorKind> {
+        let mut attempt = 0u32;
+        loop {
+            let result = op(self);
+            match result {
+                Ok(v) => return Ok(v),
+                Err(e) => {
+                    let mut kind = classify(&e, self.credential_origin.as_deref(), self.options);
+                    if let ErrorKind::Unauthorized { unreadable, .. } = &mut kind {
+                        unreadable.extend(self.unreadable.iter().cloned());
+                    }
+                    let transient = matches!(
+                        kind,
+                        ErrorKind::Connect { .. } | ErrorKind::Timeout { .. }
+                    ) || matches!(kind, ErrorKind::Server { status, .. } if status >= 500 || status == 429);
+                    if !transient || attempt >= self.options.retries {
+                        return Err(kind);
+                    }
+                    std::thread::sleep(backoff(self.options.backoff, attempt));
+                    attempt += 1;
+                    before_retry();
+                }
+            }
+        }
+    }
+
+    fn resolve_tag(&mut self, tag: &str) -> Result<String, ErrorKind> {
+        let reference = self.reference(None, Some(tag));
+        let (_, digest) = self.retry(
+            |s| {
+                s.runtime.block_on(timed(
+                    s.options.timeout,
+                    s.client
+                        .pull_manifest_raw(&reference, &s.auth, &MANIFEST_TYPES),
+                ))
+            },
+            || {},
+        )?;
+        if sha256_hex(&digest).is_none() {
+            return Err(ErrorKind::Protocol {
+                detail: format!("the registry named the tag's manifest {digest:?}"),
+            });
+        }
+        Ok(digest)
+    }
+}
+
+fn backoff(base: Duration, attempt: u32) -> Duration {
+    base.saturating_mul(1u32 << attempt.min(10))
+}
+
+async fn timed<T>(
+    limit: Duration,
+    fut: impl std::future::Future<Output = Result<T, oci_client::errors::OciDistributionError>>,
+) -> Result<T, oci_client::errors::OciDistributionError> {
+    match tokio::time::timeout(limit, fut).await {
+        Ok(r) => r,
+        Err(_) => Err(oci_client::errors::OciDistributionError::IoError(
+            std::io::Error::new(std::io::ErrorKind::TimedOut, "the attempt timed out"),
+        )),
+    }
+}
+
+impl Blobs for RegistryBlobs<'_> {
+    fn manifest(&mut self, digest: &str) -> Result<Vec<u8>, ErrorKind> {
+        let reference = self.reference(Some(digest), None);
+        let (bytes, _) = self
+            .retry(
+                |s| {
+                    s.runtime.block_on(timed(
+                        s.options.timeout,
+                        s.client
+                            .pull_manifest_raw(&reference, &s.auth, &MANIFEST_TYPES),
+                    ))
+                },
+                || {},
+            )
+            .map_err(|e| match e {
+                ErrorKind::DigestMismatch {
+                    expected, actual, ..
+                } => ErrorKind::DigestMismatch {
+                    what: format!("manifest {digest}"),
+                    expected,
+                    actual,
+                },
+                other => other,
+            })?;
+        if bytes.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(ErrorKind::TooLarge {
+                what: format!("manifest {digest}"),
+                limit: MAX_MANIFEST_BYTES,
+                reason: "the manifest size limit".into(),
+            });
+        }
+        Ok(bytes.to_vec())
+    }
+
+    fn blob(
+        &mut self,
+        desc: &Descriptor,
+        out: &mut std::fs::File,
+        limit: u64,
+    ) -> Result<(), ErrorKind> {
+        let reference = self.reference(Some(&desc.digest), None);
+        let descriptor = oci_client::manifest::OciDescriptor {
+            media_type: desc.media_type.clone(),
+            digest: desc.digest.clone(),
+            size: desc.size,
+            ..Default::default()
+        };
+        let file = std::cell::RefCell::new(&mut *out);
+        let result = self.retry(
+            |s| {
+                let mut f = file.borrow_mut();
+                let writer = BoundedWriter {
+                    file: &mut f,
+                    written: 0,
+                    limit,
+                };
+                s.runtime.block_on(timed(
+                    s.options.timeout,
+                    s.client.pull_blob(&reference, &descriptor, writer),
+                ))
+            },
+            || {
+                let mut f = file.borrow_mut();
+                let _ = f.set_len(0);
+                let _ = f.rewind();
+            },
+        );
+        match result {
+            Err(ErrorKind::Protocol { detail }) if detail.contains(BOUND_MESSAGE) => {
+                Err(ErrorKind::TooLarge {
+                    what: format!("layer {}", desc.digest),
+                    limit,
+                    reason: "its descriptor's size".into(),
+                })
+            }
+            Err(ErrorKind::DigestMismatch {
+                expected, actual, ..
+            }) => Err(ErrorKind::DigestMismatch {
+                what: format!("layer {}", desc.digest),
+                expected,
+                actual,
+            }),
+            other => other,
+        }
+    }
+}
+
+const BOUND_MESSAGE: &str = "the blob is larger than its descriptor says";
+
+/// Writes synchronously into a file, refusing more than `limit` bytes.
+struct BoundedWriter<'f> {
+    file: &'f mut std::fs::File,
+    written: u64,
+    limit: u64,
+}
+
+impl tokio::io::AsyncWrite for BoundedWriter<'_> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        if this.written + buf.len() as u64 > this.limit {
+            return std::task::Poll::Ready(Err(std::io::Error::other(BOUND_MESSAGE)));
+        }
+        this.written += buf.len() as u64;
+        std::task::Poll::Ready(this.file.write_all(buf).map(|()| buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(self.get_mut().file.flush())
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// Split a PEM bundle into one PEM block per certificate.
+fn split_pem(pem: &[u8]) -> Vec<Vec<u8>> {
+    const BEGIN: &str = "-----BEGIN CERTIFICATE-----";
+    const END: &str = "-----END CERTIFICATE-----";
+    let text = String::from_utf8_lossy(pem);
+    let mut out = Vec::new();
+    let mut rest = text.as_ref();
+    while let Some(start) = rest.find(BEGIN) {
+        let Some(len) = rest[start..].find(END) else {
+            break;
+        };
+        let end = start + len + END.len();
+        out.push(format!("{}\n", &rest[start..end]).into_bytes());
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// Name the cause of a client error.
+fn classify(
+    e: &oci_client::errors::OciDistributionError,
+    credential: Option<&str>,
+    options: &fetch::Options,
+) -> ErrorKind {
+    use oci_client::errors::{OciDistributionError as E, OciErrorCode};
+    let chain = crate::error_chain(e);
+    match e {
+        E::UnauthorizedError { .. } | E::AuthenticationFailure(_) => ErrorKind::Unauthorized {
+            credential: credential.map(str::to_string),
+            unreadable: Vec::new(),
+        },
+        E::RegistryError { envelope, .. } => {
+            let codes: Vec<&OciErrorCode> = envelope.errors.iter().map(|e| &e.code).collect();
+            if codes
+                .iter()
+                .any(|c| matches!(c, OciErrorCode::Unauthorized | OciErrorCode::Denied))
+            {
+                ErrorKind::Unauthorized {
+                    credential: credential.map(str::to_string),
+                    unreadable: Vec::new(),
+                }
+            } else if codes.iter().any(|c| {
+                matches!(
+                    c,
+                    OciErrorCode::ManifestUnknown
+                        | OciErrorCode::BlobUnknown
+                        | OciErrorCode::NameUnknown
+                        | OciErrorCode::NotFound
+                )
+            }) {
+                ErrorKind::NotFound { detail: chain }
+            } else if codes
+                .iter()
+                .any(|c| matches!(c, OciErrorCode::Toomanyrequests))
+            {
+                ErrorKind::Server {
+                    status: 429,
+                    detail: chain,
+                }
+            } else {
+                ErrorKind::Protocol { detail: chain }
+            }
+        }
+        E::ServerError { code, message, .. } => match code {
+            401 | 403 => ErrorKind::Unauthorized {
+                credential: credential.map(str::to_string),
+                unreadable: Vec::new(),
+            },
+            404 => ErrorKind::NotFound {
+                detail: format!("HTTP 404 {}", message.trim()),
+            },
+            _ => ErrorKind::Server {
+                status: *code,
+                detail: message.trim().chars().take(200).collect(),
+            },
+        },
+        E::DigestError(oci_client::errors::DigestError::VerificationError { expected, actual }) => {
+            ErrorKind::DigestMismatch {
+                what: "the registry's answer".into(),
+                expected: expected.clone(),
+                actual: actual.clone(),
+            }
+        }
+        E::DigestError(d) => ErrorKind::Protocol {
+            detail: format!("invalid digest: {d}"),
+        },
+        E::IoError(io) if io.kind() == std::io::ErrorKind::TimedOut => ErrorKind::Timeout {
+            detail: format!(
+                "no complete answer within --timeout {:?} (--connect-timeout {:?})",
+                options.timeout, options.connect_timeout
+            ),
+        },
+        _ => {
+            if let Some(t) = find_rustls(e) {
+                return ErrorKind::Tls {
+                    detail: describe_tls(t),
+                };
+            }
+            if chain.contains("UnknownIssuer") || chain.contains("invalid peer certificate") {
+                return ErrorKind::Tls {
+                    detail: format!("the registry's certificate is not trusted ({chain})"),
+                };
+            }
+            if chain.contains("timed out") || chain.contains("deadline") {
+                return ErrorKind::Timeout { detail: chain };
+            }
+            if chain.contains("error sending request")
+                || chain.contains("connect")
+                || chain.contains("dns")
+                || chain.contains("tunnel")
+                || chain.contains("Connection reset")
+            {
+                return ErrorKind::Connect { detail: chain };
+            }
+            ErrorKind::Protocol { detail: chain }
+        }
+    }
+}
+
+fn find_rustls<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(t) = err.downcast_ref::<rustls::Error>() {
+            return Some(t);
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && let Some(inner) = io.get_ref()
+            && let Some(t) = inner.downcast_ref::<rustls::Error>()
+        {
+            return Some(t);
+        }
+        cur = err.source();
+    }
+    None
+}
+
+fn describe_tls(e: &rustls::Error) -> String {
+    match e {
+        rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer) => {
+            "the registry's certificate was issued by an unknown issuer (not in the system roots, additionalTrustBundle or --ca-file)".into()
+        }
+        rustls::Error::InvalidCertificate(
+            rustls::CertificateError::NotValidForName
+            | rustls::CertificateError::NotValidForNameContext { .. },
+        ) => "the registry's certificate is not valid for this host name".into(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::install::ImageDigestSource;
+
+    fn rules(source: &str, mirrors: &[&str], never: bool) -> Vec<MirrorRule> {
+        mirror_rules(&InstallConfig {
+            image_digest_sources: vec![ImageDigestSource {
+                source: source.into(),
+                mirrors: mirrors.iter().map(|m| m.to_string()).collect(),
+                source_policy: never.then(|| "NeverContactSource".into()),
+            }],
+            ..Default::default()
+        })
+    }
+
+    const D: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn mirrors_first_then_source_unless_never() {
+        let image = ImageRef::parse(&format!("quay.io/team/op-bundle@{D}")).unwrap();
+        let l = locations(
+            &image,
+            &rules("quay.io/team", &["mirror.test:5000/m"], false),
+        );
+        let names: Vec<String> = l.iter().map(Location::name).collect();
+        assert_eq!(
+            names,
+            ["mirror.test:5000/m/op-bundle", "quay.io/team/op-bundle"]
+        );
+        let l = locations(&image, &rules("quay.io/team", &["mirror.test/m"], true));
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].name(), "mirror.test/m/op-bundle");
+        // By tag: the source only.
+        let image = ImageRef::parse("quay.io/team/op-bundle:v1").unwrap();
+        let l = locations(&image, &rules("quay.io/team", &["mirror.test/m"], true));
+        assert_eq!(l[0].name(), "quay.io/team/op-bundle");
+        // No match: the source.
+        let image = ImageRef::parse(&format!("quay.io/teamx/b@{D}")).unwrap();
+        let l = locations(&image, &rules("quay.io/team", &["mirror.test/m"], true));
+        assert_eq!(l[0].name(), "quay.io/teamx/b");
+    }
+
+    #[test]
+    fn digests_and_pem() {
+        assert!(sha256_hex(D).is_some());
+        assert!(sha256_hex("sha256:../../etc").is_none());
+        assert!(sha256_hex(&D.to_uppercase()).is_none());
+        let pem = b"x\n-----BEGIN CERTIFICATE-----\nAA\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nBB\n-----END CERTIFICATE-----\n";
+        assert_eq!(split_pem(pem).len(), 2);
+    }
+
+    #[test]
+    fn manifests_parse_or_fail_cleanly() {
+        assert!(matches!(
+            parse_manifest(D, br#"{"schemaVersion":2,"layers":[]}"#),
+            Ok(Parsed::Image(_))
+        ));
+        assert!(parse_manifest(D, b"{").is_err());
+        assert!(parse_manifest(D, br#"{"schemaVersion":1}"#).is_err());
+        assert!(parse_manifest(D, br#"{"schemaVersion":2}"#).is_err());
+        let Ok(Parsed::Index(entries)) = parse_manifest(
+            D,
+            br#"{"schemaVersion":2,"manifests":[
+              {"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:a","size":1,"platform":{"os":"linux","architecture":"arm64"}},
+              {"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:b","size":1,"platform":{"os":"linux","architecture":"amd64"}}]}"#,
+        ) else {
+            panic!("index")
+        };
+        assert_eq!(pick_platform(&entries).unwrap().digest, "sha256:b");
+    }
+}
