@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use base64::Engine as _;
+use rayon::prelude::*;
 use serde_json::value::RawValue;
 
 use super::fbc;
@@ -288,12 +289,54 @@ impl Bundle {
         Ok(out)
     }
 
-    /// The first embedded object of kind `ClusterServiceVersion`, if any decode.
+    /// The first embedded object of kind `ClusterServiceVersion`, if every object decodes.
     pub fn csv_object(&self) -> Option<serde_json::Value> {
-        self.bundle_objects()
-            .ok()?
-            .into_iter()
-            .find(|o| o.get("kind").and_then(|k| k.as_str()) == Some("ClusterServiceVersion"))
+        self.csv_bundle_object().ok().flatten()
+    }
+
+    /// The first embedded object of kind `ClusterServiceVersion`: the same answer as
+    /// [`Bundle::bundle_objects`] followed by a search, including its errors (every object is
+    /// decoded and checked), but only the CSV becomes a [`serde_json::Value`]; the others,
+    /// CRDs with large schemas mostly, are only checked as JSON.
+    pub fn csv_bundle_object(&self) -> Result<Option<serde_json::Value>, Error> {
+        let mut found = None;
+        for (index, p) in self.properties.iter().enumerate() {
+            if p.ty != fbc::PROPERTY_BUNDLE_OBJECT {
+                continue;
+            }
+            let err = |kind| Error::BundleObject {
+                package: self.package.clone(),
+                bundle: self.name.clone(),
+                index,
+                kind,
+            };
+            let bytes = decode_bundle_object(&p.value).map_err(err)?;
+            match serde_json::from_slice::<TopLevelKind>(&bytes) {
+                Ok(TopLevelKind(kind)) => {
+                    if found.is_none() && kind.as_deref() == Some(CSV_KIND) {
+                        found = Some(serde_json::from_slice(&bytes).map_err(|e| {
+                            err(BundleObjectError::Manifest(Box::new(
+                                <serde_saphyr::Error as serde::de::Error>::custom(e),
+                            )))
+                        })?);
+                    }
+                }
+                Err(_) => {
+                    // Not JSON: YAML, exactly as `bundle_objects` reads it.
+                    let text =
+                        std::str::from_utf8(&bytes).map_err(|_| err(BundleObjectError::NotUtf8))?;
+                    let value: serde_json::Value =
+                        serde_saphyr::from_str_with_options(text, fbc::yaml_options())
+                            .map_err(|e| err(BundleObjectError::Manifest(Box::new(e))))?;
+                    if found.is_none()
+                        && value.get("kind").and_then(|k| k.as_str()) == Some(CSV_KIND)
+                    {
+                        found = Some(value);
+                    }
+                }
+            }
+        }
+        Ok(found)
     }
 
     fn decode_all<T: for<'a> serde::Deserialize<'a>>(&self, ty: &str) -> Result<Vec<T>, Error> {
@@ -347,6 +390,62 @@ impl Bundle {
     }
 }
 
+const CSV_KIND: &str = "ClusterServiceVersion";
+
+/// Any JSON document, checked in full, keeping only a top-level object's `kind` when it is a
+/// string (the last one wins, as in [`serde_json::Value`]).
+struct TopLevelKind(Option<String>);
+
+impl<'de> serde::Deserialize<'de> for TopLevelKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TopLevelKind;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevelKind, A::Error> {
+                let mut kind = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "kind" {
+                        kind = match map.next_value::<serde_json::Value>()? {
+                            serde_json::Value::String(s) => Some(s),
+                            _ => None,
+                        };
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(TopLevelKind(kind))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TopLevelKind, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(TopLevelKind(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_unit<E>(self) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Decode one `olm.bundle.object` value to the manifest bytes.
 pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleObjectError> {
     let obj: fbc::BundleObject =
@@ -362,6 +461,29 @@ pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleOb
     base64::engine::general_purpose::STANDARD
         .decode(obj.data.as_bytes())
         .map_err(BundleObjectError::Base64)
+}
+
+/// [`decode_bundle_object`] without keeping the bytes: decodes into a per-thread buffer.
+fn check_bundle_object(value: &RawValue) -> Result<(), BundleObjectError> {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let obj: fbc::BundleObject =
+        serde_json::from_str(value.get()).map_err(BundleObjectError::Shape)?;
+    if obj.data.is_empty() {
+        if !obj.reference.is_empty() {
+            return Err(BundleObjectError::RefUnsupported {
+                reference: obj.reference,
+            });
+        }
+        return Err(BundleObjectError::Empty);
+    }
+    BUFFER.with_borrow_mut(|buf| {
+        buf.clear();
+        base64::engine::general_purpose::STANDARD
+            .decode_vec(obj.data.as_bytes(), buf)
+            .map_err(BundleObjectError::Base64)
+    })
 }
 
 /// Options for [`build`].
@@ -422,9 +544,9 @@ fn check_property(p: &fbc::Property, opts: &BuildOptions) -> Result<(), String> 
         fbc::PROPERTY_GVK | fbc::PROPERTY_GVK_REQUIRED => shape::<fbc::Gvk>(&p.value),
         fbc::PROPERTY_CHANNEL => shape::<fbc::ChannelProperty>(&p.value),
         fbc::PROPERTY_CSV_METADATA => shape::<serde_json::Map<String, serde_json::Value>>(&p.value),
-        fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => decode_bundle_object(&p.value)
-            .map(|_| ())
-            .map_err(|e| e.to_string()),
+        fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => {
+            check_bundle_object(&p.value).map_err(|e| e.to_string())
+        }
         fbc::PROPERTY_BUNDLE_OBJECT => shape::<fbc::BundleObject>(&p.value),
         _ => Ok(()),
     }
@@ -551,8 +673,24 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
         });
     }
 
+    // Rule 5 (properties parse) is the costly one (it base64-decodes every embedded object
+    // when asked to): run it on every core first, report it in order below.
+    let property_problems: Vec<Vec<(usize, String)>> = dc
+        .bundles
+        .par_iter()
+        .map(|b| {
+            b.item
+                .properties
+                .iter()
+                .enumerate()
+                .filter_map(|(index, p)| check_property(p, opts).err().map(|r| (index, r)))
+                .collect()
+        })
+        .collect();
     let mut bundle_origins: HashMap<(String, String), Origin> = HashMap::new();
-    for fbc::Located { item: b, origin } in dc.bundles {
+    for (fbc::Located { item: b, origin }, property_problems) in
+        dc.bundles.into_iter().zip(property_problems)
+    {
         if b.package.is_empty() {
             problems.push(
                 Problem::error(ProblemKind::BundlePackageEmpty)
@@ -592,14 +730,12 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
                 .at(&origin)
         };
         // Rule 5: properties parse.
-        for (index, p) in b.properties.iter().enumerate() {
-            if let Err(reason) = check_property(p, opts) {
-                problems.push(here(ProblemKind::PropertyInvalid {
-                    index,
-                    ty: p.ty.clone(),
-                    reason,
-                }));
-            }
+        for (index, reason) in property_problems {
+            problems.push(here(ProblemKind::PropertyInvalid {
+                index,
+                ty: b.properties[index].ty.clone(),
+                reason,
+            }));
         }
         // Rule 6: exactly one olm.package property naming this package.
         let pkg_props: Vec<fbc::PackageProperty> = b
