@@ -493,6 +493,20 @@ fn phase(args: &[String]) -> Result<()> {
             let s = t.elapsed().as_secs_f64();
             (s, format!("{} packages", c.packages.len()))
         }
+        "fbc" => {
+            // Diagnostics: the parallel read/parse alone, then the linking, then the drop.
+            let t = Instant::now();
+            let dc = catalog::fbc::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
+            let t_fbc = t.elapsed().as_secs_f64();
+            let (c, _) = catalog::model::build(dc, &catalog::model::BuildOptions::default());
+            let t_build = t.elapsed().as_secs_f64();
+            drop(c);
+            let t_drop = t.elapsed().as_secs_f64();
+            (
+                t_fbc,
+                format!("fbc {t_fbc:.3}s, build {:.3}s, drop {:.3}s", t_build - t_fbc, t_drop - t_build),
+            )
+        }
         "validate" => {
             let t = Instant::now();
             let r = validate::validate_path(path, &validate::Options::default())

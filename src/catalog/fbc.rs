@@ -539,13 +539,16 @@ pub struct FileDocs {
 /// A reader that hashes everything read through it.
 struct HashingReader<R> {
     inner: R,
-    hasher: Sha256,
+    /// `None`: the caller does not need the digest.
+    hasher: Option<Sha256>,
 }
 
 impl<R: Read> Read for HashingReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.hasher.update(&buf[..n]);
+        if let Some(h) = &mut self.hasher {
+            h.update(&buf[..n]);
+        }
         Ok(n)
     }
 }
@@ -639,12 +642,13 @@ pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error>
             read: 0,
         },
     };
-    sink.out.sha256 = read_with(path, &mut sink)?;
+    sink.out.sha256 = read_with(path, &mut sink, true)?;
     Ok(sink.out)
 }
 
-/// Read one file, feeding each document to `sink`; returns the file's sha256.
-fn read_with<S: DocSink>(path: &Path, sink: &mut S) -> Result<[u8; 32], Error> {
+/// Read one file, feeding each document to `sink`; returns the file's sha256 (zeros when
+/// `digest` is false).
+fn read_with<S: DocSink>(path: &Path, sink: &mut S, digest: bool) -> Result<[u8; 32], Error> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -652,7 +656,7 @@ fn read_with<S: DocSink>(path: &Path, sink: &mut S) -> Result<[u8; 32], Error> {
     let file = File::open(path).map_err(io_err)?;
     let mut reader = HashingReader {
         inner: file,
-        hasher: Sha256::new(),
+        hasher: digest.then(Sha256::new),
     };
     let mut buf = Vec::with_capacity(64 * 1024);
     // Sniff the first non-whitespace byte.
@@ -690,7 +694,7 @@ fn read_with<S: DocSink>(path: &Path, sink: &mut S) -> Result<[u8; 32], Error> {
     } else {
         read_yaml(path, &mut reader, buf, sink)?;
     }
-    Ok(reader.hasher.finalize().into())
+    Ok(reader.hasher.map(|h| h.finalize().into()).unwrap_or_default())
 }
 
 enum JsonFailure {
@@ -1086,12 +1090,16 @@ fn is_known_schema(schema: &str) -> bool {
     )
 }
 
-fn decode_file(path: &Path, filter: &PackageFilter) -> Result<FileConfig, Error> {
+fn decode_file(
+    path: &Path,
+    filter: &PackageFilter,
+    options: &LoadOptions,
+) -> Result<FileConfig, Error> {
     let mut sink = TypedSink {
         filter,
         out: DeclarativeConfig::default(),
     };
-    let sha256 = read_with(path, &mut sink)?;
+    let sha256 = read_with(path, &mut sink, options.digest)?;
     Ok(FileConfig {
         dc: sink.out,
         sha256,
@@ -1102,11 +1110,34 @@ fn decode_file(path: &Path, filter: &PackageFilter) -> Result<FileConfig, Error>
 /// Files are read and decoded in parallel; the result is in the loader's (lexical) order.
 /// The first error in file order is returned.
 pub fn load(path: &Path, filter: &PackageFilter) -> Result<DeclarativeConfig, Error> {
+    load_with(path, filter, &LoadOptions::default())
+}
+
+/// Options for [`load_with`].
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Compute the content digest (sha256 of every byte, about a third of the loading time
+    /// of a large catalog). Without it, [`DeclarativeConfig::digest`] is empty.
+    pub digest: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { digest: true }
+    }
+}
+
+/// [`load`] with options.
+pub fn load_with(
+    path: &Path,
+    filter: &PackageFilter,
+    options: &LoadOptions,
+) -> Result<DeclarativeConfig, Error> {
     let files = catalog_files(path)?;
     let parts: Vec<Result<FileConfig, Error>> = files
         .files
         .par_iter()
-        .map(|(file, _)| decode_file(file, filter))
+        .map(|(file, _)| decode_file(file, filter, options))
         .collect();
     let mut dc = DeclarativeConfig::default();
     let mut digests = Vec::with_capacity(parts.len());
@@ -1122,7 +1153,9 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<DeclarativeConfig, Er
         dc.documents_read += part.dc.documents_read;
         dc.skipped_packages.extend(part.dc.skipped_packages);
     }
-    dc.digest = combine_digest(files.single_file, &digests);
+    if options.digest {
+        dc.digest = combine_digest(files.single_file, &digests);
+    }
     Ok(dc)
 }
 

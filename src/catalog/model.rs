@@ -463,27 +463,126 @@ pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleOb
         .map_err(BundleObjectError::Base64)
 }
 
-/// [`decode_bundle_object`] without keeping the bytes: decodes into a per-thread buffer.
+/// [`decode_bundle_object`]'s verdict without decoding: the value is read without copying
+/// `data` (when it has no escapes), and `data` is checked with [`is_standard_base64`]; only
+/// a failure runs the real decoder, for its error.
 fn check_bundle_object(value: &RawValue) -> Result<(), BundleObjectError> {
-    thread_local! {
-        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let obj: fbc::BundleObject =
+    let obj: BundleObjectRef<'_> =
         serde_json::from_str(value.get()).map_err(BundleObjectError::Shape)?;
     if obj.data.is_empty() {
         if !obj.reference.is_empty() {
             return Err(BundleObjectError::RefUnsupported {
-                reference: obj.reference,
+                reference: obj.reference.into_owned(),
             });
         }
         return Err(BundleObjectError::Empty);
     }
-    BUFFER.with_borrow_mut(|buf| {
-        buf.clear();
-        base64::engine::general_purpose::STANDARD
-            .decode_vec(obj.data.as_bytes(), buf)
-            .map_err(BundleObjectError::Base64)
-    })
+    if is_standard_base64(obj.data.as_bytes()) {
+        return Ok(());
+    }
+    base64::engine::general_purpose::STANDARD
+        .decode(obj.data.as_bytes())
+        .map(|_| ())
+        .map_err(BundleObjectError::Base64)
+}
+
+/// `{"data", "ref"}` like [`fbc::BundleObject`] (keys folded, `null` as unset, last wins),
+/// borrowing the strings from the input.
+struct BundleObjectRef<'a> {
+    data: std::borrow::Cow<'a, str>,
+    reference: std::borrow::Cow<'a, str>,
+}
+
+impl<'de> serde::Deserialize<'de> for BundleObjectRef<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, Visitor};
+        use std::borrow::Cow;
+        struct Text<'a>(Cow<'a, str>);
+        impl<'de> serde::Deserialize<'de> for Text<'de> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct T;
+                impl<'de> Visitor<'de> for T {
+                    type Value = Text<'de>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("a string")
+                    }
+                    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                        Ok(Text(Cow::Borrowed(v)))
+                    }
+                    fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                        Ok(Text(Cow::Owned(v.to_owned())))
+                    }
+                }
+                d.deserialize_str(T)
+            }
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = BundleObjectRef<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object (BundleObject)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = BundleObjectRef {
+                    data: Cow::Borrowed(""),
+                    reference: Cow::Borrowed(""),
+                };
+                while let Some(key) = map.next_key::<Text<'de>>()? {
+                    let slot = if key.0.eq_ignore_ascii_case("data") {
+                        &mut out.data
+                    } else if key.0.eq_ignore_ascii_case("ref") {
+                        &mut out.reference
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    };
+                    if let Some(Text(v)) = map.next_value::<Option<Text<'de>>>()? {
+                        *slot = v;
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Whether the standard, padded base64 decoder ([`base64::engine::general_purpose::STANDARD`]:
+/// canonical padding, no trailing bits) accepts `data`, without decoding it. Written to
+/// vectorise: a byte-class check over the whole input, then the last quantum.
+pub(crate) fn is_standard_base64(data: &[u8]) -> bool {
+    fn sextet(b: u8) -> bool {
+        b.is_ascii_alphanumeric() | (b == b'+') | (b == b'/')
+    }
+    if data.len() % 4 != 0 {
+        return false;
+    }
+    let Some(last) = data.len().checked_sub(4) else {
+        return true;
+    };
+    let (body, tail) = data.split_at(last);
+    let mut ok = true;
+    for chunk in body.chunks(64) {
+        ok &= chunk.iter().fold(true, |acc, &b| acc & sextet(b));
+        if !ok {
+            return false;
+        }
+    }
+    let value = |b: u8| -> u8 {
+        match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            _ => 63,
+        }
+    };
+    match tail {
+        [a, b, b'=', b'='] => sextet(*a) && sextet(*b) && value(*b) & 0x0f == 0,
+        [a, b, c, b'='] => sextet(*a) && sextet(*b) && sextet(*c) && value(*c) & 0x03 == 0,
+        [a, b, c, d] => sextet(*a) && sextet(*b) && sextet(*c) && sextet(*d),
+        _ => false,
+    }
 }
 
 /// Options for [`build`].
@@ -1056,6 +1155,41 @@ mod tests {
                     ..
                 })
             ));
+        }
+    }
+
+    mod base64_check {
+        use super::*;
+        use base64::engine::general_purpose::STANDARD;
+        use proptest::prelude::*;
+
+        #[test]
+        fn edge_cases_agree_with_the_decoder() {
+            for s in [
+                "", "QQ==", "QR==", "QUI=", "QUJ=", "QUJD", "=", "==", "Q===", "====", "QQ=", "QQ",
+                "QUJD\n", "QU=D", "QUJDQQ==", "QUJD====", "QUJD-_==", "QQ==QUJD",
+            ] {
+                assert_eq!(
+                    is_standard_base64(s.as_bytes()),
+                    STANDARD.decode(s).is_ok(),
+                    "{s:?}"
+                );
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn agrees_with_the_decoder(bytes in proptest::collection::vec(any::<u8>(), 0..200), noise in proptest::collection::vec((any::<usize>(), prop::sample::select(vec![b'=', b'-', b'_', b' ', b'\n', 0xc3, b'A', b'B', b'Q'])), 0..3), cut in 0usize..4) {
+                let mut text = STANDARD.encode(&bytes).into_bytes();
+                for (at, b) in noise {
+                    if !text.is_empty() {
+                        let i = at % text.len();
+                        text[i] = b;
+                    }
+                }
+                text.truncate(text.len().saturating_sub(cut % 2 * cut));
+                prop_assert_eq!(is_standard_base64(&text), STANDARD.decode(&text).is_ok(), "{:?}", String::from_utf8_lossy(&text));
+            }
         }
     }
 

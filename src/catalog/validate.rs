@@ -461,9 +461,14 @@ pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
 
 /// [`validate_path`] that also returns the linked catalog (objects with linking problems
 /// left out, as [`model::build`] does), so a caller that validates and then resolves reads
-/// the catalog once.
+/// the catalog once. Validation does not need the content digest, so it is not computed:
+/// the catalog's `digest` is empty (see [`super::content_digest`]).
 pub fn load_and_validate(path: &Path, options: &Options) -> Result<(Catalog, Report), Error> {
-    let dc = fbc::load(path, &PackageFilter::All)?;
+    let dc = fbc::load_with(
+        path,
+        &PackageFilter::All,
+        &fbc::LoadOptions { digest: false },
+    )?;
     let (catalog, mut problems) = model::build(
         dc,
         &model::BuildOptions {
