@@ -504,7 +504,11 @@ fn phase(args: &[String]) -> Result<()> {
             let t_drop = t.elapsed().as_secs_f64();
             (
                 t_fbc,
-                format!("fbc {t_fbc:.3}s, build {:.3}s, drop {:.3}s", t_build - t_fbc, t_drop - t_build),
+                format!(
+                    "fbc {t_fbc:.3}s, build {:.3}s, drop {:.3}s",
+                    t_build - t_fbc,
+                    t_drop - t_build
+                ),
             )
         }
         "validate" => {

@@ -332,13 +332,23 @@ impl<'de> Deserialize<'de> for Property {
                 f.write_str("a property object {type, value}")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Property, A::Error> {
+                // Inside an `olm.bundle` read for a lazy load, the deserializer reads from
+                // the document's bytes, so values can be borrowed and placed in the file.
+                let place = DOC_PLACE.get();
                 let mut ty: Option<String> = None;
                 let mut value: Option<Box<RawValue>> = None;
+                let mut borrowed: Option<&'de RawValue> = None;
                 while let Some(key) = map.next_key::<Key<'de>>()? {
                     if key.0.eq_ignore_ascii_case("type") {
                         ty = map.next_value()?;
                     } else if key.0.eq_ignore_ascii_case("value") {
-                        value = Some(map.next_value()?);
+                        if place.is_some() {
+                            borrowed = Some(map.next_value()?);
+                            value = None;
+                        } else {
+                            value = Some(map.next_value()?);
+                            borrowed = None;
+                        }
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -347,6 +357,23 @@ impl<'de> Deserialize<'de> for Property {
                 let ty = ty
                     .filter(|t| !t.is_empty())
                     .ok_or_else(|| de::Error::custom("property type must be set"))?;
+                if let (Some(b), Some(place)) = (borrowed, place) {
+                    let shaped = || serde_json::from_str::<BundleObjectRef<'_>>(b.get()).ok();
+                    value = Some(match place.range_of(b) {
+                        Some((offset, length)) if ty == PROPERTY_BUNDLE_OBJECT => match shaped() {
+                            // Checked now, while the bytes are at hand, so that validation
+                            // does not read them back.
+                            Some(obj) => lazy_marker(
+                                offset,
+                                length,
+                                !obj.data.is_empty()
+                                    && super::model::is_standard_base64(obj.data.as_bytes()),
+                            ),
+                            None => b.to_owned(),
+                        },
+                        _ => b.to_owned(),
+                    });
+                }
                 let value = value
                     .filter(|v| v.get() != "null")
                     .ok_or_else(|| de::Error::custom("property value must be set"))?;
@@ -354,6 +381,126 @@ impl<'de> Deserialize<'de> for Property {
             }
         }
         d.deserialize_map(PropertyVisitor)
+    }
+}
+
+/// Where the `olm.bundle` document being decoded on this thread lies in its file. Set only
+/// while [`TypedSink`] decodes one for a load with [`LoadOptions::lazy_bundle_objects`].
+#[derive(Debug, Clone, Copy)]
+struct DocPlace {
+    /// Address of the document's first byte in the read buffer.
+    start: usize,
+    /// Length of the document.
+    len: usize,
+    /// File offset of the document's first byte.
+    offset: u64,
+}
+
+impl DocPlace {
+    /// File offset and length of a value borrowed from the document.
+    fn range_of(&self, value: &RawValue) -> Option<(u64, usize)> {
+        let text = value.get();
+        let at = (text.as_ptr() as usize).checked_sub(self.start)?;
+        (at + text.len() <= self.len).then(|| (self.offset + at as u64, text.len()))
+    }
+}
+
+thread_local! {
+    static DOC_PLACE: std::cell::Cell<Option<DocPlace>> = const { std::cell::Cell::new(None) };
+}
+
+/// A random number per process: lazy markers carry it, so a catalog cannot contain a value
+/// that reads as one.
+fn lazy_nonce() -> u64 {
+    use std::hash::BuildHasher;
+    static NONCE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *NONCE.get_or_init(|| std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64))
+}
+
+const LAZY_PREFIX: &str = "{\"po-manifests.lazy\":[";
+
+/// The value kept in place of an `olm.bundle.object` value that stays in its file: its file
+/// range and whether its `data` is valid base64.
+fn lazy_marker(offset: u64, length: usize, base64_ok: bool) -> Box<RawValue> {
+    RawValue::from_string(format!(
+        "{LAZY_PREFIX}{offset},{length},{},{}]}}",
+        lazy_nonce(),
+        u8::from(base64_ok)
+    ))
+    .expect("a marker is valid JSON")
+}
+
+/// A property value that stayed in its file (see [`LoadOptions::lazy_bundle_objects`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LazyValue {
+    /// File offset of the value.
+    pub offset: u64,
+    /// Its length in bytes.
+    pub length: usize,
+    /// Whether its `data` was non-empty, valid standard base64 when it was read.
+    pub base64_ok: bool,
+}
+
+/// The place of a property value that stayed in its file; `None` for a value in memory.
+pub(crate) fn lazy_value(value: &RawValue) -> Option<LazyValue> {
+    let rest = value.get().strip_prefix(LAZY_PREFIX)?.strip_suffix("]}")?;
+    let mut parts = rest.split(',');
+    let offset = parts.next()?.parse().ok()?;
+    let length = parts.next()?.parse().ok()?;
+    let nonce: u64 = parts.next()?.parse().ok()?;
+    let base64_ok = parts.next()? == "1";
+    (nonce == lazy_nonce() && parts.next().is_none()).then_some(LazyValue {
+        offset,
+        length,
+        base64_ok,
+    })
+}
+
+/// `{"data", "ref"}` like [`BundleObject`] (keys folded, `null` as unset, last wins), borrowing
+/// the strings from the input when they have no escapes.
+pub(crate) struct BundleObjectRef<'a> {
+    /// Base64 of one manifest.
+    pub data: Cow<'a, str>,
+    /// Defunct alpha form.
+    pub reference: Cow<'a, str>,
+}
+
+impl<'de> Deserialize<'de> for BundleObjectRef<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Text<'a>(Cow<'a, str>);
+        impl<'de> Deserialize<'de> for Text<'de> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                Key::deserialize(d).map(|k| Text(k.0))
+            }
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = BundleObjectRef<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object (BundleObject)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = BundleObjectRef {
+                    data: Cow::Borrowed(""),
+                    reference: Cow::Borrowed(""),
+                };
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    let slot = if key.0.eq_ignore_ascii_case("data") {
+                        &mut out.data
+                    } else if key.0.eq_ignore_ascii_case("ref") {
+                        &mut out.reference
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    };
+                    if let Some(Text(v)) = map.next_value::<Option<Text<'de>>>()? {
+                        *slot = v;
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -557,8 +704,15 @@ const CHUNK: usize = 1 << 20;
 
 /// Receives the documents of one file, as JSON text, in order.
 trait DocSink {
-    /// One document starting at `line`.
-    fn doc(&mut self, path: &Path, line: usize, doc: &[u8]) -> Result<(), Error>;
+    /// One document starting at `line`, at file offset `offset` when `doc` is the file's
+    /// own bytes (JSON), `None` when it was converted (YAML).
+    fn doc(
+        &mut self,
+        path: &Path,
+        line: usize,
+        offset: Option<u64>,
+        doc: &[u8],
+    ) -> Result<(), Error>;
     /// Forget everything received (the file is being re-read as YAML).
     fn reset(&mut self);
 }
@@ -618,7 +772,13 @@ struct MetaSink<'f> {
 }
 
 impl DocSink for MetaSink<'_> {
-    fn doc(&mut self, path: &Path, line: usize, doc: &[u8]) -> Result<(), Error> {
+    fn doc(
+        &mut self,
+        path: &Path,
+        line: usize,
+        _offset: Option<u64>,
+        doc: &[u8],
+    ) -> Result<(), Error> {
         let (schema, r, kept) = routing(path, line, doc, self.filter)?;
         self.out.read += 1;
         if kept {
@@ -694,7 +854,10 @@ fn read_with<S: DocSink>(path: &Path, sink: &mut S, digest: bool) -> Result<[u8;
     } else {
         read_yaml(path, &mut reader, buf, sink)?;
     }
-    Ok(reader.hasher.map(|h| h.finalize().into()).unwrap_or_default())
+    Ok(reader
+        .hasher
+        .map(|h| h.finalize().into())
+        .unwrap_or_default())
 }
 
 enum JsonFailure {
@@ -715,6 +878,7 @@ fn read_json<R: Read, S: DocSink>(
             source,
         })
     };
+    let mut base = 0u64; // file offset of buf[0]
     let mut pos = 0usize; // start of unconsumed data in buf
     let mut line = 1usize; // line number at buf[pos]
     let mut eof = false;
@@ -731,6 +895,7 @@ fn read_json<R: Read, S: DocSink>(
             if pos < buf.len() || eof {
                 break;
             }
+            base += buf.len() as u64;
             buf.clear();
             pos = 0;
             eof = fill(reader, &mut buf).map_err(io_err)?;
@@ -793,6 +958,7 @@ fn read_json<R: Read, S: DocSink>(
                     }
                     // Need more data: drop the consumed prefix, read another chunk.
                     if pos > 0 {
+                        base += pos as u64;
                         buf.drain(..pos);
                         scan -= pos;
                         pos = 0;
@@ -816,7 +982,7 @@ fn read_json<R: Read, S: DocSink>(
             });
         };
         let doc = &buf[pos..end];
-        match sink.doc(path, line, doc) {
+        match sink.doc(path, line, Some(base + pos as u64), doc) {
             Ok(()) => decoded += 1,
             Err(e @ Error::Json { .. }) if decoded <= 1 => {
                 return Err(JsonFailure::Fallback(Box::new(e)));
@@ -955,7 +1121,7 @@ fn yaml_doc<S: DocSink>(
         origin: origin(),
         source,
     })?;
-    sink.doc(path, line, &json)
+    sink.doc(path, line, None, &json)
 }
 
 /// YAML options matching Go's `sigs.k8s.io/yaml` (yaml.v2): a repeated key keeps the last
@@ -1027,6 +1193,8 @@ struct FileConfig {
 /// document text for the four known schemas).
 struct TypedSink<'f> {
     filter: &'f PackageFilter,
+    /// See [`LoadOptions::lazy_bundle_objects`].
+    lazy: bool,
     out: DeclarativeConfig,
 }
 
@@ -1054,7 +1222,13 @@ fn decode<T: for<'a> Deserialize<'a>>(
 }
 
 impl DocSink for TypedSink<'_> {
-    fn doc(&mut self, path: &Path, line: usize, doc: &[u8]) -> Result<(), Error> {
+    fn doc(
+        &mut self,
+        path: &Path,
+        line: usize,
+        offset: Option<u64>,
+        doc: &[u8],
+    ) -> Result<(), Error> {
         let (schema, r, kept) = routing(path, line, doc, self.filter)?;
         self.out.documents_read += 1;
         if !kept {
@@ -1069,7 +1243,17 @@ impl DocSink for TypedSink<'_> {
         match schema.as_str() {
             SCHEMA_PACKAGE => dc.packages.push(decode(path, line, doc, &schema, &r)?),
             SCHEMA_CHANNEL => dc.channels.push(decode(path, line, doc, &schema, &r)?),
-            SCHEMA_BUNDLE => dc.bundles.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_BUNDLE => {
+                let place = offset.filter(|_| self.lazy).map(|offset| DocPlace {
+                    start: doc.as_ptr() as usize,
+                    len: doc.len(),
+                    offset,
+                });
+                DOC_PLACE.set(place);
+                let bundle = decode(path, line, doc, &schema, &r);
+                DOC_PLACE.set(None);
+                dc.bundles.push(bundle?)
+            }
             SCHEMA_DEPRECATIONS => dc.deprecations.push(decode(path, line, doc, &schema, &r)?),
             _ => {
                 dc.others_count += 1;
@@ -1097,6 +1281,7 @@ fn decode_file(
 ) -> Result<FileConfig, Error> {
     let mut sink = TypedSink {
         filter,
+        lazy: options.lazy_bundle_objects,
         out: DeclarativeConfig::default(),
     };
     let sha256 = read_with(path, &mut sink, options.digest)?;
@@ -1119,11 +1304,19 @@ pub struct LoadOptions {
     /// Compute the content digest (sha256 of every byte, about a third of the loading time
     /// of a large catalog). Without it, [`DeclarativeConfig::digest`] is empty.
     pub digest: bool,
+    /// Leave `olm.bundle.object` values of JSON files in the file: the property's `value` is
+    /// a marker holding the file range instead of the value (`model::Bundle` reads it back
+    /// when asked for its objects). Values from YAML files, and values that do not have
+    /// the `{"data": …}` shape, stay in memory.
+    pub lazy_bundle_objects: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { digest: true }
+        LoadOptions {
+            digest: true,
+            lazy_bundle_objects: false,
+        }
     }
 }
 

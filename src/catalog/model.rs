@@ -160,7 +160,8 @@ impl Bundle {
 pub struct Property {
     /// `type`.
     pub ty: String,
-    /// `value`, raw.
+    /// `value`, raw. An `olm.bundle.object` that [`super::load`] left in its JSON file holds
+    /// a marker of its place instead; read objects with [`Bundle::bundle_objects`].
     pub value: Box<RawValue>,
 }
 
@@ -203,6 +204,16 @@ pub enum BundleObjectError {
     /// The decoded bytes are not UTF-8.
     #[error("the decoded manifest is not UTF-8")]
     NotUtf8,
+    /// The value was left in the catalog file at load time and cannot be read back (the
+    /// file was removed or changed since).
+    #[error("cannot read the value back from {}", path.display())]
+    Unreadable {
+        /// The catalog file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Why `olm.maxOpenShiftVersion` cannot be read.
@@ -274,7 +285,8 @@ impl Bundle {
                 index,
                 kind,
             };
-            let bytes = decode_bundle_object(&p.value).map_err(err)?;
+            let raw = self.object_value(p).map_err(err)?;
+            let bytes = decode_bundle_object(&raw).map_err(err)?;
             let value = match serde_json::from_slice(&bytes) {
                 Ok(v) => v,
                 Err(_) => {
@@ -310,7 +322,8 @@ impl Bundle {
                 index,
                 kind,
             };
-            let bytes = decode_bundle_object(&p.value).map_err(err)?;
+            let raw = self.object_value(p).map_err(err)?;
+            let bytes = decode_bundle_object(&raw).map_err(err)?;
             match serde_json::from_slice::<TopLevelKind>(&bytes) {
                 Ok(TopLevelKind(kind)) => {
                     if found.is_none() && kind.as_deref() == Some(CSV_KIND) {
@@ -337,6 +350,18 @@ impl Bundle {
             }
         }
         Ok(found)
+    }
+
+    /// A property's raw value, read back from the catalog file when the loader left it
+    /// there (see [`super::fbc::LoadOptions::lazy_bundle_objects`]).
+    fn object_value<'a>(
+        &'a self,
+        p: &'a Property,
+    ) -> Result<std::borrow::Cow<'a, RawValue>, BundleObjectError> {
+        match fbc::lazy_value(&p.value) {
+            None => Ok(std::borrow::Cow::Borrowed(&p.value)),
+            Some(lazy) => read_lazy_value(&self.origin.file, lazy).map(std::borrow::Cow::Owned),
+        }
     }
 
     fn decode_all<T: for<'a> serde::Deserialize<'a>>(&self, ty: &str) -> Result<Vec<T>, Error> {
@@ -463,11 +488,35 @@ pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleOb
         .map_err(BundleObjectError::Base64)
 }
 
+/// Read a value the loader left in `file` (see [`fbc::LoadOptions::lazy_bundle_objects`]).
+fn read_lazy_value(
+    file: &std::path::Path,
+    fbc::LazyValue { offset, length, .. }: fbc::LazyValue,
+) -> Result<Box<RawValue>, BundleObjectError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let unreadable = |source| BundleObjectError::Unreadable {
+        path: file.to_path_buf(),
+        source,
+    };
+    let mut f = std::fs::File::open(file).map_err(unreadable)?;
+    f.seek(SeekFrom::Start(offset)).map_err(unreadable)?;
+    let mut bytes = vec![0u8; length];
+    f.read_exact(&mut bytes).map_err(unreadable)?;
+    let changed = || {
+        unreadable(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the catalog file changed since it was loaded",
+        ))
+    };
+    let text = String::from_utf8(bytes).map_err(|_| changed())?;
+    RawValue::from_string(text).map_err(|_| changed())
+}
+
 /// [`decode_bundle_object`]'s verdict without decoding: the value is read without copying
 /// `data` (when it has no escapes), and `data` is checked with [`is_standard_base64`]; only
 /// a failure runs the real decoder, for its error.
 fn check_bundle_object(value: &RawValue) -> Result<(), BundleObjectError> {
-    let obj: BundleObjectRef<'_> =
+    let obj: fbc::BundleObjectRef<'_> =
         serde_json::from_str(value.get()).map_err(BundleObjectError::Shape)?;
     if obj.data.is_empty() {
         if !obj.reference.is_empty() {
@@ -486,67 +535,6 @@ fn check_bundle_object(value: &RawValue) -> Result<(), BundleObjectError> {
         .map_err(BundleObjectError::Base64)
 }
 
-/// `{"data", "ref"}` like [`fbc::BundleObject`] (keys folded, `null` as unset, last wins),
-/// borrowing the strings from the input.
-struct BundleObjectRef<'a> {
-    data: std::borrow::Cow<'a, str>,
-    reference: std::borrow::Cow<'a, str>,
-}
-
-impl<'de> serde::Deserialize<'de> for BundleObjectRef<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, Visitor};
-        use std::borrow::Cow;
-        struct Text<'a>(Cow<'a, str>);
-        impl<'de> serde::Deserialize<'de> for Text<'de> {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct T;
-                impl<'de> Visitor<'de> for T {
-                    type Value = Text<'de>;
-                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                        f.write_str("a string")
-                    }
-                    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
-                        Ok(Text(Cow::Borrowed(v)))
-                    }
-                    fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
-                        Ok(Text(Cow::Owned(v.to_owned())))
-                    }
-                }
-                d.deserialize_str(T)
-            }
-        }
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = BundleObjectRef<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object (BundleObject)")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = BundleObjectRef {
-                    data: Cow::Borrowed(""),
-                    reference: Cow::Borrowed(""),
-                };
-                while let Some(key) = map.next_key::<Text<'de>>()? {
-                    let slot = if key.0.eq_ignore_ascii_case("data") {
-                        &mut out.data
-                    } else if key.0.eq_ignore_ascii_case("ref") {
-                        &mut out.reference
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                        continue;
-                    };
-                    if let Some(Text(v)) = map.next_value::<Option<Text<'de>>>()? {
-                        *slot = v;
-                    }
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
 /// Whether the standard, padded base64 decoder ([`base64::engine::general_purpose::STANDARD`]:
 /// canonical padding, no trailing bits) accepts `data`, without decoding it. Written to
 /// vectorise: a byte-class check over the whole input, then the last quantum.
@@ -554,7 +542,7 @@ pub(crate) fn is_standard_base64(data: &[u8]) -> bool {
     fn sextet(b: u8) -> bool {
         b.is_ascii_alphanumeric() | (b == b'+') | (b == b'/')
     }
-    if data.len() % 4 != 0 {
+    if !data.len().is_multiple_of(4) {
         return false;
     }
     let Some(last) = data.len().checked_sub(4) else {
@@ -631,7 +619,11 @@ pub fn check_release(release: &str) -> Result<(), String> {
 }
 
 /// Known property types that must decode into their struct (rule 5).
-fn check_property(p: &fbc::Property, opts: &BuildOptions) -> Result<(), String> {
+fn check_property(
+    p: &fbc::Property,
+    file: &std::path::Path,
+    opts: &BuildOptions,
+) -> Result<(), String> {
     fn shape<T: for<'a> serde::Deserialize<'a>>(v: &RawValue) -> Result<(), String> {
         serde_json::from_str::<T>(v.get())
             .map(|_| ())
@@ -644,8 +636,17 @@ fn check_property(p: &fbc::Property, opts: &BuildOptions) -> Result<(), String> 
         fbc::PROPERTY_CHANNEL => shape::<fbc::ChannelProperty>(&p.value),
         fbc::PROPERTY_CSV_METADATA => shape::<serde_json::Map<String, serde_json::Value>>(&p.value),
         fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => {
-            check_bundle_object(&p.value).map_err(|e| e.to_string())
+            match fbc::lazy_value(&p.value) {
+                None => check_bundle_object(&p.value),
+                // Checked when it was read.
+                Some(lazy) if lazy.base64_ok => Ok(()),
+                // Read it back for the decoder's own error.
+                Some(lazy) => read_lazy_value(file, lazy).and_then(|v| check_bundle_object(&v)),
+            }
+            .map_err(|e| e.to_string())
         }
+        // A value left in its file had this shape when it was read.
+        fbc::PROPERTY_BUNDLE_OBJECT if fbc::lazy_value(&p.value).is_some() => Ok(()),
         fbc::PROPERTY_BUNDLE_OBJECT => shape::<fbc::BundleObject>(&p.value),
         _ => Ok(()),
     }
@@ -782,7 +783,11 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
                 .properties
                 .iter()
                 .enumerate()
-                .filter_map(|(index, p)| check_property(p, opts).err().map(|r| (index, r)))
+                .filter_map(|(index, p)| {
+                    check_property(p, &b.origin.file, opts)
+                        .err()
+                        .map(|r| (index, r))
+                })
                 .collect()
         })
         .collect();

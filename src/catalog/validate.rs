@@ -467,7 +467,10 @@ pub fn load_and_validate(path: &Path, options: &Options) -> Result<(Catalog, Rep
     let dc = fbc::load_with(
         path,
         &PackageFilter::All,
-        &fbc::LoadOptions { digest: false },
+        &fbc::LoadOptions {
+            digest: false,
+            lazy_bundle_objects: true,
+        },
     )?;
     let (catalog, mut problems) = model::build(
         dc,
