@@ -211,6 +211,8 @@ fn prepare(work: &Path, size_text: &str, layout: Layout, seed: u64) -> Result<Pr
 struct Measure {
     seconds: f64,
     peak_kib: u64,
+    /// User + system CPU time of the whole child process.
+    cpu: f64,
 }
 
 const PHASES: &[&str] = &[
@@ -256,12 +258,15 @@ fn run(args: &[String]) -> Result<()> {
     let mut summary = Vec::new();
     for size in sizes.split(',') {
         let p = prepare(&work, size, layout, seed)?;
-        // Warm the page cache.
+        // Warm the page cache, in small reads: this process must stay small, since a child's
+        // peak RSS as `wait4` reports it starts from its parent's size at the fork.
+        let mut chunk = vec![0u8; 1 << 20];
         for (f, _) in catalog::fbc::catalog_files(&p.catalog)
             .map_err(|e| e.to_string())?
             .files
         {
-            let _ = std::fs::read(f);
+            let mut file = std::fs::File::open(f).map_err(|e| e.to_string())?;
+            while std::io::Read::read(&mut file, &mut chunk).map_err(|e| e.to_string())? > 0 {}
         }
         let mut results: Vec<(&str, Measure, String)> = Vec::new();
         for &ph in PHASES.iter().filter(|ph| only.contains(ph)) {
@@ -294,8 +299,8 @@ fn run(args: &[String]) -> Result<()> {
             p.packages,
             p.bundles
         );
-        println!("| phase | time (s) | MB/s | peak RSS (MB) | ratio |");
-        println!("|---|---:|---:|---:|---|");
+        println!("| phase | time (s) | MB/s | process CPU (s) | peak RSS (MB) | ratio |");
+        println!("|---|---:|---:|---:|---:|---|");
         let floor = get("floor");
         let floor2 = get("floor2");
         for (ph, m, _) in &results {
@@ -319,10 +324,11 @@ fn run(args: &[String]) -> Result<()> {
                 _ => String::new(),
             };
             println!(
-                "| {} | {:.3} | {:.0} | {:.1} | {} |",
+                "| {} | {:.3} | {:.0} | {:.2} | {:.1} | {} |",
                 phase_title(ph),
                 m.seconds,
                 p.bytes as f64 / 1e6 / m.seconds,
+                m.cpu,
                 m.peak_kib as f64 / 1024.0,
                 ratio
             );
@@ -371,8 +377,9 @@ fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Spawn a child and wait for it with `wait4`, returning its stdout and peak RSS (KiB).
-fn spawn_measured(cmd: &mut Command) -> Result<(String, u64, f64)> {
+/// Spawn a child and wait for it with `wait4`, returning its stdout, peak RSS (KiB), wall
+/// time and CPU time (user + system).
+fn spawn_measured(cmd: &mut Command) -> Result<(String, u64, f64, f64)> {
     let start = Instant::now();
     let child = cmd
         .stdout(Stdio::piped())
@@ -411,11 +418,13 @@ fn spawn_measured(cmd: &mut Command) -> Result<(String, u64, f64)> {
             "{cmd:?} failed (status {status}):\n{stderr}{stdout}"
         ));
     }
-    Ok((stdout, usage.ru_maxrss as u64, wall))
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let cpu = secs(usage.ru_utime) + secs(usage.ru_stime);
+    Ok((stdout, usage.ru_maxrss as u64, wall, cpu))
 }
 
 fn run_phase(exe: &Path, phase: &str, p: &Prepared) -> Result<(Measure, String)> {
-    let (stdout, peak, _) = spawn_measured(
+    let (stdout, peak, _, cpu) = spawn_measured(
         Command::new(exe)
             .arg("phase")
             .arg(phase)
@@ -427,11 +436,14 @@ fn run_phase(exe: &Path, phase: &str, p: &Prepared) -> Result<(Measure, String)>
         .next()
         .and_then(|l| l.parse().ok())
         .ok_or_else(|| format!("phase {phase}: no timing in {stdout:?}"))?;
+    // The child's own high-water mark (its address space after exec), else wait4's figure.
+    let own_peak: Option<u64> = lines.next().and_then(|l| l.parse().ok());
     let detail = lines.collect::<Vec<_>>().join("; ");
     Ok((
         Measure {
             seconds,
-            peak_kib: peak,
+            peak_kib: own_peak.unwrap_or(peak),
+            cpu,
         },
         detail,
     ))
@@ -456,7 +468,7 @@ fn install_dir(p: &Prepared) -> Result<PathBuf> {
 
 fn run_create(p: &Prepared) -> Result<(Measure, String)> {
     let dir = install_dir(p)?;
-    let (_, peak, wall) = spawn_measured(
+    let (_, peak, wall, cpu) = spawn_measured(
         Command::new(env!("CARGO_BIN_EXE_po-manifests"))
             .arg("create")
             .arg("--dir")
@@ -470,6 +482,7 @@ fn run_create(p: &Prepared) -> Result<(Measure, String)> {
         Measure {
             seconds: wall,
             peak_kib: peak,
+            cpu,
         },
         format!("{written} manifests"),
     ))
@@ -585,7 +598,15 @@ fn phase(args: &[String]) -> Result<()> {
         }
         other => return Err(format!("unknown phase {other}")),
     };
-    println!("{seconds}\n{detail}");
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or_else(|| "-".to_string(), |k| k.to_string());
+    println!("{seconds}\n{hwm}\n{detail}");
     Ok(())
 }
 
