@@ -358,19 +358,27 @@ impl<'de> Deserialize<'de> for Property {
                     .filter(|t| !t.is_empty())
                     .ok_or_else(|| de::Error::custom("property type must be set"))?;
                 if let (Some(b), Some(place)) = (borrowed, place) {
-                    let shaped = || serde_json::from_str::<BundleObjectRef<'_>>(b.get()).ok();
                     value = Some(match place.range_of(b) {
-                        Some((offset, length)) if ty == PROPERTY_BUNDLE_OBJECT => match shaped() {
-                            // Checked now, while the bytes are at hand, so that validation
-                            // does not read them back.
-                            Some(obj) => lazy_marker(
-                                offset,
-                                length,
-                                !obj.data.is_empty()
-                                    && super::model::is_standard_base64(obj.data.as_bytes()),
-                            ),
-                            None => b.to_owned(),
-                        },
+                        // The common `{"data":"<base64>"}`: valid base64 has no quote or
+                        // backslash, so the data is the whole string and needs no parsing.
+                        Some((offset, length))
+                            if ty == PROPERTY_BUNDLE_OBJECT && plain_base64_data(b.get()) =>
+                        {
+                            lazy_marker(offset, length, true)
+                        }
+                        Some((offset, length)) if ty == PROPERTY_BUNDLE_OBJECT => {
+                            match serde_json::from_str::<BundleObjectRef<'_>>(b.get()).ok() {
+                                // Checked now, while the bytes are at hand, so that validation
+                                // does not read them back.
+                                Some(obj) => lazy_marker(
+                                    offset,
+                                    length,
+                                    !obj.data.is_empty()
+                                        && super::model::is_standard_base64(obj.data.as_bytes()),
+                                ),
+                                None => b.to_owned(),
+                            }
+                        }
                         _ => b.to_owned(),
                     });
                 }
@@ -407,6 +415,15 @@ impl DocPlace {
 
 thread_local! {
     static DOC_PLACE: std::cell::Cell<Option<DocPlace>> = const { std::cell::Cell::new(None) };
+}
+
+/// Whether a bundle object value is exactly `{"data":"…"}` with non-empty, valid standard
+/// base64 between the quotes.
+fn plain_base64_data(value: &str) -> bool {
+    value
+        .strip_prefix("{\"data\":\"")
+        .and_then(|v| v.strip_suffix("\"}"))
+        .is_some_and(|data| !data.is_empty() && super::model::is_standard_base64(data.as_bytes()))
 }
 
 /// A random number per process: lazy markers carry it, so a catalog cannot contain a value
