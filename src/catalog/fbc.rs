@@ -88,11 +88,56 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
+/// The spellings of `schema`, `package` and `name` seen in one object: two spellings of one
+/// key are an error, as in [`Routing`] (`extractUniqueMetaKeys`), so typed decoding can stand
+/// in for the routing pass.
+#[derive(Default)]
+struct RoutingKeys(Option<String>, Option<String>, Option<String>);
+
+impl RoutingKeys {
+    fn is_routing_key(key: &str) -> bool {
+        ["schema", "package", "name"]
+            .iter()
+            .any(|k| key.eq_ignore_ascii_case(k))
+    }
+
+    fn check(&mut self, key: &str) -> Result<(), String> {
+        let slot = if key.eq_ignore_ascii_case("schema") {
+            &mut self.0
+        } else if key.eq_ignore_ascii_case("package") {
+            &mut self.1
+        } else if key.eq_ignore_ascii_case("name") {
+            &mut self.2
+        } else {
+            return Ok(());
+        };
+        match slot {
+            Some(prev) if prev != key => Err(format!(
+                "duplicate keys {prev:?} and {key:?} differ only by case"
+            )),
+            Some(_) => Ok(()),
+            None => {
+                *slot = Some(key.to_owned());
+                Ok(())
+            }
+        }
+    }
+}
+
 /// Declares a struct named as in the file with a case-insensitive, null-tolerant `Deserialize`
 /// (Go `encoding/json` semantics: keys fold case, unknown keys are ignored, the last duplicate
 /// wins, `null` leaves the zero value) and a plain `Serialize` with the file's names.
+/// `document;` marks a document's top-level struct, which also applies the routing pass's
+/// rules to `schema`, `package` and `name` (see [`RoutingKeys`]).
 macro_rules! fbc_struct {
     (
+        document;
+        $($rest:tt)*
+    ) => {
+        fbc_struct!(@top true; $($rest)*);
+    };
+    (
+        @top $top:literal;
         $(#[$m:meta])*
         pub struct $name:ident {
             $( $(#[$fm:meta])* $json:literal => pub $field:ident : $ty:ty ),* $(,)?
@@ -114,7 +159,11 @@ macro_rules! fbc_struct {
                     }
                     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
                         let mut out = $name::default();
+                        let mut routing_keys = RoutingKeys::default();
                         while let Some(key) = map.next_key::<Key<'de>>()? {
+                            if $top {
+                                routing_keys.check(&key.0).map_err(de::Error::custom)?;
+                            }
                             $(
                                 if key.0.eq_ignore_ascii_case($json) {
                                     if let Some(v) = map.next_value::<Option<$ty>>()? {
@@ -123,7 +172,12 @@ macro_rules! fbc_struct {
                                     continue;
                                 }
                             )*
-                            map.next_value::<IgnoredAny>()?;
+                            if $top && RoutingKeys::is_routing_key(&key.0) {
+                                // Not a field here, but the routing pass reads it as a string.
+                                map.next_value::<Option<String>>()?;
+                            } else {
+                                map.next_value::<IgnoredAny>()?;
+                            }
                         }
                         Ok(out)
                     }
@@ -132,9 +186,16 @@ macro_rules! fbc_struct {
             }
         }
     };
+    (
+        $(#[$m:meta])*
+        pub struct $($rest:tt)*
+    ) => {
+        fbc_struct!(@top false; $(#[$m])* pub struct $($rest)*);
+    };
 }
 
 fbc_struct! {
+    document;
     /// An `olm.package` blob.
     pub struct Package {
         /// Always `olm.package`.
@@ -163,6 +224,7 @@ fbc_struct! {
 }
 
 fbc_struct! {
+    document;
     /// An `olm.channel` blob.
     pub struct Channel {
         /// Always `olm.channel`.
@@ -193,6 +255,7 @@ fbc_struct! {
 }
 
 fbc_struct! {
+    document;
     /// An `olm.bundle` blob.
     pub struct Bundle {
         /// Always `olm.bundle`.
@@ -221,6 +284,7 @@ fbc_struct! {
 }
 
 fbc_struct! {
+    document;
     /// An `olm.deprecations` blob.
     pub struct Deprecation {
         /// Always `olm.deprecations`.
@@ -732,6 +796,119 @@ trait DocSink {
     ) -> Result<(), Error>;
     /// Forget everything received (the file is being re-read as YAML).
     fn reset(&mut self);
+}
+
+/// The routing keys of a document read from its first members without parsing the rest, for
+/// documents that typed decoding will check in full. `None` whenever this is not certain
+/// (escapes, a value that is not a plain string, a repeated key, no `schema`): the caller
+/// then runs the full routing parse.
+fn sniff_routing(doc: &[u8]) -> Option<Routing> {
+    fn ws(doc: &[u8], mut i: usize) -> usize {
+        while i < doc.len() && doc[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    }
+    /// The end (after the closing quote) of a string starting at `i`, and whether it had
+    /// escapes.
+    fn string_end(doc: &[u8], i: usize) -> Option<(usize, bool)> {
+        let mut j = i + 1;
+        let mut escaped = false;
+        loop {
+            let k = j + memchr::memchr2(b'"', b'\\', doc.get(j..)?)?;
+            if doc[k] == b'"' {
+                return Some((k + 1, escaped));
+            }
+            escaped = true;
+            j = k + 2;
+        }
+    }
+    fn value_end(doc: &[u8], i: usize) -> Option<usize> {
+        match *doc.get(i)? {
+            b'"' => string_end(doc, i).map(|(e, _)| e),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                let mut j = i;
+                loop {
+                    match *doc.get(j)? {
+                        b'"' => {
+                            j = string_end(doc, j)?.0;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(j + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
+            _ => {
+                let mut j = i;
+                while j < doc.len() && !matches!(doc[j], b',' | b'}' | b']') {
+                    j += 1;
+                }
+                Some(j)
+            }
+        }
+    }
+    let mut i = ws(doc, 0);
+    if doc.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    let mut found: [Option<String>; 3] = [None, None, None];
+    loop {
+        i = ws(doc, i);
+        if *doc.get(i)? != b'"' {
+            return None;
+        }
+        let (key_end, escaped) = string_end(doc, i)?;
+        if escaped {
+            return None;
+        }
+        let key = std::str::from_utf8(&doc[i + 1..key_end - 1]).ok()?;
+        i = ws(doc, key_end);
+        if *doc.get(i)? != b':' {
+            return None;
+        }
+        i = ws(doc, i + 1);
+        let slot = ["schema", "package", "name"]
+            .iter()
+            .position(|k| key.eq_ignore_ascii_case(k));
+        if let Some(slot) = slot {
+            if found[slot].is_some() || *doc.get(i)? != b'"' {
+                return None;
+            }
+            let (end, escaped) = string_end(doc, i)?;
+            if escaped {
+                return None;
+            }
+            found[slot] = Some(std::str::from_utf8(&doc[i + 1..end - 1]).ok()?.to_owned());
+            i = end;
+            if found.iter().all(Option::is_some) {
+                break;
+            }
+        } else {
+            i = value_end(doc, i)?;
+        }
+        i = ws(doc, i);
+        match *doc.get(i)? {
+            b',' => i += 1,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    let [schema, package, name] = found;
+    Some(Routing {
+        schema: Some(schema.filter(|s| !s.is_empty())?),
+        package: package.unwrap_or_default(),
+        name: name.unwrap_or_default(),
+    })
 }
 
 /// Parse the routing keys of one document: its schema, keys, and whether the filter keeps it.
@@ -1246,6 +1423,10 @@ impl DocSink for TypedSink<'_> {
         offset: Option<u64>,
         doc: &[u8],
     ) -> Result<(), Error> {
+        if self.fast_path(path, line, offset, doc)? {
+            self.out.documents_read += 1;
+            return Ok(());
+        }
         let (schema, r, kept) = routing(path, line, doc, self.filter)?;
         self.out.documents_read += 1;
         if !kept {
@@ -1281,6 +1462,92 @@ impl DocSink for TypedSink<'_> {
     }
     fn reset(&mut self) {
         self.out = DeclarativeConfig::default();
+    }
+}
+
+impl TypedSink<'_> {
+    /// Decode a kept document of a known schema without the routing pass: the routing keys
+    /// are sniffed from its first members, and typed decoding checks the whole document
+    /// (including the routing pass's duplicate-key rule). Returns `false`, having kept
+    /// nothing, whenever the full path must decide (also to report any error its way).
+    fn fast_path(
+        &mut self,
+        path: &Path,
+        line: usize,
+        offset: Option<u64>,
+        doc: &[u8],
+    ) -> Result<bool, Error> {
+        let Some(r) = sniff_routing(doc) else {
+            return Ok(false);
+        };
+        let schema = r.schema.as_deref().unwrap_or_default();
+        if !is_known_schema(schema) || !self.filter.keeps_doc(schema, &r.package, &r.name) {
+            return Ok(false);
+        }
+        let origin = || Origin {
+            file: path.to_path_buf(),
+            line,
+        };
+        let dc = &mut self.out;
+        // Each arm checks that the typed keys agree with the sniffed ones (a repeated key
+        // after the sniffed members would change them).
+        match schema {
+            SCHEMA_PACKAGE => match serde_json::from_slice::<Package>(doc) {
+                Ok(item) if item.schema == schema && item.name == r.name => {
+                    dc.packages.push(Located {
+                        item,
+                        origin: origin(),
+                    })
+                }
+                _ => return Ok(false),
+            },
+            SCHEMA_CHANNEL => match serde_json::from_slice::<Channel>(doc) {
+                Ok(item)
+                    if item.schema == schema
+                        && item.name == r.name
+                        && item.package == r.package =>
+                {
+                    dc.channels.push(Located {
+                        item,
+                        origin: origin(),
+                    })
+                }
+                _ => return Ok(false),
+            },
+            SCHEMA_BUNDLE => {
+                let place = offset.filter(|_| self.lazy).map(|offset| DocPlace {
+                    start: doc.as_ptr() as usize,
+                    len: doc.len(),
+                    offset,
+                });
+                DOC_PLACE.set(place);
+                let bundle = serde_json::from_slice::<Bundle>(doc);
+                DOC_PLACE.set(None);
+                match bundle {
+                    Ok(item)
+                        if item.schema == schema
+                            && item.name == r.name
+                            && item.package == r.package =>
+                    {
+                        dc.bundles.push(Located {
+                            item,
+                            origin: origin(),
+                        })
+                    }
+                    _ => return Ok(false),
+                }
+            }
+            _ => match serde_json::from_slice::<Deprecation>(doc) {
+                Ok(item) if item.schema == schema && item.package == r.package => {
+                    dc.deprecations.push(Located {
+                        item,
+                        origin: origin(),
+                    })
+                }
+                _ => return Ok(false),
+            },
+        }
+        Ok(true)
     }
 }
 
@@ -1543,6 +1810,33 @@ mod tests {
             )
             .unwrap_err();
             assert!(matches!(e, Error::Json { .. }), "{e}");
+        }
+        #[test]
+        fn routing_rules_hold_after_the_sniffed_members() {
+            // The routing keys are sniffed from the first members; what follows them still
+            // obeys the routing pass: the last duplicate wins, case variants and non-string
+            // values are errors.
+            let dc = load_text(
+                "c.json",
+                r#"{"schema":"olm.bundle","package":"a","name":"a.v1","name":"a.v2"}"#,
+            )
+            .unwrap();
+            assert_eq!(dc.bundles[0].item.name, "a.v2");
+            for text in [
+                r#"{"schema":"olm.bundle","package":"a","name":"x","Name":"y"}"#,
+                r#"{"schema":"olm.package","name":"a","package":"x","package":5}"#,
+                r#"{"schema":"olm.deprecations","package":"a","name":"x","NAME":"y","entries":[]}"#,
+            ] {
+                let e = load_text("c.json", text).unwrap_err();
+                assert!(matches!(e, Error::Json { .. }), "{text}: {e}");
+            }
+            // Nested objects keep plain last-wins semantics.
+            let dc = load_text(
+                "c.json",
+                r#"{"schema":"olm.bundle","package":"a","name":"a.v1","relatedImages":[{"name":"x","Name":"y","image":"i"}]}"#,
+            )
+            .unwrap();
+            assert_eq!(dc.bundles[0].item.related_images[0].name, "y");
         }
         #[test]
         fn unknown_schemas_are_counted_and_kept_aside() {
