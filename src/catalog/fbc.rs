@@ -9,6 +9,13 @@
 //! * [`walk`] yields one document at a time; [`load`] collects a whole catalog (in parallel per
 //!   file) into a [`DeclarativeConfig`], decoding only the documents a [`PackageFilter`] keeps.
 //!
+//! Large catalogs (hundreds of MB, mostly base64 `olm.bundle.object` data) are read close to
+//! the cost of one JSON pass: a kept document's routing keys are sniffed from its first
+//! members and its typed decoding checks the whole document (the routing pass runs only when
+//! the sniff is unsure, or for documents the filter skips); with
+//! [`LoadOptions::lazy_bundle_objects`], bundle object values stay in the file and only their
+//! byte range (and whether their base64 is valid) is kept.
+//!
 //! File layout rules (reference/catalogs-and-conversion.md §1.2): a directory is walked in
 //! lexical order, every regular file is read (no extension filter), `.indexignore` files
 //! (gitignore syntax) apply to their directory and below and are skipped themselves. A file
@@ -1563,9 +1570,12 @@ fn decode_file(
     filter: &PackageFilter,
     options: &LoadOptions,
 ) -> Result<FileConfig, Error> {
+    // Only a regular file can be read again later (not a pipe or a device).
+    let lazy = options.lazy_bundle_objects
+        && std::fs::metadata(path).is_ok_and(|m| m.file_type().is_file());
     let mut sink = TypedSink {
         filter,
-        lazy: options.lazy_bundle_objects,
+        lazy,
         out: DeclarativeConfig::default(),
     };
     let sha256 = read_with(path, &mut sink, options.digest)?;
