@@ -163,8 +163,20 @@ pub enum PackageFilter {
 /// errors, and with [`Error::Link`] listing every linking problem that `opm`'s
 /// `ConvertToModel` would stop on. Model rules (heads, stranded bundles, …) are not checked
 /// here; see [`validate`].
+///
+/// The catalog keeps an index of embedded manifests, not the manifests: `olm.bundle.object`
+/// values of JSON files stay in the file (the model's property holds their place) and are
+/// read back by [`model::Bundle::bundle_objects`], so the catalog must not change while it
+/// is in use.
 pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error> {
-    let dc = fbc::load(path, filter)?;
+    let dc = fbc::load_with(
+        path,
+        filter,
+        &fbc::LoadOptions {
+            lazy_bundle_objects: true,
+            ..Default::default()
+        },
+    )?;
     let (catalog, problems) = model::build(dc, &model::BuildOptions::default());
     if problems.is_empty() {
         Ok(catalog)

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use base64::Engine as _;
+use rayon::prelude::*;
 use serde_json::value::RawValue;
 
 use super::fbc;
@@ -159,7 +160,8 @@ impl Bundle {
 pub struct Property {
     /// `type`.
     pub ty: String,
-    /// `value`, raw.
+    /// `value`, raw. An `olm.bundle.object` that [`super::load`] left in its JSON file holds
+    /// a marker of its place instead; read objects with [`Bundle::bundle_objects`].
     pub value: Box<RawValue>,
 }
 
@@ -202,6 +204,16 @@ pub enum BundleObjectError {
     /// The decoded bytes are not UTF-8.
     #[error("the decoded manifest is not UTF-8")]
     NotUtf8,
+    /// The value was left in the catalog file at load time and cannot be read back (the
+    /// file was removed or changed since).
+    #[error("cannot read the value back from {}", path.display())]
+    Unreadable {
+        /// The catalog file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Why `olm.maxOpenShiftVersion` cannot be read.
@@ -273,7 +285,8 @@ impl Bundle {
                 index,
                 kind,
             };
-            let bytes = decode_bundle_object(&p.value).map_err(err)?;
+            let raw = self.object_value(p).map_err(err)?;
+            let bytes = decode_bundle_object(&raw).map_err(err)?;
             let value = match serde_json::from_slice(&bytes) {
                 Ok(v) => v,
                 Err(_) => {
@@ -288,12 +301,67 @@ impl Bundle {
         Ok(out)
     }
 
-    /// The first embedded object of kind `ClusterServiceVersion`, if any decode.
+    /// The first embedded object of kind `ClusterServiceVersion`, if every object decodes.
     pub fn csv_object(&self) -> Option<serde_json::Value> {
-        self.bundle_objects()
-            .ok()?
-            .into_iter()
-            .find(|o| o.get("kind").and_then(|k| k.as_str()) == Some("ClusterServiceVersion"))
+        self.csv_bundle_object().ok().flatten()
+    }
+
+    /// The first embedded object of kind `ClusterServiceVersion`: the same answer as
+    /// [`Bundle::bundle_objects`] followed by a search, including its errors (every object is
+    /// decoded and checked), but only the CSV becomes a [`serde_json::Value`]; the others,
+    /// CRDs with large schemas mostly, are only checked as JSON.
+    pub fn csv_bundle_object(&self) -> Result<Option<serde_json::Value>, Error> {
+        let mut found = None;
+        for (index, p) in self.properties.iter().enumerate() {
+            if p.ty != fbc::PROPERTY_BUNDLE_OBJECT {
+                continue;
+            }
+            let err = |kind| Error::BundleObject {
+                package: self.package.clone(),
+                bundle: self.name.clone(),
+                index,
+                kind,
+            };
+            let raw = self.object_value(p).map_err(err)?;
+            let bytes = decode_bundle_object(&raw).map_err(err)?;
+            match serde_json::from_slice::<TopLevelKind>(&bytes) {
+                Ok(TopLevelKind(kind)) => {
+                    if found.is_none() && kind.as_deref() == Some(CSV_KIND) {
+                        found = Some(serde_json::from_slice(&bytes).map_err(|e| {
+                            err(BundleObjectError::Manifest(Box::new(
+                                <serde_saphyr::Error as serde::de::Error>::custom(e),
+                            )))
+                        })?);
+                    }
+                }
+                Err(_) => {
+                    // Not JSON: YAML, exactly as `bundle_objects` reads it.
+                    let text =
+                        std::str::from_utf8(&bytes).map_err(|_| err(BundleObjectError::NotUtf8))?;
+                    let value: serde_json::Value =
+                        serde_saphyr::from_str_with_options(text, fbc::yaml_options())
+                            .map_err(|e| err(BundleObjectError::Manifest(Box::new(e))))?;
+                    if found.is_none()
+                        && value.get("kind").and_then(|k| k.as_str()) == Some(CSV_KIND)
+                    {
+                        found = Some(value);
+                    }
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// A property's raw value, read back from the catalog file when the loader left it
+    /// there (see [`super::fbc::LoadOptions::lazy_bundle_objects`]).
+    fn object_value<'a>(
+        &'a self,
+        p: &'a Property,
+    ) -> Result<std::borrow::Cow<'a, RawValue>, BundleObjectError> {
+        match fbc::lazy_value(&p.value) {
+            None => Ok(std::borrow::Cow::Borrowed(&p.value)),
+            Some(lazy) => read_lazy_value(&self.origin.file, lazy).map(std::borrow::Cow::Owned),
+        }
     }
 
     fn decode_all<T: for<'a> serde::Deserialize<'a>>(&self, ty: &str) -> Result<Vec<T>, Error> {
@@ -347,6 +415,62 @@ impl Bundle {
     }
 }
 
+const CSV_KIND: &str = "ClusterServiceVersion";
+
+/// Any JSON document, checked in full, keeping only a top-level object's `kind` when it is a
+/// string (the last one wins, as in [`serde_json::Value`]).
+struct TopLevelKind(Option<String>);
+
+impl<'de> serde::Deserialize<'de> for TopLevelKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TopLevelKind;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevelKind, A::Error> {
+                let mut kind = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "kind" {
+                        kind = match map.next_value::<serde_json::Value>()? {
+                            serde_json::Value::String(s) => Some(s),
+                            _ => None,
+                        };
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(TopLevelKind(kind))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TopLevelKind, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(TopLevelKind(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+            fn visit_unit<E>(self) -> Result<TopLevelKind, E> {
+                Ok(TopLevelKind(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Decode one `olm.bundle.object` value to the manifest bytes.
 pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleObjectError> {
     let obj: fbc::BundleObject =
@@ -362,6 +486,91 @@ pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleOb
     base64::engine::general_purpose::STANDARD
         .decode(obj.data.as_bytes())
         .map_err(BundleObjectError::Base64)
+}
+
+/// Read a value the loader left in `file` (see [`fbc::LoadOptions::lazy_bundle_objects`]).
+fn read_lazy_value(
+    file: &std::path::Path,
+    fbc::LazyValue { offset, length, .. }: fbc::LazyValue,
+) -> Result<Box<RawValue>, BundleObjectError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let unreadable = |source| BundleObjectError::Unreadable {
+        path: file.to_path_buf(),
+        source,
+    };
+    let mut f = std::fs::File::open(file).map_err(unreadable)?;
+    f.seek(SeekFrom::Start(offset)).map_err(unreadable)?;
+    let mut bytes = vec![0u8; length];
+    f.read_exact(&mut bytes).map_err(unreadable)?;
+    let changed = || {
+        unreadable(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the catalog file changed since it was loaded",
+        ))
+    };
+    let text = String::from_utf8(bytes).map_err(|_| changed())?;
+    RawValue::from_string(text).map_err(|_| changed())
+}
+
+/// [`decode_bundle_object`]'s verdict without decoding: the value is read without copying
+/// `data` (when it has no escapes), and `data` is checked with [`is_standard_base64`]; only
+/// a failure runs the real decoder, for its error.
+fn check_bundle_object(value: &RawValue) -> Result<(), BundleObjectError> {
+    let obj: fbc::BundleObjectRef<'_> =
+        serde_json::from_str(value.get()).map_err(BundleObjectError::Shape)?;
+    if obj.data.is_empty() {
+        if !obj.reference.is_empty() {
+            return Err(BundleObjectError::RefUnsupported {
+                reference: obj.reference.into_owned(),
+            });
+        }
+        return Err(BundleObjectError::Empty);
+    }
+    if is_standard_base64(obj.data.as_bytes()) {
+        return Ok(());
+    }
+    base64::engine::general_purpose::STANDARD
+        .decode(obj.data.as_bytes())
+        .map(|_| ())
+        .map_err(BundleObjectError::Base64)
+}
+
+/// Whether the standard, padded base64 decoder ([`base64::engine::general_purpose::STANDARD`]:
+/// canonical padding, no trailing bits) accepts `data`, without decoding it. Written to
+/// vectorise: a byte-class check over the whole input, then the last quantum.
+pub(crate) fn is_standard_base64(data: &[u8]) -> bool {
+    fn sextet(b: u8) -> bool {
+        b.is_ascii_alphanumeric() | (b == b'+') | (b == b'/')
+    }
+    if !data.len().is_multiple_of(4) {
+        return false;
+    }
+    let Some(last) = data.len().checked_sub(4) else {
+        return true;
+    };
+    let (body, tail) = data.split_at(last);
+    let mut ok = true;
+    for chunk in body.chunks(64) {
+        ok &= chunk.iter().fold(true, |acc, &b| acc & sextet(b));
+        if !ok {
+            return false;
+        }
+    }
+    let value = |b: u8| -> u8 {
+        match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            _ => 63,
+        }
+    };
+    match tail {
+        [a, b, b'=', b'='] => sextet(*a) && sextet(*b) && value(*b) & 0x0f == 0,
+        [a, b, c, b'='] => sextet(*a) && sextet(*b) && sextet(*c) && value(*c) & 0x03 == 0,
+        [a, b, c, d] => sextet(*a) && sextet(*b) && sextet(*c) && sextet(*d),
+        _ => false,
+    }
 }
 
 /// Options for [`build`].
@@ -410,7 +619,11 @@ pub fn check_release(release: &str) -> Result<(), String> {
 }
 
 /// Known property types that must decode into their struct (rule 5).
-fn check_property(p: &fbc::Property, opts: &BuildOptions) -> Result<(), String> {
+fn check_property(
+    p: &fbc::Property,
+    file: &std::path::Path,
+    opts: &BuildOptions,
+) -> Result<(), String> {
     fn shape<T: for<'a> serde::Deserialize<'a>>(v: &RawValue) -> Result<(), String> {
         serde_json::from_str::<T>(v.get())
             .map(|_| ())
@@ -422,9 +635,18 @@ fn check_property(p: &fbc::Property, opts: &BuildOptions) -> Result<(), String> 
         fbc::PROPERTY_GVK | fbc::PROPERTY_GVK_REQUIRED => shape::<fbc::Gvk>(&p.value),
         fbc::PROPERTY_CHANNEL => shape::<fbc::ChannelProperty>(&p.value),
         fbc::PROPERTY_CSV_METADATA => shape::<serde_json::Map<String, serde_json::Value>>(&p.value),
-        fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => decode_bundle_object(&p.value)
-            .map(|_| ())
-            .map_err(|e| e.to_string()),
+        fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => {
+            match fbc::lazy_value(&p.value) {
+                None => check_bundle_object(&p.value),
+                // Checked when it was read.
+                Some(lazy) if lazy.base64_ok => Ok(()),
+                // Read it back for the decoder's own error.
+                Some(lazy) => read_lazy_value(file, lazy).and_then(|v| check_bundle_object(&v)),
+            }
+            .map_err(|e| e.to_string())
+        }
+        // A value left in its file had this shape when it was read.
+        fbc::PROPERTY_BUNDLE_OBJECT if fbc::lazy_value(&p.value).is_some() => Ok(()),
         fbc::PROPERTY_BUNDLE_OBJECT => shape::<fbc::BundleObject>(&p.value),
         _ => Ok(()),
     }
@@ -551,8 +773,28 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
         });
     }
 
+    // Rule 5 (properties parse) is the costly one (it base64-decodes every embedded object
+    // when asked to): run it on every core first, report it in order below.
+    let property_problems: Vec<Vec<(usize, String)>> = dc
+        .bundles
+        .par_iter()
+        .map(|b| {
+            b.item
+                .properties
+                .iter()
+                .enumerate()
+                .filter_map(|(index, p)| {
+                    check_property(p, &b.origin.file, opts)
+                        .err()
+                        .map(|r| (index, r))
+                })
+                .collect()
+        })
+        .collect();
     let mut bundle_origins: HashMap<(String, String), Origin> = HashMap::new();
-    for fbc::Located { item: b, origin } in dc.bundles {
+    for (fbc::Located { item: b, origin }, property_problems) in
+        dc.bundles.into_iter().zip(property_problems)
+    {
         if b.package.is_empty() {
             problems.push(
                 Problem::error(ProblemKind::BundlePackageEmpty)
@@ -592,14 +834,12 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
                 .at(&origin)
         };
         // Rule 5: properties parse.
-        for (index, p) in b.properties.iter().enumerate() {
-            if let Err(reason) = check_property(p, opts) {
-                problems.push(here(ProblemKind::PropertyInvalid {
-                    index,
-                    ty: p.ty.clone(),
-                    reason,
-                }));
-            }
+        for (index, reason) in property_problems {
+            problems.push(here(ProblemKind::PropertyInvalid {
+                index,
+                ty: b.properties[index].ty.clone(),
+                reason,
+            }));
         }
         // Rule 6: exactly one olm.package property naming this package.
         let pkg_props: Vec<fbc::PackageProperty> = b
@@ -920,6 +1160,41 @@ mod tests {
                     ..
                 })
             ));
+        }
+    }
+
+    mod base64_check {
+        use super::*;
+        use base64::engine::general_purpose::STANDARD;
+        use proptest::prelude::*;
+
+        #[test]
+        fn edge_cases_agree_with_the_decoder() {
+            for s in [
+                "", "QQ==", "QR==", "QUI=", "QUJ=", "QUJD", "=", "==", "Q===", "====", "QQ=", "QQ",
+                "QUJD\n", "QU=D", "QUJDQQ==", "QUJD====", "QUJD-_==", "QQ==QUJD",
+            ] {
+                assert_eq!(
+                    is_standard_base64(s.as_bytes()),
+                    STANDARD.decode(s).is_ok(),
+                    "{s:?}"
+                );
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn agrees_with_the_decoder(bytes in proptest::collection::vec(any::<u8>(), 0..200), noise in proptest::collection::vec((any::<usize>(), prop::sample::select(vec![b'=', b'-', b'_', b' ', b'\n', 0xc3, b'A', b'B', b'Q'])), 0..3), cut in 0usize..4) {
+                let mut text = STANDARD.encode(&bytes).into_bytes();
+                for (at, b) in noise {
+                    if !text.is_empty() {
+                        let i = at % text.len();
+                        text[i] = b;
+                    }
+                }
+                text.truncate(text.len().saturating_sub(cut % 2 * cut));
+                prop_assert_eq!(is_standard_base64(&text), STANDARD.decode(&text).is_ok(), "{:?}", String::from_utf8_lossy(&text));
+            }
         }
     }
 

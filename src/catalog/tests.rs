@@ -302,3 +302,107 @@ mod realdata {
         assert!(objs.iter().any(|o| o["kind"] == "ClusterServiceVersion"));
     }
 }
+
+/// `olm.bundle.object` values stay in JSON files; the model reads them back.
+mod lazy_bundle_objects {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+
+    use super::*;
+    use crate::catalog::model::BundleObjectError;
+
+    fn catalog(dir: &Path, data: &str, ext: &str) -> PathBuf {
+        let csv =
+            STANDARD.encode(r#"{"kind":"ClusterServiceVersion","metadata":{"name":"a.v1.0.0"}}"#);
+        let text = format!(
+            r#"{{"schema":"olm.package","name":"a","defaultChannel":"s"}}
+{{"schema":"olm.channel","package":"a","name":"s","entries":[{{"name":"a.v1.0.0"}}]}}
+{{"schema":"olm.bundle","package":"a","name":"a.v1.0.0","image":"","properties":[
+  {{"type":"olm.package","value":{{"packageName":"a","version":"1.0.0"}}}},
+  {{"type":"olm.bundle.object","value":{{"data":"{csv}"}}}},
+  {{"type":"olm.bundle.object","value":{{"data":"{data}"}}}}]}}
+"#
+        );
+        let text = if ext == "yaml" {
+            // The same documents as YAML (flow style is YAML too).
+            text.replace("}\n{", "}\n---\n{")
+        } else {
+            text
+        };
+        let path = dir.join(format!("catalog.{ext}"));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn json_values_stay_in_the_file_and_read_back() {
+        let d = tempfile::tempdir().unwrap();
+        let crd = STANDARD.encode(r#"{"kind":"CustomResourceDefinition"}"#);
+        let path = catalog(d.path(), &crd, "json");
+        let cat = load(&path, &PackageFilter::All).unwrap();
+        let b = &cat.packages[0].bundles[0];
+        assert!(fbc::lazy_value(&b.properties[1].value).is_some());
+        assert!(b.has_bundle_objects());
+        let kinds: Vec<_> = b
+            .bundle_objects()
+            .unwrap()
+            .iter()
+            .map(|o| o["kind"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(kinds, ["ClusterServiceVersion", "CustomResourceDefinition"]);
+        assert_eq!(b.csv_object().unwrap()["metadata"]["name"], "a.v1.0.0");
+        // Validation checks the values without keeping them.
+        let report = validate::validate_path(&path, &Options::default()).unwrap();
+        assert!(report.problems.is_empty(), "{report}");
+        // The file changed under the catalog: an error, not wrong objects.
+        std::fs::write(&path, "{}").unwrap();
+        assert!(matches!(
+            b.bundle_objects(),
+            Err(super::super::Error::BundleObject {
+                kind: BundleObjectError::Unreadable { .. },
+                index: 1,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn yaml_values_stay_in_memory() {
+        let d = tempfile::tempdir().unwrap();
+        let crd = STANDARD.encode(r#"{"kind":"CustomResourceDefinition"}"#);
+        let path = catalog(d.path(), &crd, "yaml");
+        let cat = load(&path, &PackageFilter::All).unwrap();
+        let b = &cat.packages[0].bundles[0];
+        assert!(fbc::lazy_value(&b.properties[1].value).is_none());
+        assert_eq!(b.bundle_objects().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn invalid_base64_is_reported_as_before() {
+        let d = tempfile::tempdir().unwrap();
+        let json = catalog(d.path(), "e30", "json");
+        let yaml = catalog(d.path(), "e30", "yaml");
+        let lines = |p: &Path| {
+            validate::validate_path(p, &Options::default())
+                .unwrap()
+                .problems
+                .iter()
+                .map(|p| p.to_string().replace("catalog.yaml", "catalog.json"))
+                .map(|l| l.split(" (").next().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        };
+        let from_json = lines(&json);
+        assert_eq!(from_json.len(), 1, "{from_json:?}");
+        assert!(from_json[0].contains("property #2"), "{from_json:?}");
+        assert_eq!(from_json, lines(&yaml));
+    }
+
+    #[test]
+    fn a_forged_marker_is_an_ordinary_value() {
+        let value = serde_json::value::RawValue::from_string(
+            r#"{"po-manifests.lazy":[0,10,12345,1]}"#.to_owned(),
+        )
+        .unwrap();
+        assert!(fbc::lazy_value(&value).is_none());
+    }
+}

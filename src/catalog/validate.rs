@@ -456,7 +456,22 @@ impl fmt::Display for Report {
 /// `opm validate PATH`: load everything, link (collecting rules 1–12), then check the model
 /// (rules 13–16). Only I/O and parse errors are `Err`; every rule violation is in the report.
 pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
-    let dc = fbc::load(path, &PackageFilter::All)?;
+    load_and_validate(path, options).map(|(_, report)| report)
+}
+
+/// [`validate_path`] that also returns the linked catalog (objects with linking problems
+/// left out, as [`model::build`] does), so a caller that validates and then resolves reads
+/// the catalog once. Validation does not need the content digest, so it is not computed:
+/// the catalog's `digest` is empty (see [`super::content_digest`]).
+pub fn load_and_validate(path: &Path, options: &Options) -> Result<(Catalog, Report), Error> {
+    let dc = fbc::load_with(
+        path,
+        &PackageFilter::All,
+        &fbc::LoadOptions {
+            digest: false,
+            lazy_bundle_objects: true,
+        },
+    )?;
     let (catalog, mut problems) = model::build(
         dc,
         &model::BuildOptions {
@@ -465,7 +480,7 @@ pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
     );
     problems.extend(validate(&catalog, options).problems);
     sort_problems(&mut problems);
-    Ok(Report { problems })
+    Ok((catalog, Report { problems }))
 }
 
 /// Model validation (rules 13–16) of a linked catalog.

@@ -120,19 +120,13 @@ pub fn csv_facts(bundle: &Bundle) -> CsvSource {
     if !bundle.has_bundle_objects() {
         return CsvSource::Unknown;
     }
-    let objects = match bundle.bundle_objects() {
-        Ok(o) => o,
-        Err(e) => return CsvSource::Invalid(crate::error_chain(&e)),
-    };
-    match objects
-        .iter()
-        .find(|o| o.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion"))
-    {
-        Some(csv) => CsvSource::Embedded(facts_from(
+    match bundle.csv_bundle_object() {
+        Ok(Some(csv)) => CsvSource::Embedded(facts_from(
             csv.get("spec").unwrap_or(&Value::Null),
             csv.get("metadata").unwrap_or(&Value::Null),
         )),
-        None => CsvSource::Unknown,
+        Ok(None) => CsvSource::Unknown,
+        Err(e) => CsvSource::Invalid(crate::error_chain(&e)),
     }
 }
 

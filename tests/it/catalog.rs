@@ -112,3 +112,42 @@ fn opm_verdicts_on_the_real_catalogs() {
         );
     }
 }
+
+/// The benchmark generator (benches/perf) writes catalogs that load and validate, in each
+/// layout, and the same seed gives the same bytes.
+#[test]
+fn generated_catalogs_are_valid_in_every_layout() {
+    use crate::generate::{Layout, Spec, generate};
+    let dir = tempfile::tempdir().unwrap();
+    for layout in [Layout::Dir, Layout::File, Layout::Lines] {
+        let spec = Spec {
+            size: 400_000,
+            seed: 7,
+            layout,
+        };
+        let out = dir.path().join(layout.name());
+        let g = generate(&spec, &out).unwrap();
+        assert!(g.bytes >= 400_000 && !g.packages.is_empty(), "{g:?}");
+        cmd()
+            .args(["catalog", "validate"])
+            .arg(&g.catalog)
+            .assert()
+            .success();
+        let again = generate(&spec, &dir.path().join("again")).unwrap();
+        let bytes = |p: &std::path::Path| {
+            crate::common::tree(p)
+                .into_iter()
+                .map(|(_, t)| t)
+                .collect::<String>()
+        };
+        let read = |p: &std::path::Path| {
+            if p.is_dir() {
+                bytes(p)
+            } else {
+                std::fs::read_to_string(p).unwrap()
+            }
+        };
+        assert_eq!(read(&g.catalog), read(&again.catalog), "{}", layout.name());
+        std::fs::remove_dir_all(dir.path().join("again")).unwrap();
+    }
+}

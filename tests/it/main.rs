@@ -5,6 +5,9 @@
 //! it is absent.
 
 mod common;
+/// The benchmark's catalog generator, for a smoke test at a tiny size.
+#[path = "../../benches/perf/generate.rs"]
+mod generate;
 
 mod bundle;
 mod catalog;

@@ -1,0 +1,742 @@
+//! Large-catalog benchmarks (issue 8): a generator of realistic catalogs and a harness that
+//! times every step of the pipeline beside the parse floor, each in its own process so that
+//! its peak memory is its own. Not run by `cargo test` (the binary does nothing without a
+//! command) and never in CI.
+//!
+//! ```text
+//! cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl] [--seed 1]
+//!                                  [--runs N] [--work DIR] [--only PHASE,…]
+//! cargo bench --bench perf -- gen --size 1G [--layout dir|file|jsonl] [--seed 1] --out DIR
+//! ```
+//!
+//! Phases, each a child process (wall time measured inside the child around the work itself;
+//! peak RSS of the whole child from `wait4`):
+//!
+//! * `floor`: map every file (`mmap`, populated: no copy, no page faults while parsing) and
+//!   check it as a JSON stream into `serde::de::IgnoredAny`, one file after another on one
+//!   core; `floor2`: the same, files spread over both cores (no gain for a single file).
+//! * `load`: `catalog::load(path, PackageFilter::All)`.
+//! * `validate`: `catalog::validate::validate_path` (`opm validate`, bundle objects checked).
+//! * `resolve`: what `create` does before rendering: load with the 20 packages' filter, resolve
+//!   20 operators, check each winner.
+//! * `load+validate+resolve`: one process validating the whole catalog and resolving 20
+//!   operators against it (the first target).
+//! * `decode`: every bundle's `Bundle::bundle_objects()` (after an untimed load).
+//! * `convert`: every bundle's objects decoded, routed (`RegistryV1::from_objects`) and
+//!   converted (`convert::convert`, AllNamespaces) (after an untimed load).
+//! * `create`: the release `po-manifests create` end to end for the 20 operators, wall clock
+//!   around the whole process.
+
+mod generate;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use po_manifests::catalog::{self, PackageFilter, validate};
+use po_manifests::config::ClusterVersion;
+use po_manifests::resolve::{self, Cluster, LoadedCatalog, Request};
+use rayon::prelude::*;
+use serde::de::IgnoredAny;
+
+use generate::{Layout, Spec};
+
+const USAGE: &str = "usage:
+  cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl] [--seed N] [--runs N] [--work DIR] [--only PHASES]
+  cargo bench --bench perf -- gen --size SIZE [--layout dir|file|jsonl] [--seed N] --out DIR";
+
+/// Bump when the generator's output changes, so cached catalogs are regenerated.
+const GENERATOR_VERSION: u32 = 2;
+
+/// The operators resolved by `resolve`, `load+validate+resolve` and `create`.
+const OPERATORS: usize = 20;
+
+/// Cluster version of the benchmark install (ClusterExtension profile).
+const CLUSTER_VERSION: &str = "4.18.0";
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let result = match args.first().map(String::as_str) {
+        Some("run") => run(&args[1..]),
+        Some("gen") => gen_cmd(&args[1..]),
+        Some("phase") => phase(&args[1..]),
+        // `cargo test --benches` runs the binary without a command: nothing to do.
+        _ => {
+            eprintln!("{USAGE}");
+            Ok(())
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
+}
+
+type Result<T> = std::result::Result<T, String>;
+
+fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+fn layout_flag(args: &[String]) -> Result<Layout> {
+    let s = flag(args, "--layout").unwrap_or("dir");
+    Layout::parse(s).ok_or_else(|| format!("--layout {s}: expected dir, file or jsonl"))
+}
+
+fn seed_flag(args: &[String]) -> Result<u64> {
+    flag(args, "--seed")
+        .unwrap_or("1")
+        .parse()
+        .map_err(|e| format!("--seed: {e}"))
+}
+
+fn gen_cmd(args: &[String]) -> Result<()> {
+    let size = flag(args, "--size").ok_or("--size is required")?;
+    let size = generate::parse_size(size).ok_or_else(|| format!("--size {size}: not a size"))?;
+    let out = PathBuf::from(flag(args, "--out").ok_or("--out is required")?);
+    let spec = Spec {
+        size,
+        seed: seed_flag(args)?,
+        layout: layout_flag(args)?,
+    };
+    let start = Instant::now();
+    let g = generate::generate(&spec, &out).map_err(|e| e.to_string())?;
+    write_operators(&out, &g)?;
+    eprintln!(
+        "generated {} ({} bytes, {} packages, {} bundles) in {:.1}s; operators in {}",
+        g.catalog.display(),
+        g.bytes,
+        g.packages.len(),
+        g.bundles,
+        start.elapsed().as_secs_f64(),
+        out.join("operators.txt").display()
+    );
+    Ok(())
+}
+
+fn write_operators(out: &Path, g: &generate::Generated) -> Result<()> {
+    let ops = g.pick_operators(OPERATORS).join("\n") + "\n";
+    std::fs::write(out.join("operators.txt"), ops).map_err(|e| e.to_string())?;
+    let stamp = format!(
+        "{} bytes={} packages={} bundles={}\n",
+        g.catalog.display(),
+        g.bytes,
+        g.packages.len(),
+        g.bundles
+    );
+    std::fs::write(out.join("generated.txt"), stamp).map_err(|e| e.to_string())
+}
+
+/// A generated catalog ready for the phases.
+struct Prepared {
+    label: String,
+    catalog: PathBuf,
+    dir: PathBuf,
+    bytes: u64,
+    files: usize,
+    packages: usize,
+    bundles: usize,
+    operators: Vec<String>,
+}
+
+fn prepare(work: &Path, size_text: &str, layout: Layout, seed: u64) -> Result<Prepared> {
+    let size = generate::parse_size(size_text)
+        .ok_or_else(|| format!("--sizes: {size_text} is not a size"))?;
+    let label = format!("{}-{}-s{seed}", layout.name(), size_text);
+    let dir = work.join(&label);
+    let key = format!(
+        "v{GENERATOR_VERSION} size={size} seed={seed} layout={}",
+        layout.name()
+    );
+    let key_file = dir.join("key.txt");
+    if std::fs::read_to_string(&key_file).ok().as_deref() != Some(key.as_str()) {
+        eprintln!("generating {label} …");
+        let start = Instant::now();
+        let _ = std::fs::remove_file(&key_file);
+        let g =
+            generate::generate(&Spec { size, seed, layout }, &dir).map_err(|e| e.to_string())?;
+        write_operators(&dir, &g)?;
+        std::fs::write(&key_file, &key).map_err(|e| e.to_string())?;
+        eprintln!(
+            "  {} bytes, {} packages, {} bundles in {:.1}s",
+            g.bytes,
+            g.packages.len(),
+            g.bundles,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    let catalog = match layout {
+        Layout::Dir => dir.join("catalog"),
+        Layout::File => dir.join("catalog.json"),
+        Layout::Lines => dir.join("catalog.jsonl"),
+    };
+    let stamp = std::fs::read_to_string(dir.join("generated.txt")).map_err(|e| e.to_string())?;
+    let field = |k: &str| -> usize {
+        stamp
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(k))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let operators: Vec<String> = std::fs::read_to_string(dir.join("operators.txt"))
+        .map_err(|e| e.to_string())?
+        .lines()
+        .map(String::from)
+        .collect();
+    let files = catalog::fbc::catalog_files(&catalog)
+        .map_err(|e| e.to_string())?
+        .files;
+    Ok(Prepared {
+        label,
+        bytes: files
+            .iter()
+            .map(|(p, _)| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+            .sum(),
+        files: files.len(),
+        catalog,
+        dir,
+        packages: field("packages="),
+        bundles: field("bundles="),
+        operators,
+    })
+}
+
+/// One measurement.
+#[derive(Debug, Clone, Copy)]
+struct Measure {
+    seconds: f64,
+    peak_kib: u64,
+    /// User + system CPU time of the whole child process.
+    cpu: f64,
+}
+
+const PHASES: &[&str] = &[
+    "floor", "floor2", "load", "validate", "resolve", "lvr", "decode", "convert", "create",
+];
+
+fn phase_title(p: &str) -> &'static str {
+    match p {
+        "floor" => "parse floor (1 core)",
+        "floor2" => "parse floor (2 cores)",
+        "load" => "load",
+        "validate" => "validate",
+        "resolve" => "resolve 20 operators",
+        "lvr" => "load+validate+resolve",
+        "decode" => "decode every bundle's objects",
+        "convert" => "convert every bundle",
+        "create" => "`create` end to end",
+        _ => "?",
+    }
+}
+
+fn run(args: &[String]) -> Result<()> {
+    let sizes = flag(args, "--sizes").unwrap_or("10M,100M,500M");
+    let layout = layout_flag(args)?;
+    let seed = seed_flag(args)?;
+    let runs: usize = flag(args, "--runs")
+        .unwrap_or("1")
+        .parse()
+        .map_err(|e| format!("--runs: {e}"))?;
+    let work = flag(args, "--work")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("perf-catalogs"));
+    let only: Vec<&str> = match flag(args, "--only") {
+        Some(s) => s.split(',').collect(),
+        None => PHASES.to_vec(),
+    };
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    println!(
+        "# po-manifests large-catalog benchmark\n\nlayout {}, seed {seed}, {} core(s), best of {runs} run(s), catalog files in the page cache (the first floor run reads them).\n",
+        layout.name(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    let mut summary = Vec::new();
+    for size in sizes.split(',') {
+        let p = prepare(&work, size, layout, seed)?;
+        // Warm the page cache, in small reads: this process must stay small, since a child's
+        // peak RSS as `wait4` reports it starts from its parent's size at the fork.
+        let mut chunk = vec![0u8; 1 << 20];
+        for (f, _) in catalog::fbc::catalog_files(&p.catalog)
+            .map_err(|e| e.to_string())?
+            .files
+        {
+            let mut file = std::fs::File::open(f).map_err(|e| e.to_string())?;
+            while std::io::Read::read(&mut file, &mut chunk).map_err(|e| e.to_string())? > 0 {}
+        }
+        let mut results: Vec<(&str, Measure, String)> = Vec::new();
+        for &ph in PHASES.iter().filter(|ph| only.contains(ph)) {
+            let mut best: Option<(Measure, String)> = None;
+            for _ in 0..runs {
+                let (m, detail) = if ph == "create" {
+                    run_create(&p)?
+                } else {
+                    run_phase(&exe, ph, &p)?
+                };
+                if best.as_ref().is_none_or(|(b, _)| m.seconds < b.seconds) {
+                    best = Some((m, detail));
+                }
+            }
+            let (m, detail) = best.unwrap();
+            eprintln!(
+                "  {:<10} {:>8.3}s {:>8.1} MB peak  {detail}",
+                ph,
+                m.seconds,
+                m.peak_kib as f64 / 1024.0
+            );
+            results.push((ph, m, detail));
+        }
+        let get = |name: &str| results.iter().find(|r| r.0 == name).map(|r| r.1);
+        println!(
+            "## {} — {:.1} MB on disk, {} files, {} packages, {} bundles\n",
+            p.label,
+            p.bytes as f64 / 1e6,
+            p.files,
+            p.packages,
+            p.bundles
+        );
+        println!("| phase | time (s) | MB/s | process CPU (s) | peak RSS (MB) | ratio |");
+        println!("|---|---:|---:|---:|---:|---|");
+        let floor = get("floor");
+        let floor2 = get("floor2");
+        for (ph, m, _) in &results {
+            let ratio = match *ph {
+                "lvr" | "load" | "validate" => floor
+                    .map(|f| {
+                        let mut s = format!("{:.2}× floor", m.seconds / f.seconds);
+                        if let Some(f2) = floor2 {
+                            s += &format!(" ({:.2}× 2-core floor)", m.seconds / f2.seconds);
+                        }
+                        s
+                    })
+                    .unwrap_or_default(),
+                "convert" => get("decode")
+                    .map(|d| format!("{:.2}× decode", m.seconds / d.seconds))
+                    .unwrap_or_default(),
+                "create" => format!(
+                    "peak {:.2}× catalog size",
+                    m.peak_kib as f64 * 1024.0 / p.bytes as f64
+                ),
+                _ => String::new(),
+            };
+            println!(
+                "| {} | {:.3} | {:.0} | {:.2} | {:.1} | {} |",
+                phase_title(ph),
+                m.seconds,
+                p.bytes as f64 / 1e6 / m.seconds,
+                m.cpu,
+                m.peak_kib as f64 / 1024.0,
+                ratio
+            );
+        }
+        println!();
+        summary.push((
+            p,
+            floor,
+            floor2,
+            get("lvr"),
+            get("decode"),
+            get("convert"),
+            get("create"),
+        ));
+    }
+    println!("## Targets\n");
+    println!(
+        "| catalog | load+validate+resolve ≤ 3× floor | create peak ≤ 0.5× size | convert ≤ 2× decode |"
+    );
+    println!("|---|---|---|---|");
+    for (p, floor, _floor2, lvr, decode, convert, create) in &summary {
+        let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+        let t1 = match (lvr, floor) {
+            (Some(l), Some(f)) => {
+                let r = l.seconds / f.seconds;
+                format!("{r:.2}× ({})", verdict(r <= 3.0))
+            }
+            _ => "-".into(),
+        };
+        let t2 = match create {
+            Some(c) => {
+                let r = c.peak_kib as f64 * 1024.0 / p.bytes as f64;
+                format!("{r:.3}× ({})", verdict(r <= 0.5))
+            }
+            None => "-".into(),
+        };
+        let t3 = match (convert, decode) {
+            (Some(c), Some(d)) => {
+                let r = c.seconds / d.seconds;
+                format!("{r:.2}× ({})", verdict(r <= 2.0))
+            }
+            _ => "-".into(),
+        };
+        println!("| {} | {t1} | {t2} | {t3} |", p.label);
+    }
+    Ok(())
+}
+
+/// Spawn a child and wait for it with `wait4`, returning its stdout, peak RSS (KiB), wall
+/// time and CPU time (user + system).
+fn spawn_measured(cmd: &mut Command) -> Result<(String, u64, f64, f64)> {
+    let start = Instant::now();
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("spawn {cmd:?}: {e}"))?;
+    let pid = child.id() as libc::pid_t;
+    // Read the pipes on threads so the child never blocks on a full pipe.
+    let mut child = child;
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut out, &mut s).ok();
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).ok();
+        s
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed().as_secs_f64();
+    if rc != pid {
+        return Err(format!("wait4 failed: {}", std::io::Error::last_os_error()));
+    }
+    let stdout = t_out.join().unwrap_or_default();
+    let stderr = t_err.join().unwrap_or_default();
+    // The child is reaped; std's Child must not wait again.
+    std::mem::forget(child);
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        return Err(format!(
+            "{cmd:?} failed (status {status}):\n{stderr}{stdout}"
+        ));
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let cpu = secs(usage.ru_utime) + secs(usage.ru_stime);
+    Ok((stdout, usage.ru_maxrss as u64, wall, cpu))
+}
+
+fn run_phase(exe: &Path, phase: &str, p: &Prepared) -> Result<(Measure, String)> {
+    let (stdout, peak, _, cpu) = spawn_measured(
+        Command::new(exe)
+            .arg("phase")
+            .arg(phase)
+            .arg(&p.catalog)
+            .arg(p.operators.join(",")),
+    )?;
+    let mut lines = stdout.lines();
+    let seconds: f64 = lines
+        .next()
+        .and_then(|l| l.parse().ok())
+        .ok_or_else(|| format!("phase {phase}: no timing in {stdout:?}"))?;
+    // The child's own high-water mark (its address space after exec), else wait4's figure.
+    let own_peak: Option<u64> = lines.next().and_then(|l| l.parse().ok());
+    let detail = lines.collect::<Vec<_>>().join("; ");
+    Ok((
+        Measure {
+            seconds,
+            peak_kib: own_peak.unwrap_or(peak),
+            cpu,
+        },
+        detail,
+    ))
+}
+
+/// The install directory for `create`: a config with the 20 operators.
+fn install_dir(p: &Prepared) -> Result<PathBuf> {
+    let dir = p.dir.join("install");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let mut yaml = format!(
+        "platformOperators:\n  clusterVersion: \"{CLUSTER_VERSION}\"\n  catalogs:\n  - name: bench-operators\n    source: {}\n    image: registry.example.com/bench/catalog@sha256:{}\n  operators:\n",
+        p.catalog.display(),
+        "0".repeat(64)
+    );
+    for (i, pkg) in p.operators.iter().enumerate() {
+        yaml += &format!("  - name: op-{i:02}\n    package: {pkg}\n    channel: stable\n");
+    }
+    std::fs::write(dir.join("platform-operators.yaml"), yaml).map_err(|e| e.to_string())?;
+    Ok(dir)
+}
+
+fn run_create(p: &Prepared) -> Result<(Measure, String)> {
+    let dir = install_dir(p)?;
+    let (_, peak, wall, cpu) = spawn_measured(
+        Command::new(env!("CARGO_BIN_EXE_po-manifests"))
+            .arg("create")
+            .arg("--dir")
+            .arg(&dir)
+            .env("NO_COLOR", "1"),
+    )?;
+    let written = std::fs::read_dir(dir.join("manifests"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    Ok((
+        Measure {
+            seconds: wall,
+            peak_kib: peak,
+            cpu,
+        },
+        format!("{written} manifests"),
+    ))
+}
+
+// ---------------------------------------------------------------------------------------
+// Phases, run in the child.
+
+fn phase(args: &[String]) -> Result<()> {
+    let [name, catalog, operators] = args else {
+        return Err("phase NAME CATALOG OPERATORS".into());
+    };
+    let path = Path::new(catalog);
+    let operators: Vec<String> = operators.split(',').map(String::from).collect();
+    let (seconds, detail) = match name.as_str() {
+        "floor" => floor(path, false)?,
+        "floor2" => floor(path, true)?,
+        "load" => {
+            let t = Instant::now();
+            let c = catalog::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
+            let s = t.elapsed().as_secs_f64();
+            (s, format!("{} packages", c.packages.len()))
+        }
+        "fbc" => {
+            // Diagnostics: the parallel read/parse alone, then the linking, then the drop.
+            let t = Instant::now();
+            let dc = catalog::fbc::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
+            let t_fbc = t.elapsed().as_secs_f64();
+            let (c, _) = catalog::model::build(dc, &catalog::model::BuildOptions::default());
+            let t_build = t.elapsed().as_secs_f64();
+            drop(c);
+            let t_drop = t.elapsed().as_secs_f64();
+            (
+                t_fbc,
+                format!(
+                    "fbc {t_fbc:.3}s, build {:.3}s, drop {:.3}s",
+                    t_build - t_fbc,
+                    t_drop - t_build
+                ),
+            )
+        }
+        "validate" => {
+            let t = Instant::now();
+            let r = validate::validate_path(path, &validate::Options::default())
+                .map_err(|e| e.to_string())?;
+            let s = t.elapsed().as_secs_f64();
+            (s, problems_detail(&r))
+        }
+        "resolve" => {
+            let t = Instant::now();
+            let mut pkgs = operators.clone();
+            pkgs.sort();
+            pkgs.dedup();
+            let c = catalog::load(path, &PackageFilter::Only(pkgs)).map_err(|e| e.to_string())?;
+            let d = resolve_all(c, &operators)?;
+            (t.elapsed().as_secs_f64(), d)
+        }
+        "lvr" => {
+            let t = Instant::now();
+            let (c, r) = validate::load_and_validate(path, &validate::Options::default())
+                .map_err(|e| e.to_string())?;
+            let d = resolve_all(c, &operators)?;
+            (
+                t.elapsed().as_secs_f64(),
+                format!("{}; {d}", problems_detail(&r)),
+            )
+        }
+        "decode" | "convert" => {
+            let c = catalog::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
+            let convert = name == "convert";
+            let t = Instant::now();
+            let mut objects = 0usize;
+            let mut converted = 0usize;
+            let mut failed = 0usize;
+            for pkg in &c.packages {
+                for b in &pkg.bundles {
+                    let objs = b.bundle_objects().map_err(|e| e.to_string())?;
+                    objects += objs.len();
+                    if !convert {
+                        std::hint::black_box(&objs);
+                        continue;
+                    }
+                    let out = po_manifests::bundle::RegistryV1::from_objects(&pkg.name, objs)
+                        .map_err(|e| e.to_string())
+                        .and_then(|content| {
+                            po_manifests::convert::convert(
+                                &content,
+                                &po_manifests::convert::Options {
+                                    install_namespace: format!("{}-system", pkg.name),
+                                    ..Default::default()
+                                },
+                            )
+                            .map_err(|e| e.to_string())
+                        });
+                    match out {
+                        Ok(o) => {
+                            converted += o.len();
+                            std::hint::black_box(o);
+                        }
+                        Err(_) => failed += 1,
+                    }
+                }
+            }
+            let s = t.elapsed().as_secs_f64();
+            if convert {
+                (
+                    s,
+                    format!("{objects} objects in, {converted} out, {failed} bundles refused"),
+                )
+            } else {
+                (s, format!("{objects} objects"))
+            }
+        }
+        other => return Err(format!("unknown phase {other}")),
+    };
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or_else(|| "-".to_string(), |k| k.to_string());
+    println!("{seconds}\n{hwm}\n{detail}");
+    Ok(())
+}
+
+fn problems_detail(r: &validate::Report) -> String {
+    let mut s = format!("{} problems", r.problems.len());
+    for p in r.problems.iter().take(3) {
+        s += &format!(" [{p}]");
+    }
+    s
+}
+
+fn resolve_all(c: catalog::model::Catalog, operators: &[String]) -> Result<String> {
+    let catalogs = vec![LoadedCatalog {
+        name: "bench-operators".into(),
+        priority: 0,
+        image: None,
+        location: String::new(),
+        catalog: c,
+    }];
+    let cluster = Cluster {
+        version: Some(ClusterVersion::parse(CLUSTER_VERSION)?),
+    };
+    let channels = vec!["stable".to_string()];
+    let mut chosen = 0;
+    for op in operators {
+        let request = Request {
+            package: op,
+            channels: &channels,
+            range: None,
+            catalog: None,
+        };
+        let r =
+            resolve::resolve(&request, &catalogs, &cluster).map_err(|e| format!("{op}: {e}"))?;
+        let (problems, _) = resolve::check_installable(r.bundle);
+        if !problems.is_empty() {
+            return Err(format!("{op}: {}", problems[0]));
+        }
+        chosen += 1;
+    }
+    Ok(format!("{chosen} resolved"))
+}
+
+fn floor(path: &Path, parallel: bool) -> Result<(f64, String)> {
+    let files = catalog::fbc::catalog_files(path)
+        .map_err(|e| e.to_string())?
+        .files;
+    let t = Instant::now();
+    let check = |f: &PathBuf| -> std::result::Result<(u64, usize), String> {
+        let bytes = Mapped::open(f)?;
+        let mut docs = 0;
+        for doc in serde_json::Deserializer::from_slice(bytes.bytes()).into_iter::<IgnoredAny>() {
+            doc.map_err(|e| format!("{}: {e}", f.display()))?;
+            docs += 1;
+        }
+        Ok((bytes.bytes().len() as u64, docs))
+    };
+    let parts: Vec<std::result::Result<(u64, usize), String>> = if parallel {
+        files.par_iter().map(|(f, _)| check(f)).collect()
+    } else {
+        files.iter().map(|(f, _)| check(f)).collect()
+    };
+    let s = t.elapsed().as_secs_f64();
+    let mut bytes = 0;
+    let mut docs = 0;
+    for p in parts {
+        let (b, d) = p?;
+        bytes += b;
+        docs += d;
+    }
+    Ok((s, format!("{bytes} bytes, {docs} documents")))
+}
+
+/// A file mapped read-only and populated: the cheapest way to have its bytes (no copy out of
+/// the page cache, no page faults while parsing), so the floor is a true floor.
+struct Mapped {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and owned by this value.
+unsafe impl Send for Mapped {}
+unsafe impl Sync for Mapped {}
+
+impl Mapped {
+    fn open(path: &Path) -> Result<Mapped> {
+        use std::os::fd::AsRawFd;
+        let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let len = file.metadata().map_err(|e| e.to_string())?.len() as usize;
+        if len == 0 {
+            return Ok(Mapped {
+                ptr: std::ptr::null_mut(),
+                len: 0,
+            });
+        }
+        // SAFETY: a fresh private read-only mapping of a file we opened; checked below.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(format!(
+                "mmap {}: {}",
+                path.display(),
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok(Mapped { ptr, len })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the mapping is `len` bytes long and lives as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: unmapping our own mapping once.
+            unsafe { libc::munmap(self.ptr, self.len) };
+        }
+    }
+}
