@@ -384,13 +384,73 @@ pub struct Property {
     /// `type`.
     #[serde(rename = "type")]
     pub ty: String,
-    /// `value`, raw.
-    pub value: Box<RawValue>,
+    /// `value`: raw JSON, or for an `olm.bundle.object` of a JSON file, its place in the file.
+    pub value: PropertyValue,
 }
 
 impl PartialEq for Property {
     fn eq(&self, other: &Self) -> bool {
-        self.ty == other.ty && self.value.get() == other.value.get()
+        self.ty == other.ty && self.value == other.value
+    }
+}
+
+/// A property's value. The loader keeps `olm.bundle.object` values of JSON files where they
+/// are and only remembers their place ([`PropertyValue::InFile`]), so a catalog of hundreds of MB
+/// costs memory for its index, not its manifests; everything else is raw JSON in memory.
+#[derive(Debug, Clone)]
+pub enum PropertyValue {
+    /// Raw JSON, held in memory.
+    Json(Box<RawValue>),
+    /// Left in its catalog file (only `olm.bundle.object` values); read back on demand.
+    InFile(LazyValue),
+}
+
+impl PropertyValue {
+    /// A value held in memory.
+    pub fn json(text: &str) -> Result<PropertyValue, serde_json::Error> {
+        RawValue::from_string(text.to_owned()).map(PropertyValue::Json)
+    }
+
+    /// The raw JSON of a value held in memory; `None` for one left in its file.
+    pub fn raw(&self) -> Option<&RawValue> {
+        match self {
+            PropertyValue::Json(raw) => Some(raw),
+            PropertyValue::InFile(_) => None,
+        }
+    }
+
+    /// The JSON text of a value held in memory; `None` for one left in its file.
+    pub fn text(&self) -> Option<&str> {
+        self.raw().map(RawValue::get)
+    }
+
+    /// The place of a value left in its file.
+    pub fn in_file(&self) -> Option<LazyValue> {
+        match self {
+            PropertyValue::InFile(place) => Some(*place),
+            PropertyValue::Json(_) => None,
+        }
+    }
+}
+
+impl PartialEq for PropertyValue {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (PropertyValue::Json(a), PropertyValue::Json(b)) => a.get() == b.get(),
+            (PropertyValue::InFile(a), PropertyValue::InFile(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Serialize for PropertyValue {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PropertyValue::Json(raw) => raw.serialize(serializer),
+            PropertyValue::InFile(_) => Err(serde::ser::Error::custom(
+                "a property value left in its catalog file cannot be serialized; read it first",
+            )),
+        }
     }
 }
 
@@ -407,7 +467,7 @@ impl<'de> Deserialize<'de> for Property {
                 // the document's bytes, so values can be borrowed and placed in the file.
                 let place = DOC_PLACE.get();
                 let mut ty: Option<String> = None;
-                let mut value: Option<Box<RawValue>> = None;
+                let mut value: Option<PropertyValue> = None;
                 let mut borrowed: Option<&'de RawValue> = None;
                 while let Some(key) = map.next_key::<Key<'de>>()? {
                     if key.0.eq_ignore_ascii_case("type") {
@@ -417,7 +477,7 @@ impl<'de> Deserialize<'de> for Property {
                             borrowed = Some(map.next_value()?);
                             value = None;
                         } else {
-                            value = Some(map.next_value()?);
+                            value = Some(PropertyValue::Json(map.next_value()?));
                             borrowed = None;
                         }
                     } else {
@@ -435,26 +495,30 @@ impl<'de> Deserialize<'de> for Property {
                         Some((offset, length))
                             if ty == PROPERTY_BUNDLE_OBJECT && plain_base64_data(b.get()) =>
                         {
-                            lazy_marker(offset, length, true)
+                            PropertyValue::InFile(LazyValue {
+                                offset,
+                                length,
+                                base64_ok: true,
+                            })
                         }
                         Some((offset, length)) if ty == PROPERTY_BUNDLE_OBJECT => {
                             match serde_json::from_str::<BundleObjectRef<'_>>(b.get()).ok() {
                                 // Checked now, while the bytes are at hand, so that validation
                                 // does not read them back.
-                                Some(obj) => lazy_marker(
+                                Some(obj) => PropertyValue::InFile(LazyValue {
                                     offset,
                                     length,
-                                    !obj.data.is_empty()
+                                    base64_ok: !obj.data.is_empty()
                                         && super::model::is_standard_base64(obj.data.as_bytes()),
-                                ),
-                                None => b.to_owned(),
+                                }),
+                                None => PropertyValue::Json(b.to_owned()),
                             }
                         }
-                        _ => b.to_owned(),
+                        _ => PropertyValue::Json(b.to_owned()),
                     });
                 }
                 let value = value
-                    .filter(|v| v.get() != "null")
+                    .filter(|v| v.text() != Some("null"))
                     .ok_or_else(|| de::Error::custom("property value must be set"))?;
                 Ok(Property { ty, value })
             }
@@ -497,51 +561,15 @@ fn plain_base64_data(value: &str) -> bool {
         .is_some_and(|data| !data.is_empty() && super::model::is_standard_base64(data.as_bytes()))
 }
 
-/// A random number per process: lazy markers carry it, so a catalog cannot contain a value
-/// that reads as one.
-fn lazy_nonce() -> u64 {
-    use std::hash::BuildHasher;
-    static NONCE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *NONCE.get_or_init(|| std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64))
-}
-
-const LAZY_PREFIX: &str = "{\"po-manifests.lazy\":[";
-
-/// The value kept in place of an `olm.bundle.object` value that stays in its file: its file
-/// range and whether its `data` is valid base64.
-fn lazy_marker(offset: u64, length: usize, base64_ok: bool) -> Box<RawValue> {
-    RawValue::from_string(format!(
-        "{LAZY_PREFIX}{offset},{length},{},{}]}}",
-        lazy_nonce(),
-        u8::from(base64_ok)
-    ))
-    .expect("a marker is valid JSON")
-}
-
 /// A property value that stayed in its file (see [`LoadOptions::lazy_bundle_objects`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LazyValue {
+pub struct LazyValue {
     /// File offset of the value.
     pub offset: u64,
     /// Its length in bytes.
     pub length: usize,
     /// Whether its `data` was non-empty, valid standard base64 when it was read.
     pub base64_ok: bool,
-}
-
-/// The place of a property value that stayed in its file; `None` for a value in memory.
-pub(crate) fn lazy_value(value: &RawValue) -> Option<LazyValue> {
-    let rest = value.get().strip_prefix(LAZY_PREFIX)?.strip_suffix("]}")?;
-    let mut parts = rest.split(',');
-    let offset = parts.next()?.parse().ok()?;
-    let length = parts.next()?.parse().ok()?;
-    let nonce: u64 = parts.next()?.parse().ok()?;
-    let base64_ok = parts.next()? == "1";
-    (nonce == lazy_nonce() && parts.next().is_none()).then_some(LazyValue {
-        offset,
-        length,
-        base64_ok,
-    })
 }
 
 /// `{"data", "ref"}` like [`BundleObject`] (keys folded, `null` as unset, last wins), borrowing
@@ -1862,7 +1890,7 @@ mod tests {
         fn property_values_stay_raw() {
             let b = r#"{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.maxOpenShiftVersion","value":4.10}]}"#;
             let dc = load_text("c.json", b).unwrap();
-            assert_eq!(dc.bundles[0].item.properties[0].value.get(), "4.10");
+            assert_eq!(dc.bundles[0].item.properties[0].value.text(), Some("4.10"));
         }
     }
 

@@ -160,9 +160,9 @@ impl Bundle {
 pub struct Property {
     /// `type`.
     pub ty: String,
-    /// `value`, raw. An `olm.bundle.object` that [`super::load`] left in its JSON file holds
-    /// a marker of its place instead; read objects with [`Bundle::bundle_objects`].
-    pub value: Box<RawValue>,
+    /// `value`: raw JSON, or for an `olm.bundle.object` that [`super::load`] left in its JSON
+    /// file, its place there; read objects with [`Bundle::bundle_objects`].
+    pub value: fbc::PropertyValue,
 }
 
 /// One `relatedImages` entry.
@@ -247,7 +247,7 @@ impl Bundle {
                 count: more + 1,
             }));
         }
-        let raw = first.value.get().trim();
+        let raw = first.value.text().unwrap_or("null").trim();
         Some(match raw.as_bytes().first() {
             Some(b'"') if raw.len() >= 2 && raw.ends_with('"') => Ok(&raw[1..raw.len() - 1]),
             Some(b'-' | b'0'..=b'9') => Ok(raw),
@@ -261,7 +261,7 @@ impl Bundle {
     pub fn csv_metadata(&self) -> Option<serde_json::Value> {
         self.properties_of(fbc::PROPERTY_CSV_METADATA)
             .next()
-            .and_then(|p| serde_json::from_str(p.value.get()).ok())
+            .and_then(|p| p.value.text().and_then(|t| serde_json::from_str(t).ok()))
     }
 
     /// Whether the bundle embeds manifests (`olm.bundle.object` properties).
@@ -358,9 +358,11 @@ impl Bundle {
         &'a self,
         p: &'a Property,
     ) -> Result<std::borrow::Cow<'a, RawValue>, BundleObjectError> {
-        match fbc::lazy_value(&p.value) {
-            None => Ok(std::borrow::Cow::Borrowed(&p.value)),
-            Some(lazy) => read_lazy_value(&self.origin.file, lazy).map(std::borrow::Cow::Owned),
+        match &p.value {
+            fbc::PropertyValue::Json(raw) => Ok(std::borrow::Cow::Borrowed(raw)),
+            fbc::PropertyValue::InFile(place) => {
+                read_lazy_value(&self.origin.file, *place).map(std::borrow::Cow::Owned)
+            }
         }
     }
 
@@ -370,12 +372,14 @@ impl Bundle {
             .enumerate()
             .filter(|(_, p)| p.ty == ty)
             .map(|(index, p)| {
-                serde_json::from_str(p.value.get()).map_err(|source| Error::Property {
-                    package: self.package.clone(),
-                    bundle: self.name.clone(),
-                    index,
-                    ty: ty.to_owned(),
-                    source,
+                serde_json::from_str(p.value.text().unwrap_or("null")).map_err(|source| {
+                    Error::Property {
+                        package: self.package.clone(),
+                        bundle: self.name.clone(),
+                        index,
+                        ty: ty.to_owned(),
+                        source,
+                    }
                 })
             })
             .collect()
@@ -624,8 +628,8 @@ fn check_property(
     file: &std::path::Path,
     opts: &BuildOptions,
 ) -> Result<(), String> {
-    fn shape<T: for<'a> serde::Deserialize<'a>>(v: &RawValue) -> Result<(), String> {
-        serde_json::from_str::<T>(v.get())
+    fn shape<T: for<'a> serde::Deserialize<'a>>(v: &fbc::PropertyValue) -> Result<(), String> {
+        serde_json::from_str::<T>(v.text().unwrap_or("null"))
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
@@ -636,17 +640,19 @@ fn check_property(
         fbc::PROPERTY_CHANNEL => shape::<fbc::ChannelProperty>(&p.value),
         fbc::PROPERTY_CSV_METADATA => shape::<serde_json::Map<String, serde_json::Value>>(&p.value),
         fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => {
-            match fbc::lazy_value(&p.value) {
-                None => check_bundle_object(&p.value),
+            match &p.value {
+                fbc::PropertyValue::Json(raw) => check_bundle_object(raw),
                 // Checked when it was read.
-                Some(lazy) if lazy.base64_ok => Ok(()),
+                fbc::PropertyValue::InFile(place) if place.base64_ok => Ok(()),
                 // Read it back for the decoder's own error.
-                Some(lazy) => read_lazy_value(file, lazy).and_then(|v| check_bundle_object(&v)),
+                fbc::PropertyValue::InFile(place) => {
+                    read_lazy_value(file, *place).and_then(|v| check_bundle_object(&v))
+                }
             }
             .map_err(|e| e.to_string())
         }
         // A value left in its file had this shape when it was read.
-        fbc::PROPERTY_BUNDLE_OBJECT if fbc::lazy_value(&p.value).is_some() => Ok(()),
+        fbc::PROPERTY_BUNDLE_OBJECT if p.value.in_file().is_some() => Ok(()),
         fbc::PROPERTY_BUNDLE_OBJECT => shape::<fbc::BundleObject>(&p.value),
         _ => Ok(()),
     }
@@ -846,7 +852,7 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
             .properties
             .iter()
             .filter(|p| p.ty == fbc::PROPERTY_PACKAGE)
-            .filter_map(|p| serde_json::from_str(p.value.get()).ok())
+            .filter_map(|p| p.value.text().and_then(|t| serde_json::from_str(t).ok()))
             .collect();
         let (version_text, release) = match pkg_props.as_slice() {
             [one] => {
@@ -1079,7 +1085,7 @@ mod tests {
                 .iter()
                 .map(|(ty, v)| Property {
                     ty: ty.to_string(),
-                    value: RawValue::from_string(v.to_string()).unwrap(),
+                    value: crate::catalog::fbc::PropertyValue::json(v).unwrap(),
                 })
                 .collect(),
             related_images: Vec::new(),

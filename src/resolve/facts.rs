@@ -204,11 +204,14 @@ pub fn dependencies(bundle: &Bundle) -> Vec<Dependency> {
                 "olm.package.required" | "olm.gvk.required" | "olm.constraint"
             )
         })
-        .map(|p| Dependency {
-            kind: p.ty.clone(),
-            value: serde_json::from_str::<Value>(p.value.get())
-                .map(|v| v.to_string())
-                .unwrap_or_else(|_| p.value.get().to_string()),
+        .map(|p| {
+            let text = p.value.text().unwrap_or("null");
+            Dependency {
+                kind: p.ty.clone(),
+                value: serde_json::from_str::<Value>(text)
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|_| text.to_string()),
+            }
         })
         .collect()
 }
@@ -227,7 +230,6 @@ pub fn parse_kube_version(text: &str) -> Option<(u64, u64, u64)> {
 mod tests {
     use super::*;
     use crate::catalog::model::{Origin, Property};
-    use serde_json::value::RawValue;
 
     fn bundle_with(props: &[(&str, &str)]) -> Bundle {
         Bundle {
@@ -241,7 +243,7 @@ mod tests {
                 .iter()
                 .map(|(t, v)| Property {
                     ty: t.to_string(),
-                    value: RawValue::from_string(v.to_string()).unwrap(),
+                    value: crate::catalog::fbc::PropertyValue::json(v).unwrap(),
                 })
                 .collect(),
             related_images: vec![],

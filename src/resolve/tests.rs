@@ -1,7 +1,5 @@
 //! Resolution rules on small in-memory catalogs.
 
-use serde_json::value::RawValue;
-
 use super::*;
 use crate::catalog::model::{Channel, ChannelEntry, Origin, Property};
 
@@ -9,14 +7,14 @@ use crate::catalog::model::{Channel, ChannelEntry, Origin, Property};
 fn bundle(pkg: &str, version: &str, channels: &[&str], props: &[(&str, &str)]) -> Bundle {
     let mut properties = vec![Property {
         ty: "olm.package".into(),
-        value: RawValue::from_string(format!(
+        value: crate::catalog::fbc::PropertyValue::json(&format!(
             r#"{{"packageName":"{pkg}","version":"{version}"}}"#
         ))
         .unwrap(),
     }];
     properties.extend(props.iter().map(|(t, v)| Property {
         ty: t.to_string(),
-        value: RawValue::from_string(v.to_string()).unwrap(),
+        value: crate::catalog::fbc::PropertyValue::json(v).unwrap(),
     }));
     Bundle {
         name: format!("{pkg}.v{version}"),
