@@ -1627,7 +1627,7 @@ pub struct LoadOptions {
     /// of a large catalog). Without it, [`DeclarativeConfig::digest`] is empty.
     pub digest: bool,
     /// Leave `olm.bundle.object` values of JSON files in the file: the property's `value` is
-    /// a marker holding the file range instead of the value (`model::Bundle` reads it back
+    /// [`PropertyValue::InFile`], its byte range, instead of the value (`model::Bundle` reads it back
     /// when asked for its objects). Values from YAML files, and values that do not have
     /// the `{"data": …}` shape, stay in memory.
     pub lazy_bundle_objects: bool,
