@@ -631,22 +631,27 @@ fn resolve_all(c: catalog::model::Catalog, operators: &[String]) -> Result<Strin
         version: Some(ClusterVersion::parse(CLUSTER_VERSION)?),
     };
     let channels = vec!["stable".to_string()];
-    let mut chosen = 0;
-    for op in operators {
-        let request = Request {
-            package: op,
-            channels: &channels,
-            range: None,
-            catalog: None,
-        };
-        let r =
-            resolve::resolve(&request, &catalogs, &cluster).map_err(|e| format!("{op}: {e}"))?;
-        let (problems, _) = resolve::check_installable(r.bundle);
-        if !problems.is_empty() {
-            return Err(format!("{op}: {}", problems[0]));
-        }
-        chosen += 1;
-    }
+    // Like `create` (cli::invocation::resolve_all): operators resolve on every core.
+    use rayon::prelude::*;
+    let chosen = operators
+        .par_iter()
+        .map(|op| {
+            let request = Request {
+                package: op,
+                channels: &channels,
+                range: None,
+                catalog: None,
+            };
+            let r = resolve::resolve(&request, &catalogs, &cluster)
+                .map_err(|e| format!("{op}: {e}"))?;
+            let (problems, _) = resolve::check_installable(r.bundle);
+            match problems.first() {
+                Some(p) => Err(format!("{op}: {p}")),
+                None => Ok(()),
+            }
+        })
+        .collect::<std::result::Result<Vec<()>, String>>()?
+        .len();
     Ok(format!("{chosen} resolved"))
 }
 

@@ -317,9 +317,12 @@ pub fn resolve_all<'a>(
     catalogs: &'a [LoadedCatalog],
     cluster: &Cluster,
 ) -> Vec<Outcome<'a>> {
+    use rayon::prelude::*;
+    // Operators resolve independently; reading their candidates' CSVs is the costly part, so
+    // they share the cores. `collect` keeps the configuration's order.
     config
         .operators
-        .iter()
+        .par_iter()
         .map(|operator| {
             let channels: Vec<String> = operator.channels.iter().map(|c| c.value.clone()).collect();
             let request = Request {
