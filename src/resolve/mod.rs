@@ -128,7 +128,8 @@ pub enum Rejection {
         /// The cluster's Kubernetes minor (`1.27`).
         cluster: String,
     },
-    /// Fits, but another candidate ranks higher in the same catalog.
+    /// Meets the request, but another candidate ranks higher in the same catalog (cluster
+    /// fit is not checked below the winner).
     Outranked {
         /// The bundle that won this catalog.
         by: String,
@@ -417,16 +418,21 @@ fn resolve_in_catalog<'a>(
     let mut candidates = Vec::with_capacity(ordered.len());
     let mut winner: Option<&Bundle> = None;
     for bundle in ordered {
-        let verdict = match filter(request, bundle, cluster)
+        // Cheap rules first. Cluster fit reads the CSV, so it is only checked until a winner is
+        // found: a bundle ranked below the winner loses by ranking whatever its fit.
+        let verdict = match request_filter(request, bundle)
             .or_else(|| installed.and_then(|i| i.filter(bundle, successors.as_ref())))
         {
             Some(rejection) => Verdict::Rejected(rejection),
             None => match winner {
-                None => {
-                    winner = Some(bundle);
-                    Verdict::Chosen
-                }
                 Some(w) => Verdict::Rejected(Rejection::Outranked { by: w.name.clone() }),
+                None => match cluster_fit(bundle, cluster) {
+                    Some(rejection) => Verdict::Rejected(rejection),
+                    None => {
+                        winner = Some(bundle);
+                        Verdict::Chosen
+                    }
+                },
             },
         };
         candidates.push(Candidate {
@@ -460,8 +466,8 @@ fn order(a: &Bundle, b: &Bundle) -> Ordering {
         })
 }
 
-/// The first filter a bundle fails, in the order: channel, version, cluster fit.
-fn filter(request: &Request<'_>, bundle: &Bundle, cluster: &Cluster) -> Option<Rejection> {
+/// The first rule of the request a bundle fails: channel, then version and range.
+fn request_filter(request: &Request<'_>, bundle: &Bundle) -> Option<Rejection> {
     if !request.channels.is_empty() && !bundle.channels.iter().any(|c| request.channels.contains(c))
     {
         return Some(Rejection::NotInChannel {
@@ -478,6 +484,12 @@ fn filter(request: &Request<'_>, bundle: &Bundle, cluster: &Cluster) -> Option<R
             range: text.to_string(),
         });
     }
+    None
+}
+
+/// Whether a bundle fits the target cluster: `olm.maxOpenShiftVersion` not below its minor,
+/// `minKubeVersion` not above its Kubernetes. Always fits when no cluster version is known.
+fn cluster_fit(bundle: &Bundle, cluster: &Cluster) -> Option<Rejection> {
     let cv = cluster.version.as_ref()?;
     match facts::max_openshift_version(bundle) {
         MaxOpenShiftVersion::Valid { major, minor, raw }

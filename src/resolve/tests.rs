@@ -404,3 +404,30 @@ fn multi_head_channels_warn_and_resolve() {
         r.warnings
     );
 }
+
+#[test]
+fn below_the_winner_cluster_fit_is_not_read() {
+    // 1.0.0's maxOpenShiftVersion is unreadable, but it ranks below the winner: it loses by
+    // ranking, and its CSV facts are never needed.
+    let p = package(
+        "cert-manager",
+        vec![
+            bundle("cert-manager", "2.0.0", &["stable"], &[]),
+            bundle(
+                "cert-manager",
+                "1.0.0",
+                &["stable"],
+                &[("olm.maxOpenShiftVersion", "true")],
+            ),
+        ],
+    );
+    let cats = [catalog("c", 0, vec![p])];
+    let r = resolve(&req(&[], None), &cats, &cluster("4.14")).unwrap();
+    assert_eq!(r.bundle.version_text, "2.0.0");
+    assert_eq!(
+        r.candidates[1].verdict,
+        Verdict::Rejected(Rejection::Outranked {
+            by: "cert-manager.v2.0.0".into()
+        })
+    );
+}
