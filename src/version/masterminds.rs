@@ -809,29 +809,7 @@ impl Atom {
 mod tests {
     use super::*;
 
-    #[track_caller]
-    fn check(range: &str, version: &str) -> bool {
-        let parsed = Range::parse(range).unwrap_or_else(|e| panic!("{range:?} should parse:\n{e}"));
-        parsed.matches(&Version::parse(version).unwrap())
-    }
-
-    #[track_caller]
-    fn err(range: &str) -> RangeParseError {
-        match Range::parse(range) {
-            Ok(_) => panic!("{range:?} should not parse"),
-            Err(e) => e,
-        }
-    }
-
-    #[track_caller]
-    fn assert_matches(range: &str, yes: &[&str], no: &[&str]) {
-        for v in yes {
-            assert!(check(range, v), "{range:?} should match {v}");
-        }
-        for v in no {
-            assert!(!check(range, v), "{range:?} should not match {v}");
-        }
-    }
+    range_test_helpers!();
 
     /// Each row of reference §3.3, "MM 3.5" column (measured on Masterminds/semver v3.5).
     mod reference_table_masterminds_v3_5 {

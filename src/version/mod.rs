@@ -24,6 +24,39 @@
 //! - Both compare by SemVer precedence ([`semver::Version::cmp_precedence`]), never by
 //!   `Ord` (which counts build metadata).
 
+/// `check`, `err` and `assert_matches` over the `Range` of the test module it is expanded in;
+/// both grammars' tests share them.
+#[cfg(test)]
+macro_rules! range_test_helpers {
+    () => {
+        #[track_caller]
+        fn check(range: &str, version: &str) -> bool {
+            let parsed =
+                Range::parse(range).unwrap_or_else(|e| panic!("{range:?} should parse:\n{e}"));
+            parsed.matches(&Version::parse(version).unwrap())
+        }
+
+        #[track_caller]
+        fn err(range: &str) -> RangeParseError {
+            match Range::parse(range) {
+                Ok(_) => panic!("{range:?} should not parse"),
+                Err(e) => e,
+            }
+        }
+
+        #[track_caller]
+        #[allow(dead_code)]
+        fn assert_matches(range: &str, yes: &[&str], no: &[&str]) {
+            for v in yes {
+                assert!(check(range, v), "{range:?} should match {v}");
+            }
+            for v in no {
+                assert!(!check(range, v), "{range:?} should not match {v}");
+            }
+        }
+    };
+}
+
 pub mod blang;
 mod error;
 pub mod masterminds;
