@@ -105,10 +105,10 @@ impl Invocation {
             let path = match &source.source.value {
                 CatalogLocation::Path(p) => p.clone(),
                 CatalogLocation::Url(url) => {
-                    if fetcher.is_none() {
-                        fetcher = Some(self.fetcher()?);
-                    }
-                    let fetcher = fetcher.as_ref().expect("set above");
+                    let fetcher = match &mut fetcher {
+                        Some(f) => f,
+                        None => fetcher.insert(self.fetcher()?),
+                    };
                     self.fetch_catalog(fetcher, source, url)?
                 }
             };
