@@ -349,53 +349,58 @@ impl Registry {
             .unwrap()
             .format_for_version(bcrypt::Version::TwoY);
         std::fs::write(p.join("htpasswd"), format!("{USER}:{hash}\n")).unwrap();
-        let port = free_port();
-        std::fs::write(
-            p.join("config.yml"),
-            format!(
-                "version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: {root}/data\nhttp:\n  addr: 127.0.0.1:{port}\n  secret: po-manifests-test\n  tls:\n    certificate: {root}/cert.pem\n    key: {root}/key.pem\nauth:\n  htpasswd:\n    realm: test\n    path: {root}/htpasswd\n",
-                root = p.display()
-            ),
-        )
-        .unwrap();
-        let child = StdCommand::new(binary)
-            .arg("serve")
-            .arg(p.join("config.yml"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
         let ca_pem = ca_cert.pem();
         let client = reqwest::blocking::Client::builder()
             .add_root_certificate(reqwest::Certificate::from_pem(ca_pem.as_bytes()).unwrap())
             .timeout(Duration::from_secs(20))
             .build()
             .unwrap();
-        let reg = Registry {
-            child,
-            port,
-            ca_pem,
-            _dir: dir,
-            client,
-        };
-        let started = Instant::now();
-        loop {
-            let ok = reg
-                .client
-                .get(format!("https://127.0.0.1:{port}/v2/"))
-                .send()
-                .is_ok_and(|r| r.status().as_u16() == 401);
-            if ok {
-                break;
+        // The port is free when chosen but may be taken before the registry binds it: a
+        // registry that exits is started again on another port.
+        for _attempt in 0..3 {
+            let port = free_port();
+            std::fs::write(
+                p.join("config.yml"),
+                format!(
+                    "version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: {root}/data\nhttp:\n  addr: 127.0.0.1:{port}\n  secret: po-manifests-test\n  tls:\n    certificate: {root}/cert.pem\n    key: {root}/key.pem\nauth:\n  htpasswd:\n    realm: test\n    path: {root}/htpasswd\n",
+                    root = p.display()
+                ),
+            )
+            .unwrap();
+            let mut child = StdCommand::new(binary)
+                .arg("serve")
+                .arg(p.join("config.yml"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let started = Instant::now();
+            loop {
+                let ok = client
+                    .get(format!("https://127.0.0.1:{port}/v2/"))
+                    .send()
+                    .is_ok_and(|r| r.status().as_u16() == 401);
+                if ok {
+                    return Registry {
+                        child,
+                        port,
+                        ca_pem,
+                        _dir: dir,
+                        client,
+                    };
+                }
+                if child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                assert!(
+                    started.elapsed() < Duration::from_secs(15),
+                    "docker-registry did not come up on port {port}"
+                );
+                std::thread::sleep(Duration::from_millis(50));
             }
-            assert!(
-                started.elapsed() < Duration::from_secs(15),
-                "docker-registry did not come up on port {port}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
         }
-        reg
+        panic!("docker-registry exited three times on start");
     }
 
     fn host(&self) -> String {
