@@ -29,28 +29,30 @@ fn install_dir(
 }
 
 #[test]
-fn aws_load_balancer_operator_becomes_a_platform_operator() {
-    let Some(rd) = realdata("aws_load_balancer_operator_becomes_a_platform_operator") else {
+fn aws_load_balancer_operator_is_refused_for_its_install_modes() {
+    let Some(rd) = realdata("aws_load_balancer_operator_is_refused_for_its_install_modes") else {
         return;
     };
+    // Its CSV supports only OwnNamespace and SingleNamespace: a PlatformOperator cannot
+    // install it, and nothing may be written.
     let cat = rd.join("redhat-catalog-excerpts/aws-load-balancer-operator");
     let dir = install_dir(
         &cat,
         "  - name: albo\n    package: aws-load-balancer-operator\n",
         Some("4.14.2"),
     );
-    let out = cmd().args(["create", "--dir"]).arg(dir.path()).assert();
-    let o = out.get_output();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    // Its CSV supports OwnNamespace/SingleNamespace only: the PO profile must refuse it.
-    if o.status.code() == Some(1) {
-        assert!(stderr.contains("AllNamespaces"), "{stderr}");
-        assert!(!dir.path().join("manifests").exists());
-    } else {
-        assert_eq!(o.status.code(), Some(0), "{stderr}");
-        let files = tree(&dir.path().join("manifests"));
-        assert_eq!(files.len(), 2);
-    }
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("does not support the AllNamespaces install mode (it supports: OwnNamespace, SingleNamespace)"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+    assert!(!dir.path().join("platform-operators.lock.yaml").exists());
 }
 
 #[test]
