@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::common::{cmd, realdata, tree};
+use crate::common::{cmd, realdata};
 
 /// An install directory whose config points at a real catalog in place.
 fn install_dir(
