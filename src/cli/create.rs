@@ -4,11 +4,10 @@ use std::io::Write;
 
 use super::diagnostics::{self, Report};
 use super::flags::CreateArgs;
-use super::invocation::{self, Invocation, Outcome};
+use super::invocation::{self, ContentError, Invocation, Outcome};
 use super::{EXIT_OK, Error};
 use crate::bundle::source::Sources;
 use crate::config::ClusterVersion;
-use crate::convert;
 use crate::output::{self, lock};
 use crate::render::profile::{self, BundleContext, CatalogContext, OperatorContext, Profile};
 use crate::render::{RenderedObject, Templates};
@@ -349,22 +348,20 @@ fn convert_bundle(
     r: &Resolution<'_>,
     namespace: &str,
 ) -> Result<Vec<serde_json::Value>, String> {
-    let loaded = content.sources.load_catalog_bundle(r.bundle).map_err(|e| {
-        content
-            .unreachable
-            .set(content.unreachable.get() || e.is_io());
-        let mut text = crate::error_chain(&e);
-        if let Some(hint) = e.hint() {
-            text.push_str("\nhint: ");
-            text.push_str(&hint);
+    invocation::converted_bundle(&content.sources, r.bundle, namespace).map_err(|e| match e {
+        ContentError::Source(e) => {
+            content
+                .unreachable
+                .set(content.unreachable.get() || e.is_io());
+            let mut text = crate::error_chain(&e);
+            if let Some(hint) = e.hint() {
+                text.push_str("\nhint: ");
+                text.push_str(&hint);
+            }
+            text
         }
-        text
-    })?;
-    let options = convert::Options {
-        install_namespace: namespace.to_string(),
-        ..Default::default()
-    };
-    convert::convert(&loaded.bundle, &options).map_err(|e| crate::error_chain(&e))
+        ContentError::Convert(e) => crate::error_chain(&e),
+    })
 }
 
 /// One ClusterCatalog per configured catalog with an image that a ClusterExtension resolved

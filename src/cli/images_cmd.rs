@@ -10,10 +10,9 @@ use serde::Serialize;
 use super::create::color_stderr;
 use super::diagnostics::{self, Report};
 use super::flags::{ImagesArgs, MirrorConfigArgs, ReportFormat};
-use super::invocation::{self, Invocation, Outcome};
+use super::invocation::{self, ContentError, Invocation, Outcome};
 use super::{EXIT_OK, Error};
 use crate::bundle::source::Sources;
-use crate::convert;
 use crate::mirror::{self, Finding, ImageUse, Rule, imageset};
 use crate::render::{Profile, RenderedObject, Templates, offline};
 use crate::resolve::Cluster;
@@ -36,16 +35,14 @@ fn operator_images(outcome: &Outcome<'_>, sources: &Sources) -> Result<Vec<Image
     let name = &outcome.operator.name.value;
     let mut out = mirror::bundle_images(name, r.bundle);
     if outcome.operator.bootstrap {
-        let content = sources
-            .load_catalog_bundle(r.bundle)
-            .map_err(|e| Error::BundleSource(Box::new(e)))?;
-        let options = convert::Options {
-            install_namespace: outcome.install_namespace().unwrap_or_default(),
-            ..Default::default()
-        };
-        let converted = convert::convert(&content.bundle, &options).map_err(|e| {
-            Error::Disconnected(format!("operator \"{name}\": {}", crate::error_chain(&e)))
-        })?;
+        let namespace = outcome.install_namespace().unwrap_or_default();
+        let converted = super::invocation::converted_bundle(sources, r.bundle, &namespace)
+            .map_err(|e| match e {
+                ContentError::Source(e) => Error::BundleSource(Box::new(e)),
+                ContentError::Convert(e) => {
+                    Error::Disconnected(format!("operator \"{name}\": {}", crate::error_chain(&e)))
+                }
+            })?;
         out.extend(mirror::workload_images(name, &converted));
     }
     Ok(out)

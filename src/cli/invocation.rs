@@ -387,3 +387,31 @@ impl<'a> Outcome<'a> {
         }
     }
 }
+
+/// Why a resolved bundle's objects could not be produced.
+#[derive(Debug)]
+pub(super) enum ContentError {
+    /// Its registry+v1 content could not be obtained.
+    Source(crate::bundle::source::Error),
+    /// It could not be converted.
+    Convert(crate::convert::Error),
+}
+
+/// A resolved bundle's registry+v1 content (embedded in the catalog, from `--bundles`, the
+/// cache, `--oci-layout` or the registry), converted as OLM v1 does for an AllNamespaces install
+/// into `namespace`. Shared by `create` (the objects it writes) and `images` (the containers
+/// they run).
+pub(super) fn converted_bundle(
+    sources: &crate::bundle::source::Sources,
+    bundle: &crate::catalog::model::Bundle,
+    namespace: &str,
+) -> Result<Vec<serde_json::Value>, ContentError> {
+    let loaded = sources
+        .load_catalog_bundle(bundle)
+        .map_err(ContentError::Source)?;
+    let options = crate::convert::Options {
+        install_namespace: namespace.to_string(),
+        ..Default::default()
+    };
+    crate::convert::convert(&loaded.bundle, &options).map_err(ContentError::Convert)
+}
