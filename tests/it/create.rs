@@ -287,3 +287,84 @@ fn a_file_in_the_way_is_not_overwritten() {
 fn no_dir_is_a_usage_error() {
     cmd().arg("create").assert().code(2);
 }
+
+#[test]
+fn operators_sharing_an_install_namespace_get_one_namespace_object() {
+    let dir = example();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("\"4.14.8\"", "\"4.18.3\"")
+        .replace(
+            "    source: catalog\n",
+            "    source: catalog\n    image: registry.example.com/acme/index@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",
+        );
+    // Both operators in one namespace; the cloud controller (capped at 4.16) goes.
+    let text = text[..text.find("  - name: cloud-controller").unwrap()].to_string();
+    let text = format!(
+        "{text}    namespace: shared\n  - name: cert-operator-2\n    package: acme-cert-operator\n    version: \"=1.1.0\"\n    namespace: shared\n"
+    );
+    std::fs::write(&config, text).unwrap();
+    create(dir.path()).success();
+    let namespaces: Vec<String> = tree(&dir.path().join("manifests"))
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n.contains("_namespace_"))
+        .collect();
+    assert_eq!(namespaces, ["99_po_cert-operator_00_namespace_shared.yaml"]);
+}
+
+#[test]
+fn cluster_version_flag_overrides_the_configuration() {
+    let dir = example();
+    let out = cmd()
+        .args(["create", "--cluster-version", "4.16.1", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    assert!(
+        String::from_utf8_lossy(&out.get_output().stderr)
+            .contains("OpenShift 4.16.1 cannot install platform operators")
+    );
+    cmd()
+        .args(["create", "--cluster-version", "nope", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn template_overrides_are_used() {
+    let dir = example();
+    let templates = dir.path().join("templates");
+    std::fs::create_dir(&templates).unwrap();
+    std::fs::write(
+        templates.join("platformoperator.yaml.j2"),
+        "apiVersion: platform.openshift.io/v1alpha1\nkind: PlatformOperator\nmetadata:\n  name: {{ operator.name | tojson }}\n  labels:\n    team: platform\nspec:\n  package:\n    name: {{ operator.package | tojson }}\n",
+    )
+    .unwrap();
+    cmd()
+        .args(["create", "--templates"])
+        .arg(&templates)
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let po = std::fs::read_to_string(
+        dir.path()
+            .join("manifests/99_po_cert-operator_00_platformoperator_cert-operator.yaml"),
+    )
+    .unwrap();
+    assert!(po.contains("team: platform"), "{po}");
+    // A template that renders something other than one object fails and writes nothing new.
+    std::fs::write(templates.join("platformoperator.yaml.j2"), "kind: [\n").unwrap();
+    let before = tree(dir.path());
+    cmd()
+        .args(["create", "--templates"])
+        .arg(&templates)
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    assert_eq!(before, tree(dir.path()));
+}

@@ -89,3 +89,22 @@ fn without_cluster_version_warns_and_skips_cluster_fit() {
         .success();
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("no clusterVersion"));
 }
+
+#[test]
+fn yaml_output_reads_back_like_json() {
+    let dir = example();
+    let json = cmd()
+        .args(["resolve", "-o", "json", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let yaml = cmd()
+        .args(["resolve", "-o", "yaml", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let from_json: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).unwrap();
+    let from_yaml: serde_json::Value =
+        serde_saphyr::from_str(&String::from_utf8_lossy(&yaml.get_output().stdout)).unwrap();
+    assert_eq!(from_json, from_yaml);
+}
