@@ -116,13 +116,8 @@ pub(super) fn write_install(
     let mut failed = 0;
     let mut locked_operators = Vec::new();
     for outcome in outcomes {
-        for w in &outcome.warnings {
-            write!(
-                stderr,
-                "{}",
-                Report::warning(format!("operator \"{}\": {w}", outcome.operator.name.value))
-                    .render(color)
-            )?;
+        for report in diagnostics::operator_warnings(outcome) {
+            write!(stderr, "{}", report.render(color))?;
         }
         if explain {
             write_explain(stdout, outcome)?;

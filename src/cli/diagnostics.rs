@@ -149,6 +149,14 @@ pub fn config_error(e: &config::Error) -> Vec<Report> {
     }
 }
 
+/// One warning diagnostic per warning of an operator's outcome.
+pub fn operator_warnings<'a>(outcome: &'a Outcome<'_>) -> impl Iterator<Item = Report> + 'a {
+    outcome
+        .warnings
+        .iter()
+        .map(move |w| Report::warning(format!("operator \"{}\": {w}", outcome.operator.name.value)))
+}
+
 /// Diagnostics for an operator that cannot be installed.
 pub fn operator_failure(file: &SourceFile, outcome: &Outcome<'_>) -> Option<Report> {
     let op = outcome.operator;

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::create::{color_stderr, write_explain};
-use super::diagnostics::{self, Report};
+use super::diagnostics;
 use super::flags::{OutputFormat, ResolveArgs};
 use super::invocation::{self, Invocation, Outcome};
 use super::{EXIT_INVALID, EXIT_OK, Error};
@@ -113,13 +113,8 @@ pub(super) fn run(
                 }
             }
             for o in &outcomes {
-                for w in &o.warnings {
-                    write!(
-                        stderr,
-                        "{}",
-                        Report::warning(format!("operator \"{}\": {w}", o.operator.name.value))
-                            .render(color)
-                    )?;
+                for report in diagnostics::operator_warnings(o) {
+                    write!(stderr, "{}", report.render(color))?;
                 }
                 if let Some(report) = diagnostics::operator_failure(&inv.config.source, o) {
                     write!(stderr, "{}", report.render(color))?;
