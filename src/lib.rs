@@ -18,6 +18,7 @@ pub mod config;
 pub mod convert;
 pub mod fetch;
 pub mod mirror;
+pub mod openshift;
 pub mod output;
 pub mod registry;
 pub mod render;

@@ -64,7 +64,11 @@ pub(super) fn profile_for(
     cluster_version: &ClusterVersion,
 ) -> Result<Option<Profile>, Error> {
     Ok(if inv.config.operators.iter().any(|o| !o.bootstrap) {
-        Some(Profile::for_cluster(cluster_version, inv.feature_set())?)
+        Some(Profile::for_cluster(
+            cluster_version,
+            inv.feature_set(),
+            inv.feature_gates(),
+        )?)
     } else {
         None
     })
@@ -112,6 +116,9 @@ pub(super) fn write_install(
         mirror_check,
         content,
     } = *install;
+    let default_catalogs = crate::openshift::lookup(cluster_version)
+        .map(|r| r.default_catalogs())
+        .unwrap_or_default();
     let mut objects: Vec<RenderedObject> = Vec::new();
     let mut failed = 0;
     let mut locked_operators = Vec::new();
@@ -127,7 +134,7 @@ pub(super) fn write_install(
             failed += 1;
             continue;
         }
-        match render_operator(templates, profile, outcome, content) {
+        match render_operator(templates, profile, outcome, content, default_catalogs) {
             Ok(rendered) => {
                 objects.extend(rendered.objects);
                 locked_operators.push(rendered.locked);
@@ -235,6 +242,7 @@ fn render_operator(
     profile: Option<Profile>,
     outcome: &Outcome<'_>,
     content: &BundleContent,
+    default_catalogs: &[(&str, i32)],
 ) -> Result<RenderedOperator, String> {
     let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
     let op = outcome.operator;
@@ -285,13 +293,17 @@ fn render_operator(
             }
             Some(Profile::ClusterExtension) => {
                 if r.catalog.image.is_none()
-                    && !profile::OPENSHIFT_DEFAULT_CATALOGS.contains(&r.catalog.name.as_str())
+                    && !default_catalogs.iter().any(|(n, _)| *n == r.catalog.name)
                 {
                     return Err(format!(
                         "catalog \"{}\" has no `image:`, so no ClusterCatalog can be written for it, and it is not one of OpenShift's default ClusterCatalogs ({}); \
                          give the catalog's image, or name the catalog after the default ClusterCatalog it is a snapshot of",
                         r.catalog.name,
-                        profile::OPENSHIFT_DEFAULT_CATALOGS.join(", ")
+                        default_catalogs
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ));
                 }
                 let converted = convert_bundle(content, r, &namespace)?;

@@ -87,6 +87,13 @@ impl Invocation {
             .and_then(|i| i.config.feature_set.as_deref())
     }
 
+    /// `featureGates` from install-config.
+    pub fn feature_gates(&self) -> &[String] {
+        self.install
+            .as_ref()
+            .map_or(&[][..], |i| i.config.feature_gates.as_slice())
+    }
+
     /// Load every configured catalog, keeping only the configured packages, and check pins.
     pub fn load_catalogs(&self) -> Result<Vec<LoadedCatalog>, Error> {
         let mut packages: Vec<String> = self

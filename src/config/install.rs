@@ -19,6 +19,9 @@ use super::{Error, SourceFile, parse_yaml, read_source};
 pub struct InstallConfig {
     /// `featureSet` (`TechPreviewNoUpgrade`, `DevPreviewNoUpgrade`, `CustomNoUpgrade`, or unset).
     pub feature_set: Option<String>,
+    /// `featureGates` (`Name=true|false`, with `featureSet: CustomNoUpgrade`).
+    #[serde(default)]
+    pub feature_gates: Vec<String>,
     /// `additionalTrustBundle` (PEM).
     pub additional_trust_bundle: Option<String>,
     /// `imageDigestSources`.

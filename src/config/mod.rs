@@ -95,9 +95,12 @@ impl ClusterVersion {
         })
     }
 
-    /// The Kubernetes minor version this release ships: OpenShift 4.N ships Kubernetes 1.(N+13).
+    /// The Kubernetes minor version this release ships (from [`crate::openshift::RELEASES`];
+    /// a release newer than the table gets the newest row's).
     pub fn kube_minor(&self) -> Option<u64> {
-        self.minor.checked_add(13).filter(|_| self.major == 4)
+        crate::openshift::lookup(self)
+            .ok()
+            .map(|r| r.kubernetes_minor())
     }
 
     /// `major.minor`.

@@ -4,7 +4,7 @@
 //!
 //! A template must render exactly one YAML object with `apiVersion`, `kind` and `metadata.name`;
 //! anything else fails the run before a file is written. Profiles are chosen from the target
-//! OpenShift release (see [`Profile::for_cluster`]).
+//! OpenShift release (see [`Profile::for_target`]).
 
 pub mod installer_rbac;
 pub mod offline;

@@ -2,17 +2,19 @@
 //!
 //! | release | profile |
 //! |---|---|
-//! | 4.12–4.15 with `featureSet: TechPreviewNoUpgrade` or `DevPreviewNoUpgrade` | [`Profile::PlatformOperator`] |
+//! | 4.12–4.15 with `featureSet: TechPreviewNoUpgrade` (or the `PlatformOperators` gate) | [`Profile::PlatformOperator`] |
 //! | 4.16–4.17 | none: the PlatformOperator API was removed in 4.16 and `ClusterExtension` is GA from 4.18 |
 //! | ≥ 4.18 | [`Profile::ClusterExtension`] |
 //!
 //! Operators with `bootstrap: true` are written as their own objects in every profile and on
-//! every release, so a configuration of only bootstrap operators needs no profile.
+//! every release, so a configuration of only bootstrap operators needs no profile. The facts
+//! come from [`crate::openshift`]'s release table.
 
 use serde_json::json;
 
 use super::{Error, RenderedObject, Templates};
 use crate::config::ClusterVersion;
+use crate::openshift::{FeatureSet, OperatorApi, Target};
 
 /// How non-bootstrap operators are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -22,10 +24,6 @@ pub enum Profile {
     /// OLM v1 `ClusterExtension` (OpenShift ≥ 4.18).
     ClusterExtension,
 }
-
-/// Feature sets under which the PlatformOperator CRD is installed.
-pub const PLATFORM_OPERATOR_FEATURE_SETS: &[&str] =
-    &["TechPreviewNoUpgrade", "DevPreviewNoUpgrade"];
 
 /// Why no profile can write the configured operators for the target cluster.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,46 +37,53 @@ pub enum ProfileError {
         reason: String,
     },
     /// The PlatformOperator CRD is only there with a tech preview feature set.
-    #[error("the PlatformOperator API on OpenShift {version} needs featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade in install-config.yaml, found {}", found.as_deref().map(|f| format!("\"{f}\"")).unwrap_or_else(|| "none".into()))]
+    #[error(
+        "the PlatformOperator API on OpenShift {version} needs featureSet TechPreviewNoUpgrade (or CustomNoUpgrade with PlatformOperators=true) in install-config.yaml, found {found}"
+    )]
     FeatureSet {
         /// The target release.
         version: String,
         /// The featureSet found.
-        found: Option<String>,
+        found: String,
     },
 }
 
 impl Profile {
-    /// The profile for a release and feature set.
+    /// The profile for a target cluster, from [`crate::openshift`]'s table.
+    pub fn for_target(target: &Target) -> Result<Profile, ProfileError> {
+        let version = &target.release.name;
+        match (target.release.row.api, target.operator_api()) {
+            (_, OperatorApi::PlatformOperator) => Ok(Profile::PlatformOperator),
+            (_, OperatorApi::ClusterExtension) => Ok(Profile::ClusterExtension),
+            (OperatorApi::PlatformOperator, OperatorApi::None) => Err(ProfileError::FeatureSet {
+                version: version.clone(),
+                found: match &target.feature_set {
+                    FeatureSet::Default => "none".into(),
+                    other => format!("\"{other}\""),
+                },
+            }),
+            _ => Err(ProfileError::UnsupportedRelease {
+                version: version.clone(),
+                reason: "the PlatformOperator API was removed in 4.16 and OLM v1's ClusterExtension is generally available only from 4.18; \
+                 either target OpenShift 4.18 or later (ClusterExtension profile), or mark the operator `bootstrap: true` to install its own objects"
+                    .into(),
+            }),
+        }
+    }
+
+    /// The profile for a release and install-config `featureSet` / `featureGates`.
     pub fn for_cluster(
         version: &ClusterVersion,
         feature_set: Option<&str>,
+        feature_gates: &[String],
     ) -> Result<Profile, ProfileError> {
-        let unsupported = |reason: &str| ProfileError::UnsupportedRelease {
-            version: version.text.clone(),
-            reason: reason.to_string(),
-        };
-        match (version.major, version.minor) {
-            (4, 12..=15) => {
-                if feature_set.is_some_and(|f| PLATFORM_OPERATOR_FEATURE_SETS.contains(&f)) {
-                    Ok(Profile::PlatformOperator)
-                } else {
-                    Err(ProfileError::FeatureSet {
-                        version: version.text.clone(),
-                        found: feature_set.map(String::from),
-                    })
-                }
+        let target = Target::new(version, feature_set, feature_gates).map_err(|e| {
+            ProfileError::UnsupportedRelease {
+                version: version.text.clone(),
+                reason: e.to_string(),
             }
-            (4, 16..=17) => Err(unsupported(
-                "the PlatformOperator API was removed in 4.16 and OLM v1's ClusterExtension is generally available only from 4.18; \
-                 either target OpenShift 4.18 or later (ClusterExtension profile), or mark the operator `bootstrap: true` to install its own objects",
-            )),
-            (4, m) if m >= 18 => Ok(Profile::ClusterExtension),
-            (4, _) => Err(unsupported(
-                "platform operators exist from OpenShift 4.12 on",
-            )),
-            _ => Err(unsupported("only OpenShift 4 releases are known")),
-        }
+        })?;
+        Profile::for_target(&target)
     }
 }
 
@@ -116,15 +121,6 @@ pub struct CatalogContext<'a> {
     /// Priority across catalogs.
     pub priority: i32,
 }
-
-/// The ClusterCatalogs OpenShift 4.18+ creates itself; a catalog with one of these names needs
-/// no `image:`.
-pub const OPENSHIFT_DEFAULT_CATALOGS: &[&str] = &[
-    "openshift-certified-operators",
-    "openshift-community-operators",
-    "openshift-redhat-marketplace",
-    "openshift-redhat-operators",
-];
 
 /// The group name manifest files of ClusterCatalogs are written under.
 pub const CLUSTER_CATALOGS_GROUP: &str = "clustercatalogs";
@@ -233,40 +229,49 @@ mod tests {
     #[test]
     fn tech_preview_4_14_is_platform_operator() {
         assert_eq!(
-            Profile::for_cluster(&cv("4.14.8"), Some("TechPreviewNoUpgrade")),
+            Profile::for_cluster(&cv("4.14.8"), Some("TechPreviewNoUpgrade"), &[]),
             Ok(Profile::PlatformOperator)
         );
         assert_eq!(
-            Profile::for_cluster(&cv("4.12"), Some("DevPreviewNoUpgrade")),
+            Profile::for_cluster(&cv("4.12"), Some("TechPreviewNoUpgrade"), &[]),
+            Ok(Profile::PlatformOperator)
+        );
+        assert!(Profile::for_cluster(&cv("4.12"), Some("DevPreviewNoUpgrade"), &[]).is_err());
+        assert_eq!(
+            Profile::for_cluster(
+                &cv("4.13"),
+                Some("CustomNoUpgrade"),
+                &["PlatformOperators=true".into()]
+            ),
             Ok(Profile::PlatformOperator)
         );
     }
 
     #[test]
     fn default_feature_set_is_refused() {
-        let e = Profile::for_cluster(&cv("4.13"), None).unwrap_err();
+        let e = Profile::for_cluster(&cv("4.13"), None, &[]).unwrap_err();
         assert!(e.to_string().contains("TechPreviewNoUpgrade"), "{e}");
-        assert!(Profile::for_cluster(&cv("4.13"), Some("CustomNoUpgrade")).is_err());
+        assert!(Profile::for_cluster(&cv("4.13"), Some("CustomNoUpgrade"), &[]).is_err());
     }
 
     #[test]
     fn from_4_18_on_it_is_cluster_extension() {
         assert_eq!(
-            Profile::for_cluster(&cv("4.18.1"), None),
+            Profile::for_cluster(&cv("4.18.1"), None, &[]),
             Ok(Profile::ClusterExtension)
         );
         assert_eq!(
-            Profile::for_cluster(&cv("4.20"), Some("TechPreviewNoUpgrade")),
+            Profile::for_cluster(&cv("4.20"), Some("TechPreviewNoUpgrade"), &[]),
             Ok(Profile::ClusterExtension)
         );
     }
 
     #[test]
     fn releases_without_the_api_are_refused_with_both_options() {
-        let e = Profile::for_cluster(&cv("4.16"), Some("TechPreviewNoUpgrade"))
+        let e = Profile::for_cluster(&cv("4.16"), Some("TechPreviewNoUpgrade"), &[])
             .unwrap_err()
             .to_string();
         assert!(e.contains("4.18") && e.contains("bootstrap: true"), "{e}");
-        assert!(Profile::for_cluster(&cv("4.11"), Some("TechPreviewNoUpgrade")).is_err());
+        assert!(Profile::for_cluster(&cv("4.11"), Some("TechPreviewNoUpgrade"), &[]).is_err());
     }
 }

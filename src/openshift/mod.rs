@@ -1,0 +1,808 @@
+//! What each OpenShift release is: the one place in po-manifests that knows release numbers.
+//!
+//! Everything that depends on the target release (which feature sets exist, which platform
+//! operator API it has, which OLM v1 renderer it runs, whether webhooks and watch namespaces are
+//! accepted and how they are passed, which ClusterCatalogs it creates, which Kubernetes version
+//! it ships) is a row of [`RELEASES`], looked up with [`lookup`], and then asked through the
+//! methods of [`Release`] with the cluster's [`FeatureSet`]. No other module compares release
+//! numbers.
+//!
+//! Sources (our summary is `reference/olm-v1-per-release.md` in the shared notes):
+//! - feature sets: openshift/api `config/v1/types_feature.go` on each `release-4.N` branch
+//!   (`DevPreviewNoUpgrade` appears in release-4.16);
+//! - feature gates: openshift/api `features/features.go` and the rendered
+//!   `payload-manifests/featuregates/featureGate-*-SelfManagedHA-{Default,TechPreviewNoUpgrade}.yaml`;
+//!   OpenShift gate → upstream flag: openshift/cluster-olm-operator `internal/featuregates/mapper.go`;
+//! - renderers: openshift/operator-framework-operator-controller `release-4.18`
+//!   (`internal/rukpak/convert/registryv1.go`), `release-4.19`
+//!   (`internal/operator-controller/rukpak/convert/registryv1.go`), `release-4.20` and later
+//!   (`internal/operator-controller/rukpak/render/registryv1`);
+//! - default catalogs: 4.18 catalogd `openshift/manifests/`, 4.19/4.20
+//!   `openshift/catalogd/manifests/`, 4.21/4.22 `helm/olmv1/templates/openshift-catalogs/`
+//!   (the marketplace catalog was removed for 4.22).
+
+use std::fmt;
+
+use crate::config::ClusterVersion;
+
+/// A cluster's `featureSet` (install-config), with the gates of `CustomNoUpgrade`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum FeatureSet {
+    /// No `featureSet` (or `""`): the Default set.
+    #[default]
+    Default,
+    /// `TechPreviewNoUpgrade`.
+    TechPreviewNoUpgrade,
+    /// `DevPreviewNoUpgrade` (4.16 and later).
+    DevPreviewNoUpgrade,
+    /// `CustomNoUpgrade`: the Default set, plus `featureGates` given as `Name=true`, minus those
+    /// given as `Name=false`.
+    CustomNoUpgrade {
+        /// Gates switched on.
+        enabled: Vec<String>,
+        /// Gates switched off.
+        disabled: Vec<String>,
+    },
+}
+
+/// Why a `featureSet` / `featureGates` pair is not valid for a release.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FeatureSetError {
+    /// The name is no feature set of any release.
+    #[error(
+        "featureSet {found:?} is not a feature set of OpenShift {release}; it has {}",
+        known.join(", ")
+    )]
+    Unknown {
+        /// What was written.
+        found: String,
+        /// The release asked about.
+        release: String,
+        /// The feature sets that release has.
+        known: Vec<&'static str>,
+    },
+    /// The feature set exists, but not yet on this release.
+    #[error("featureSet {found} exists from OpenShift {since} on, not on {release}")]
+    NotYet {
+        /// What was written.
+        found: &'static str,
+        /// The first release that has it.
+        since: &'static str,
+        /// The release asked about.
+        release: String,
+    },
+    /// `featureGates` entry not of the form `Name=true|false`.
+    #[error("featureGates entry {0:?} is not of the form Name=true or Name=false")]
+    BadGate(String),
+    /// `featureGates` given without `featureSet: CustomNoUpgrade`.
+    #[error("featureGates is only read with featureSet: CustomNoUpgrade")]
+    GatesWithoutCustom,
+}
+
+impl FeatureSet {
+    /// The install-config spelling (`Default` for none).
+    pub fn name(&self) -> &'static str {
+        match self {
+            FeatureSet::Default => "Default",
+            FeatureSet::TechPreviewNoUpgrade => "TechPreviewNoUpgrade",
+            FeatureSet::DevPreviewNoUpgrade => "DevPreviewNoUpgrade",
+            FeatureSet::CustomNoUpgrade { .. } => "CustomNoUpgrade",
+        }
+    }
+
+    /// Read install-config's `featureSet` and `featureGates` for `release`.
+    pub fn parse(
+        feature_set: Option<&str>,
+        feature_gates: &[String],
+        release: &Release,
+    ) -> Result<FeatureSet, FeatureSetError> {
+        let set = match feature_set.unwrap_or("") {
+            "" | "Default" => FeatureSet::Default,
+            "TechPreviewNoUpgrade" => FeatureSet::TechPreviewNoUpgrade,
+            "DevPreviewNoUpgrade" => FeatureSet::DevPreviewNoUpgrade,
+            "CustomNoUpgrade" => {
+                let mut enabled = Vec::new();
+                let mut disabled = Vec::new();
+                for gate in feature_gates {
+                    match gate.split_once('=') {
+                        Some((name, "true")) if !name.is_empty() => enabled.push(name.to_string()),
+                        Some((name, "false")) if !name.is_empty() => {
+                            disabled.push(name.to_string())
+                        }
+                        _ => return Err(FeatureSetError::BadGate(gate.clone())),
+                    }
+                }
+                FeatureSet::CustomNoUpgrade { enabled, disabled }
+            }
+            other => {
+                return Err(FeatureSetError::Unknown {
+                    found: other.to_string(),
+                    release: release.name.to_string(),
+                    known: release.feature_sets().collect(),
+                });
+            }
+        };
+        if !matches!(set, FeatureSet::CustomNoUpgrade { .. }) && !feature_gates.is_empty() {
+            return Err(FeatureSetError::GatesWithoutCustom);
+        }
+        if set == FeatureSet::DevPreviewNoUpgrade && !release.row.dev_preview {
+            return Err(FeatureSetError::NotYet {
+                found: "DevPreviewNoUpgrade",
+                since: DEV_PREVIEW_SINCE,
+                release: release.name.to_string(),
+            });
+        }
+        Ok(set)
+    }
+
+    /// Whether a cluster with this feature set refuses minor upgrades. Every feature set but
+    /// Default carries `NoUpgrade` in its name for this reason (openshift/api
+    /// `config/v1/types_feature.go`); patch upgrades within the minor are allowed.
+    pub fn blocks_minor_upgrade(&self) -> bool {
+        !matches!(self, FeatureSet::Default)
+    }
+
+    fn gate_on(&self, gate: Gate, state: GateState) -> bool {
+        let by_set = match state {
+            GateState::Absent => return false,
+            GateState::Default => true,
+            GateState::TechPreview => matches!(
+                self,
+                FeatureSet::TechPreviewNoUpgrade | FeatureSet::DevPreviewNoUpgrade
+            ),
+        };
+        match self {
+            FeatureSet::CustomNoUpgrade { enabled, disabled } => {
+                let name = gate.openshift_name();
+                if disabled.iter().any(|g| g == name) {
+                    false
+                } else {
+                    enabled.iter().any(|g| g == name) || state == GateState::Default
+                }
+            }
+            _ => by_set,
+        }
+    }
+}
+
+impl fmt::Display for FeatureSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The feature gates po-manifests cares about, by their OpenShift names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// `PlatformOperators`: the PlatformOperator and BundleDeployment CRDs (4.12–4.15).
+    PlatformOperators,
+    /// `NewOLMWebhookProviderOpenshiftServiceCA` → upstream `WebhookProviderOpenshiftServiceCA`.
+    WebhookProviderServiceCa,
+    /// `NewOLMOwnSingleNamespace` → upstream `SingleOwnNamespaceInstallSupport`.
+    OwnSingleNamespace,
+    /// `NewOLMPreflightPermissionChecks` → upstream `PreflightPermissions`.
+    PreflightPermissions,
+    /// `NewOLMConfigAPI` → upstream `DeploymentConfig` (`spec.config.inline.deploymentConfig`).
+    ConfigApi,
+}
+
+impl Gate {
+    /// The gate's name in openshift/api `features/features.go` (and in `featureGates`).
+    pub fn openshift_name(self) -> &'static str {
+        match self {
+            Gate::PlatformOperators => "PlatformOperators",
+            Gate::WebhookProviderServiceCa => "NewOLMWebhookProviderOpenshiftServiceCA",
+            Gate::OwnSingleNamespace => "NewOLMOwnSingleNamespace",
+            Gate::PreflightPermissions => "NewOLMPreflightPermissionChecks",
+            Gate::ConfigApi => "NewOLMConfigAPI",
+        }
+    }
+}
+
+/// Where a gate is on in a release's rendered feature-gate manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateState {
+    /// The gate does not exist in this release.
+    Absent,
+    /// On in `TechPreviewNoUpgrade` and `DevPreviewNoUpgrade` only.
+    TechPreview,
+    /// On in every feature set.
+    Default,
+}
+
+/// Which API non-bootstrap operators are written with on a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperatorApi {
+    /// `PlatformOperator` + `BundleDeployment` (behind the `PlatformOperators` gate).
+    PlatformOperator,
+    /// None: the PlatformOperator API is gone and OLM v1 is not yet GA (4.16, 4.17).
+    None,
+    /// OLM v1 `ClusterExtension`.
+    ClusterExtension,
+}
+
+/// Which registry+v1 converter a release's OLM v1 runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Renderer {
+    /// 4.18, `internal/rukpak/convert/registryv1.go`: no `revisionHistoryLimit`, CRDs passed
+    /// through untyped, and the value-copy bug that drops the `namespaces get/list/watch` rule
+    /// when promoting to AllNamespaces.
+    Convert418,
+    /// 4.19, `internal/operator-controller/rukpak/convert/registryv1.go`: the namespaces rule
+    /// and `revisionHistoryLimit: 1`.
+    Convert419,
+    /// 4.20 and later, `rukpak/render/registryv1` generators.
+    RegistryV1,
+}
+
+/// How a watch namespace reaches OLM v1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchNamespaceForm {
+    /// The ClusterExtension annotation `olm.operatorframework.io/watch-namespace` (4.19, 4.20).
+    Annotation,
+    /// `spec.config: {configType: Inline, inline: {watchNamespace: …}}` (4.21 and later),
+    /// validated against the schema derived from the bundle's install modes.
+    InlineConfig,
+}
+
+/// One row of [`RELEASES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReleaseRow {
+    /// Minor version of OpenShift 4.
+    pub minor: u64,
+    /// Kubernetes minor version shipped (OpenShift 4.N ships Kubernetes 1.(N+13)).
+    pub kubernetes_minor: u64,
+    /// Whether `DevPreviewNoUpgrade` exists.
+    pub dev_preview: bool,
+    /// The operator API, before feature gates are applied.
+    pub api: OperatorApi,
+    /// `PlatformOperators`.
+    pub platform_operators: GateState,
+    /// OLM v1's converter (ClusterExtension releases).
+    pub renderer: Option<Renderer>,
+    /// `NewOLMWebhookProviderOpenshiftServiceCA`.
+    pub webhook_provider: GateState,
+    /// `NewOLMOwnSingleNamespace`.
+    pub own_single_namespace: GateState,
+    /// How the watch namespace is passed when supported.
+    pub watch_namespace_form: Option<WatchNamespaceForm>,
+    /// `spec.config.inline` is read and validated even when `NewOLMOwnSingleNamespace` is off
+    /// (4.22's provider parses any config present).
+    pub inline_config_without_gate: bool,
+    /// `NewOLMPreflightPermissionChecks`.
+    pub preflight_permissions: GateState,
+    /// `NewOLMConfigAPI`.
+    pub config_api: GateState,
+    /// The ClusterCatalogs the release creates itself, with their priorities.
+    pub default_catalogs: &'static [(&'static str, i32)],
+}
+
+const CATALOGS_4: &[(&str, i32)] = &[
+    ("openshift-redhat-operators", -100),
+    ("openshift-certified-operators", -200),
+    ("openshift-redhat-marketplace", -300),
+    ("openshift-community-operators", -400),
+];
+const CATALOGS_NO_MARKETPLACE: &[(&str, i32)] = &[
+    ("openshift-redhat-operators", -100),
+    ("openshift-certified-operators", -200),
+    ("openshift-community-operators", -400),
+];
+
+const DEV_PREVIEW_SINCE: &str = "4.16";
+
+const fn legacy(minor: u64, platform_operators: GateState, dev_preview: bool) -> ReleaseRow {
+    ReleaseRow {
+        minor,
+        kubernetes_minor: minor + 13,
+        dev_preview,
+        api: if matches!(platform_operators, GateState::Absent) {
+            OperatorApi::None
+        } else {
+            OperatorApi::PlatformOperator
+        },
+        platform_operators,
+        renderer: None,
+        webhook_provider: GateState::Absent,
+        own_single_namespace: GateState::Absent,
+        watch_namespace_form: None,
+        inline_config_without_gate: false,
+        preflight_permissions: GateState::Absent,
+        config_api: GateState::Absent,
+        default_catalogs: &[],
+    }
+}
+
+/// Every release po-manifests knows, oldest first. A newer release is treated as the last row
+/// (see [`lookup`]).
+pub const RELEASES: &[ReleaseRow] = &[
+    legacy(12, GateState::TechPreview, false),
+    legacy(13, GateState::TechPreview, false),
+    legacy(14, GateState::TechPreview, false),
+    legacy(15, GateState::TechPreview, false),
+    legacy(16, GateState::Absent, true),
+    legacy(17, GateState::Absent, true),
+    ReleaseRow {
+        minor: 18,
+        kubernetes_minor: 31,
+        dev_preview: true,
+        api: OperatorApi::ClusterExtension,
+        platform_operators: GateState::Absent,
+        renderer: Some(Renderer::Convert418),
+        webhook_provider: GateState::Absent,
+        own_single_namespace: GateState::Absent,
+        watch_namespace_form: None,
+        inline_config_without_gate: false,
+        preflight_permissions: GateState::Absent,
+        config_api: GateState::Absent,
+        default_catalogs: CATALOGS_4,
+    },
+    ReleaseRow {
+        minor: 19,
+        kubernetes_minor: 32,
+        dev_preview: true,
+        api: OperatorApi::ClusterExtension,
+        platform_operators: GateState::Absent,
+        renderer: Some(Renderer::Convert419),
+        webhook_provider: GateState::Absent,
+        own_single_namespace: GateState::TechPreview,
+        watch_namespace_form: Some(WatchNamespaceForm::Annotation),
+        inline_config_without_gate: false,
+        preflight_permissions: GateState::TechPreview,
+        config_api: GateState::Absent,
+        default_catalogs: CATALOGS_4,
+    },
+    ReleaseRow {
+        minor: 20,
+        kubernetes_minor: 33,
+        dev_preview: true,
+        api: OperatorApi::ClusterExtension,
+        platform_operators: GateState::Absent,
+        renderer: Some(Renderer::RegistryV1),
+        webhook_provider: GateState::TechPreview,
+        own_single_namespace: GateState::TechPreview,
+        watch_namespace_form: Some(WatchNamespaceForm::Annotation),
+        inline_config_without_gate: false,
+        preflight_permissions: GateState::TechPreview,
+        config_api: GateState::Absent,
+        default_catalogs: CATALOGS_4,
+    },
+    ReleaseRow {
+        minor: 21,
+        kubernetes_minor: 34,
+        dev_preview: true,
+        api: OperatorApi::ClusterExtension,
+        platform_operators: GateState::Absent,
+        renderer: Some(Renderer::RegistryV1),
+        webhook_provider: GateState::Default,
+        own_single_namespace: GateState::TechPreview,
+        watch_namespace_form: Some(WatchNamespaceForm::InlineConfig),
+        inline_config_without_gate: false,
+        preflight_permissions: GateState::TechPreview,
+        config_api: GateState::Absent,
+        default_catalogs: CATALOGS_4,
+    },
+    ReleaseRow {
+        minor: 22,
+        kubernetes_minor: 35,
+        dev_preview: true,
+        api: OperatorApi::ClusterExtension,
+        platform_operators: GateState::Absent,
+        renderer: Some(Renderer::RegistryV1),
+        webhook_provider: GateState::Default,
+        own_single_namespace: GateState::TechPreview,
+        watch_namespace_form: Some(WatchNamespaceForm::InlineConfig),
+        inline_config_without_gate: true,
+        preflight_permissions: GateState::TechPreview,
+        config_api: GateState::TechPreview,
+        default_catalogs: CATALOGS_NO_MARKETPLACE,
+    },
+];
+
+/// Why a release is not in the table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReleaseError {
+    /// Older than the oldest release with a platform-operator API.
+    #[error(
+        "OpenShift {version} is older than any release po-manifests knows (4.{oldest} is the oldest: platform operators exist from 4.12 on)"
+    )]
+    TooOld {
+        /// The version written.
+        version: String,
+        /// The oldest known minor.
+        oldest: u64,
+    },
+    /// A major version below 4.
+    #[error("OpenShift {version} is not an OpenShift 4 or later release")]
+    NotOpenShift4 {
+        /// The version written.
+        version: String,
+    },
+}
+
+/// A release looked up in the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Release {
+    /// The version asked for, as written.
+    pub name: String,
+    /// The row whose facts apply.
+    pub row: &'static ReleaseRow,
+    /// Set when the version is newer than the table: the newest row's facts apply.
+    pub newer_than_known: bool,
+}
+
+/// Look `version` up. A release newer than the newest row (4.23, 5.0, …) gets the newest row's
+/// facts and `newer_than_known`, which callers turn into a warning.
+pub fn lookup(version: &ClusterVersion) -> Result<Release, ReleaseError> {
+    let oldest = RELEASES[0].minor;
+    let newest = RELEASES.last().expect("the table is not empty");
+    let name = version.text.clone();
+    match version.major {
+        0..=3 => Err(ReleaseError::NotOpenShift4 { version: name }),
+        4 => match RELEASES.iter().find(|r| r.minor == version.minor) {
+            Some(row) => Ok(Release {
+                name,
+                row,
+                newer_than_known: false,
+            }),
+            None if version.minor < oldest => Err(ReleaseError::TooOld {
+                version: name,
+                oldest,
+            }),
+            None => Ok(Release {
+                name,
+                row: newest,
+                newer_than_known: true,
+            }),
+        },
+        _ => Ok(Release {
+            name,
+            row: newest,
+            newer_than_known: true,
+        }),
+    }
+}
+
+/// The newest release in the table, as `4.N`.
+pub fn newest_known() -> String {
+    format!(
+        "4.{}",
+        RELEASES.last().expect("the table is not empty").minor
+    )
+}
+
+impl Release {
+    /// `4.N` of the row whose facts apply.
+    pub fn known_as(&self) -> String {
+        format!("4.{}", self.row.minor)
+    }
+
+    /// A warning to print when the release is newer than the table.
+    pub fn newer_warning(&self) -> Option<String> {
+        self.newer_than_known.then(|| {
+            format!(
+                "OpenShift {} is newer than the releases po-manifests knows; its OLM v1 is assumed to behave like {}'s",
+                self.name,
+                self.known_as()
+            )
+        })
+    }
+
+    /// The feature sets this release has, in install-config spelling.
+    pub fn feature_sets(&self) -> impl Iterator<Item = &'static str> + use<> {
+        let dev = self.row.dev_preview;
+        [
+            "Default",
+            "TechPreviewNoUpgrade",
+            "DevPreviewNoUpgrade",
+            "CustomNoUpgrade",
+        ]
+        .into_iter()
+        .filter(move |s| dev || *s != "DevPreviewNoUpgrade")
+    }
+
+    /// Kubernetes minor version (of 1.x).
+    pub fn kubernetes_minor(&self) -> u64 {
+        self.row.kubernetes_minor
+    }
+
+    /// Whether a gate is on with `feature_set`.
+    pub fn gate(&self, gate: Gate, feature_set: &FeatureSet) -> bool {
+        feature_set.gate_on(gate, self.gate_state(gate))
+    }
+
+    /// The gate's state in this release.
+    pub fn gate_state(&self, gate: Gate) -> GateState {
+        match gate {
+            Gate::PlatformOperators => self.row.platform_operators,
+            Gate::WebhookProviderServiceCa => self.row.webhook_provider,
+            Gate::OwnSingleNamespace => self.row.own_single_namespace,
+            Gate::PreflightPermissions => self.row.preflight_permissions,
+            Gate::ConfigApi => self.row.config_api,
+        }
+    }
+
+    /// The API non-bootstrap operators are written with, under `feature_set`.
+    pub fn operator_api(&self, feature_set: &FeatureSet) -> OperatorApi {
+        match self.row.api {
+            OperatorApi::PlatformOperator if !self.gate(Gate::PlatformOperators, feature_set) => {
+                OperatorApi::None
+            }
+            api => api,
+        }
+    }
+
+    /// The OLM v1 view of this release under `feature_set`, when it runs OLM v1.
+    pub fn olm_v1(&self, feature_set: &FeatureSet) -> Option<OlmV1> {
+        let renderer = self.row.renderer?;
+        let watch_gate = self.gate(Gate::OwnSingleNamespace, feature_set);
+        Some(OlmV1 {
+            renderer,
+            webhooks: self.gate(Gate::WebhookProviderServiceCa, feature_set),
+            watch_namespace: match self.row.watch_namespace_form {
+                Some(form) if watch_gate => Some(form),
+                Some(WatchNamespaceForm::InlineConfig) if self.row.inline_config_without_gate => {
+                    Some(WatchNamespaceForm::InlineConfig)
+                }
+                _ => None,
+            },
+            preflight_permissions: self.gate(Gate::PreflightPermissions, feature_set),
+            deployment_config: self.gate(Gate::ConfigApi, feature_set),
+        })
+    }
+
+    /// The ClusterCatalogs this release creates, with their priorities.
+    pub fn default_catalogs(&self) -> &'static [(&'static str, i32)] {
+        self.row.default_catalogs
+    }
+
+    /// The releases and feature sets on which `want` holds, worded for a "needs …" message:
+    /// `"4.21, or 4.20 with TechPreviewNoUpgrade"`. Releases after the first one where it holds
+    /// by default are folded into that one.
+    pub fn where_it_holds(want: impl Fn(&OlmV1) -> bool) -> Option<String> {
+        let mut preview: Vec<String> = Vec::new();
+        for row in RELEASES {
+            let r = Release {
+                name: format!("4.{}", row.minor),
+                row,
+                newer_than_known: false,
+            };
+            if r.olm_v1(&FeatureSet::Default).is_some_and(|o| want(&o)) {
+                return Some(match preview.as_slice() {
+                    [] => format!("{} or later", r.name),
+                    [one] => format!("{} or later, or {one} with TechPreviewNoUpgrade", r.name),
+                    [first, .., last] => format!(
+                        "{} or later, or {first} to {last} with TechPreviewNoUpgrade",
+                        r.name
+                    ),
+                });
+            }
+            if r.olm_v1(&FeatureSet::TechPreviewNoUpgrade)
+                .is_some_and(|o| want(&o))
+            {
+                preview.push(r.name);
+            }
+        }
+        preview
+            .first()
+            .map(|first| format!("{first} or later with TechPreviewNoUpgrade"))
+    }
+}
+
+/// The target cluster: its release and feature set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The release's row.
+    pub release: Release,
+    /// The install-config feature set.
+    pub feature_set: FeatureSet,
+}
+
+/// Why the target cluster is not one po-manifests can write for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// The release is not in the table.
+    #[error(transparent)]
+    Release(#[from] ReleaseError),
+    /// The feature set is not valid on the release.
+    #[error(transparent)]
+    FeatureSet(#[from] FeatureSetError),
+}
+
+impl Target {
+    /// Look the release up and read install-config's `featureSet` / `featureGates` for it.
+    pub fn new(
+        version: &ClusterVersion,
+        feature_set: Option<&str>,
+        feature_gates: &[String],
+    ) -> Result<Target, TargetError> {
+        let release = lookup(version)?;
+        let feature_set = FeatureSet::parse(feature_set, feature_gates, &release)?;
+        Ok(Target {
+            release,
+            feature_set,
+        })
+    }
+
+    /// The API non-bootstrap operators are written with.
+    pub fn operator_api(&self) -> OperatorApi {
+        self.release.operator_api(&self.feature_set)
+    }
+
+    /// OLM v1's behaviour on this cluster, when it runs OLM v1.
+    pub fn olm_v1(&self) -> Option<OlmV1> {
+        self.release.olm_v1(&self.feature_set)
+    }
+}
+
+/// What a release's OLM v1 does under one feature set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OlmV1 {
+    /// The converter.
+    pub renderer: Renderer,
+    /// Bundles with webhooks install, through the service-ca certificate provider.
+    pub webhooks: bool,
+    /// A watch namespace is honoured, and how it is passed; `None`: it is ignored and only
+    /// AllNamespaces installs work.
+    pub watch_namespace: Option<WatchNamespaceForm>,
+    /// The preflight permission check (`authorization.NewRBACPreAuthorizer`) runs.
+    pub preflight_permissions: bool,
+    /// `spec.config.inline.deploymentConfig` is accepted.
+    pub deployment_config: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(v: &str) -> Release {
+        lookup(&ClusterVersion::parse(v).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn table_is_sorted_and_contiguous() {
+        for pair in RELEASES.windows(2) {
+            assert_eq!(pair[0].minor + 1, pair[1].minor);
+        }
+        for row in RELEASES {
+            assert_eq!(row.kubernetes_minor, row.minor + 13);
+        }
+    }
+
+    #[test]
+    fn operator_api_by_release_and_feature_set() {
+        let tp = FeatureSet::TechPreviewNoUpgrade;
+        assert_eq!(
+            rel("4.14.8").operator_api(&tp),
+            OperatorApi::PlatformOperator
+        );
+        assert_eq!(
+            rel("4.14.8").operator_api(&FeatureSet::Default),
+            OperatorApi::None
+        );
+        let custom = FeatureSet::CustomNoUpgrade {
+            enabled: vec!["PlatformOperators".into()],
+            disabled: vec![],
+        };
+        assert_eq!(
+            rel("4.13").operator_api(&custom),
+            OperatorApi::PlatformOperator
+        );
+        assert_eq!(rel("4.16").operator_api(&tp), OperatorApi::None);
+        assert_eq!(
+            rel("4.18").operator_api(&FeatureSet::Default),
+            OperatorApi::ClusterExtension
+        );
+    }
+
+    #[test]
+    fn dev_preview_exists_from_4_16() {
+        let err = FeatureSet::parse(Some("DevPreviewNoUpgrade"), &[], &rel("4.15")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "featureSet DevPreviewNoUpgrade exists from OpenShift 4.16 on, not on 4.15"
+        );
+        assert_eq!(
+            FeatureSet::parse(Some("DevPreviewNoUpgrade"), &[], &rel("4.16")).unwrap(),
+            FeatureSet::DevPreviewNoUpgrade
+        );
+        let err = FeatureSet::parse(Some("LatencySensitive"), &[], &rel("4.15")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("Default, TechPreviewNoUpgrade, CustomNoUpgrade")
+        );
+    }
+
+    #[test]
+    fn custom_gates() {
+        let r = rel("4.20");
+        let fs = FeatureSet::parse(
+            Some("CustomNoUpgrade"),
+            &["NewOLMWebhookProviderOpenshiftServiceCA=true".into()],
+            &r,
+        )
+        .unwrap();
+        assert!(r.olm_v1(&fs).unwrap().webhooks);
+        let fs = FeatureSet::parse(
+            Some("CustomNoUpgrade"),
+            &["NewOLMWebhookProviderOpenshiftServiceCA=false".into()],
+            &rel("4.21"),
+        )
+        .unwrap();
+        assert!(!rel("4.21").olm_v1(&fs).unwrap().webhooks);
+        assert!(FeatureSet::parse(Some("CustomNoUpgrade"), &["X".into()], &r).is_err());
+        assert!(FeatureSet::parse(Some("TechPreviewNoUpgrade"), &["X=true".into()], &r).is_err());
+    }
+
+    #[test]
+    fn olm_v1_per_release() {
+        let d = FeatureSet::Default;
+        let tp = FeatureSet::TechPreviewNoUpgrade;
+        assert_eq!(
+            rel("4.18").olm_v1(&tp).unwrap().renderer,
+            Renderer::Convert418
+        );
+        assert_eq!(
+            rel("4.19").olm_v1(&d).unwrap().renderer,
+            Renderer::Convert419
+        );
+        assert_eq!(
+            rel("4.22").olm_v1(&d).unwrap().renderer,
+            Renderer::RegistryV1
+        );
+        assert!(!rel("4.20").olm_v1(&d).unwrap().webhooks);
+        assert!(rel("4.20").olm_v1(&tp).unwrap().webhooks);
+        assert!(rel("4.21").olm_v1(&d).unwrap().webhooks);
+        assert_eq!(rel("4.18").olm_v1(&tp).unwrap().watch_namespace, None);
+        assert_eq!(
+            rel("4.19").olm_v1(&tp).unwrap().watch_namespace,
+            Some(WatchNamespaceForm::Annotation)
+        );
+        assert_eq!(rel("4.21").olm_v1(&d).unwrap().watch_namespace, None);
+        assert_eq!(
+            rel("4.21").olm_v1(&tp).unwrap().watch_namespace,
+            Some(WatchNamespaceForm::InlineConfig)
+        );
+        assert_eq!(
+            rel("4.22").olm_v1(&d).unwrap().watch_namespace,
+            Some(WatchNamespaceForm::InlineConfig)
+        );
+        assert!(rel("4.14").olm_v1(&tp).is_none());
+    }
+
+    #[test]
+    fn newer_and_older_releases() {
+        let r = rel("5.0.1");
+        assert!(r.newer_than_known);
+        assert_eq!(r.known_as(), newest_known());
+        assert!(r.newer_warning().unwrap().contains("like 4.22's"));
+        assert!(rel("4.30").newer_than_known);
+        assert!(!rel("4.22.3").newer_than_known);
+        let old = lookup(&ClusterVersion::parse("4.11").unwrap()).unwrap_err();
+        assert!(old.to_string().contains("4.12 is the oldest"));
+        assert!(lookup(&ClusterVersion::parse("3.11.0").unwrap()).is_err());
+    }
+
+    #[test]
+    fn where_webhooks_hold() {
+        assert_eq!(
+            Release::where_it_holds(|o| o.webhooks).unwrap(),
+            "4.21 or later, or 4.20 with TechPreviewNoUpgrade"
+        );
+        assert_eq!(
+            Release::where_it_holds(|o| o.watch_namespace.is_some()).unwrap(),
+            "4.22 or later, or 4.19 to 4.21 with TechPreviewNoUpgrade"
+        );
+    }
+
+    #[test]
+    fn default_catalogs() {
+        assert_eq!(rel("4.21").default_catalogs().len(), 4);
+        assert!(
+            !rel("4.22")
+                .default_catalogs()
+                .iter()
+                .any(|(n, _)| *n == "openshift-redhat-marketplace")
+        );
+    }
+}
