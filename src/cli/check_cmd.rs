@@ -81,6 +81,12 @@ pub(super) fn run(
         path: e.path.clone(),
         source: e.source,
     })?;
+    if version.is_none() {
+        report.notes.push(format!(
+            "no target release given (--cluster-version, or clusterVersion in the configuration or lock file): checked against OpenShift 4.{}",
+            options.release.minor
+        ));
+    }
     // A file a po-manifests run wrote belongs to its operator (for waivers).
     for p in report.problems.iter_mut() {
         if p.operator.is_none() {

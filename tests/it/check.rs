@@ -1,0 +1,174 @@
+//! `po-manifests check --dir D` on installer directories of our own (`testdata/bootstrap/`), and
+//! `create` for a cloud controller manager on `platform: external` followed by `check`.
+
+use std::path::Path;
+
+use crate::common::{cmd, copy_dir, normalize, root, tree};
+
+fn fixture(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("testdata/bootstrap").join(name), dir.path());
+    dir
+}
+
+fn check(dir: &Path, extra: &[&str]) -> std::process::Output {
+    cmd().arg("check").arg("--dir").arg(dir).args(extra).output().unwrap()
+}
+
+fn rules(out: &std::process::Output) -> Vec<String> {
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn an_installer_directory_with_one_of_each_mistake() {
+    let dir = fixture("installer-dir");
+    let out = check(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", normalize(&out.stderr, dir.path()));
+    insta::assert_snapshot!("check_installer_dir", normalize(&out.stdout, dir.path()));
+    let out = check(dir.path(), &["-o", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let mut found = rules(&out);
+    found.sort();
+    // Each mistake once: the multi-document file, the List, the README, the subdirectory, the
+    // name clash, the duplicate Namespace, the CR without its CRD, the placeholder, the tag.
+    assert_eq!(
+        found,
+        [
+            "crd-missing",
+            "duplicate-object",
+            "file-type",
+            "image-tag",
+            "list-kind",
+            "name-clash",
+            "one-object-per-file",
+            "placeholder",
+            "subdirectory"
+        ]
+    );
+}
+
+#[test]
+fn warnings_alone_exit_zero() {
+    let dir = fixture("installer-dir");
+    let keep = ["01-acme-namespace.yaml", "08-acme-agent.yaml"];
+    for e in std::fs::read_dir(dir.path().join("manifests")).unwrap() {
+        let e = e.unwrap();
+        if !keep.contains(&e.file_name().to_str().unwrap()) {
+            let _ = std::fs::remove_file(e.path());
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+    std::fs::remove_dir_all(dir.path().join("openshift")).unwrap();
+    let out = check(dir.path(), &["-o", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(rules(&out), ["image-tag"]);
+}
+
+#[test]
+fn mirror_rules_make_a_tag_an_error() {
+    let dir = fixture("installer-dir");
+    std::fs::write(
+        dir.path().join("install-config.yaml"),
+        "apiVersion: v1\nplatform:\n  none: {}\nimageDigestSources:\n- source: ghcr.io/acme-example\n  mirrors: [mirror.local/acme]\n",
+    )
+    .unwrap();
+    let found = rules(&check(dir.path(), &["-o", "json"]));
+    assert!(found.contains(&"image-tag-disconnected".to_string()), "{found:?}");
+    assert!(!found.contains(&"image-tag".to_string()), "{found:?}");
+}
+
+#[test]
+fn a_role_given_on_the_command_line_applies_the_ccm_rules() {
+    let dir = fixture("installer-dir");
+    let out = check(dir.path(), &["-o", "json", "--role", "acme-system/acme-agent=cloud-controller-manager"]);
+    let found = rules(&out);
+    for rule in ["ccm-host-network", "ccm-tolerate-uninitialized", "ccm-requires-external"] {
+        assert!(found.contains(&rule.to_string()), "{rule} in {found:?}");
+    }
+    let out = check(dir.path(), &["--role", "acme-agent=ccm"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+fn create(dir: &Path) -> std::process::Output {
+    cmd()
+        .args(["create", "--offline", "--dir"])
+        .arg(dir)
+        .arg("--bundles")
+        .arg(root().join("testdata/bootstrap/ccm-bundle"))
+        .arg("--cache-dir")
+        .arg(dir.join(".cache"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn create_a_ccm_on_platform_external_then_check_is_clean() {
+    let dir = fixture("external");
+    let out = create(dir.path());
+    assert!(out.status.success(), "{}", normalize(&out.stderr, dir.path()));
+    let _ = std::fs::remove_dir_all(dir.path().join(".cache"));
+    let files = tree(&dir.path().join("manifests"));
+    let deployment = &files.iter().find(|(n, _)| n.contains("deployment")).unwrap().1;
+    assert!(deployment.contains("po-manifests.openshift.io/role: cloud-controller-manager"), "{deployment}");
+    let namespace = &files.iter().find(|(n, _)| n.contains("namespace")).unwrap().1;
+    assert!(namespace.contains("openshift.io/run-level: \"0\""), "{namespace}");
+    let out = check(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", normalize(&out.stdout, dir.path()));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(rules(&check(dir.path(), &["-o", "json"])), Vec::<String>::new());
+}
+
+#[test]
+fn create_refuses_a_ccm_without_platform_external_and_writes_nothing() {
+    let dir = fixture("external");
+    std::fs::write(dir.path().join("install-config.yaml"), "apiVersion: v1\nplatform:\n  none: {}\n").unwrap();
+    let out = create(dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = normalize(&out.stderr, dir.path());
+    assert!(stderr.contains("error[ccm-requires-external]"), "{stderr}");
+    assert!(stderr.contains("(to be written)"), "{stderr}");
+    assert!(!dir.path().join("manifests").exists());
+    assert!(!dir.path().join("platform-operators.lock.yaml").exists());
+}
+
+#[test]
+fn a_waiver_lets_create_through_and_is_recorded_in_the_lock() {
+    let dir = fixture("external");
+    std::fs::write(dir.path().join("install-config.yaml"), "apiVersion: v1\nplatform:\n  none: {}\n").unwrap();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap()
+        + "    waive:\n    - rule: ccm-requires-external\n      reason: the platform's CCM is replaced by this one in a lab\n";
+    std::fs::write(&config, text).unwrap();
+    let out = create(dir.path());
+    assert!(out.status.success(), "{}", normalize(&out.stderr, dir.path()));
+    let lock = std::fs::read_to_string(dir.path().join("platform-operators.lock.yaml")).unwrap();
+    assert!(lock.contains("waivers:\n  - rule: ccm-requires-external\n    reason: the platform's CCM is replaced by this one in a lab"), "{lock}");
+    // `check` applies the waivers the lock records.
+    let out = check(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("waived: "), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn role_and_waive_are_validated_in_the_configuration() {
+    let dir = fixture("external");
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("role: cloud-controller-manager", "role: ccm")
+        + "    waive:\n    - rule: ccm-host-networking\n      reason: \"\"\n";
+    std::fs::write(&config, text).unwrap();
+    let out = create(dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = normalize(&out.stderr, dir.path());
+    assert!(stderr.contains("unknown role \"ccm\""), "{stderr}");
+    assert!(stderr.contains("no check rule is named \"ccm-host-networking\""), "{stderr}");
+    assert!(stderr.contains("did you mean `ccm-host-network`?"), "{stderr}");
+    assert!(stderr.contains("a waiver needs a reason"), "{stderr}");
+}
