@@ -528,3 +528,276 @@ fn the_machine_api_bundle_passes_and_needs_its_crds() {
         .collect();
     assert_eq!(rules, ["mapi-tolerate-control-plane"]);
 }
+
+fn file(dir: Dir, name: &str, text: &str) -> ManifestFile {
+    ManifestFile {
+        dir,
+        name: name.into(),
+        text: text.into(),
+        size: text.len() as u64,
+        operator: None,
+        role: None,
+        planned: false,
+    }
+}
+
+const NAMESPACE: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: acme\n";
+const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: secrets.acme.example.com
+spec:
+  group: acme.example.com
+  scope: Namespaced
+  names:
+    kind: Secret
+    plural: secrets
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [region]
+            properties:
+              region:
+                type: string
+                enum: [us-east-1, eu-west-1]
+              port:
+                x-kubernetes-int-or-string: true
+              mode:
+                type: string
+                default: pull
+          status:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+  - name: v1alpha1
+    served: false
+    storage: false
+";
+
+/// Run the general rules on `extra` beside a Namespace and the CRD above, with mirror rules
+/// when `mirrors`.
+fn general(extra: &[ManifestFile], mirrors: bool) -> Report {
+    let mut files = vec![
+        file(Dir::Manifests, "00-ns.yaml", NAMESPACE),
+        file(Dir::Manifests, "00-crd.yaml", CRD),
+    ];
+    files.extend_from_slice(extra);
+    let install: InstallConfig = if mirrors {
+        serde_saphyr::from_str(
+            "imageDigestSources:\n- source: quay.io/acme\n  mirrors: [mirror.local/acme]\n",
+        )
+        .unwrap()
+    } else {
+        InstallConfig::default()
+    };
+    let version = crate::config::ClusterVersion::parse("4.16").unwrap();
+    let options = Options {
+        release: Release::new(Some(&version), None),
+        install: Some(InstallSource {
+            config: &install,
+            path: "install-config.yaml".into(),
+            text: None,
+        }),
+        roles: Default::default(),
+        waivers: Vec::new(),
+    };
+    check(&files, &options)
+}
+
+#[test]
+fn the_general_rules_one_by_one() {
+    let cm = |name: &str, ns: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {ns}\n")
+    };
+    let pod = |image: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: acme\nspec:\n  containers:\n  - name: c\n    image: {image}\n"
+        )
+    };
+    let webhook = |policy: &str, ca: &str| {
+        format!(
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: w\nwebhooks:\n- name: v.acme.example.com\n  failurePolicy: {policy}\n  clientConfig:\n    {ca}service:\n      namespace: acme\n      name: hook\n"
+        )
+    };
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: hook\n  namespace: acme\n";
+    let m = |name: &str, text: &str| file(Dir::Manifests, name, text);
+    let cases: Vec<(&str, Vec<ManifestFile>, bool, usize)> = vec![
+        ("decode", vec![m("a.yaml", "a: [1\n")], false, 0),
+        ("decode", vec![m("a.yaml", "# only a comment\n")], false, 0),
+        (
+            "type-meta",
+            vec![m("a.yaml", "apiVersion: v1\nkind: ConfigMap\n")],
+            false,
+            1,
+        ),
+        (
+            "namespace-unset",
+            vec![m(
+                "a.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+            )],
+            false,
+            3,
+        ),
+        (
+            "namespace-missing",
+            vec![m("a.yaml", &cm("x", "nowhere"))],
+            false,
+            5,
+        ),
+        (
+            "duplicate-identical",
+            vec![m("a.yaml", &cm("x", "acme")), m("b.yaml", &cm("x", "acme"))],
+            false,
+            4,
+        ),
+        (
+            "name-clash",
+            vec![m("cvo-overrides.yaml", &cm("x", "acme"))],
+            false,
+            2,
+        ),
+        (
+            "file-size",
+            vec![m(
+                "a.yaml",
+                &format!(
+                    "{}data:\n  big: \"{}\"\n",
+                    cm("x", "acme"),
+                    "x".repeat(1024 * 1024)
+                ),
+            )],
+            false,
+            0,
+        ),
+        (
+            "crd-version",
+            vec![m(
+                "a.yaml",
+                "apiVersion: acme.example.com/v1alpha1\nkind: Secret\nmetadata:\n  name: s\n  namespace: acme\nspec:\n  region: eu-west-1\n",
+            )],
+            false,
+            1,
+        ),
+        (
+            "cr-schema",
+            vec![m(
+                "a.yaml",
+                "apiVersion: acme.example.com/v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: acme\nspec:\n  port: 8443\n",
+            )],
+            false,
+            6,
+        ),
+        (
+            "cr-schema",
+            vec![m(
+                "a.yaml",
+                "apiVersion: acme.example.com/v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: acme\nspec:\n  region: mars-1\n",
+            )],
+            false,
+            7,
+        ),
+        (
+            "cr-pruned",
+            vec![m(
+                "a.yaml",
+                "apiVersion: acme.example.com/v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: acme\nspec:\n  region: eu-west-1\n  port: https\n  zone: a\nstatus:\n  any: 1\n",
+            )],
+            false,
+            9,
+        ),
+        (
+            "image-invalid",
+            vec![m("a.yaml", &pod("Quay.io/UPPER@sha256:zz"))],
+            false,
+            9,
+        ),
+        (
+            "image-tag-disconnected",
+            vec![m("a.yaml", &pod("quay.io/acme/x:v1"))],
+            true,
+            9,
+        ),
+        (
+            "image-not-mirrored",
+            vec![m(
+                "a.yaml",
+                &pod(
+                    "ghcr.io/other/x@sha256:1f3c0a8e2b9d7c6a5e4f3b2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d",
+                ),
+            )],
+            true,
+            9,
+        ),
+        (
+            "webhook-bootstrap-backend",
+            vec![
+                m("a.yaml", &webhook("Fail", "caBundle: Zm9v\n    ")),
+                m("b.yaml", service),
+            ],
+            false,
+            7,
+        ),
+        (
+            "webhook-ca",
+            vec![m("a.yaml", &webhook("Ignore", ""))],
+            false,
+            8,
+        ),
+        (
+            "placeholder",
+            vec![m(
+                "a.yaml",
+                &format!(
+                    "{}data:\n  conf: \"{{{{ .Values.region }}}}\"\n",
+                    cm("x", "acme")
+                ),
+            )],
+            false,
+            7,
+        ),
+    ];
+    for (rule, files, mirrors, line) in cases {
+        let report = general(&files, mirrors);
+        let found: Vec<(&str, usize)> = report.problems.iter().map(|p| (p.rule, p.line)).collect();
+        assert_eq!(found, [(rule, line)], "{rule}: {}", report.text());
+    }
+}
+
+#[test]
+fn directory_rules_for_dotfiles_and_ignored_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("manifests")).unwrap();
+    std::fs::create_dir_all(dir.path().join("openshift/sub")).unwrap();
+    std::fs::write(dir.path().join("manifests/.gitkeep"), "").unwrap();
+    std::fs::write(dir.path().join("openshift/notes.txt"), "x").unwrap();
+    std::fs::write(dir.path().join("manifests/ns.yaml"), NAMESPACE).unwrap();
+    let version = crate::config::ClusterVersion::parse("4.16").unwrap();
+    let options = Options {
+        release: Release::new(Some(&version), None),
+        install: None,
+        roles: Default::default(),
+        waivers: Vec::new(),
+    };
+    let report = check_dir(dir.path(), &options).unwrap();
+    let found: Vec<(&str, &str)> = report
+        .problems
+        .iter()
+        .map(|p| (p.rule, p.file.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("dotfile", "manifests/.gitkeep"),
+            ("file-ignored", "openshift/notes.txt"),
+            ("file-ignored", "openshift/sub")
+        ]
+    );
+    assert!(report.notes.iter().any(|n| n.contains("install-config")));
+}

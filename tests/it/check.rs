@@ -12,7 +12,13 @@ fn fixture(name: &str) -> tempfile::TempDir {
 }
 
 fn check(dir: &Path, extra: &[&str]) -> std::process::Output {
-    cmd().arg("check").arg("--dir").arg(dir).args(extra).output().unwrap()
+    cmd()
+        .arg("check")
+        .arg("--dir")
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 fn rules(out: &std::process::Output) -> Vec<String> {
@@ -29,7 +35,12 @@ fn rules(out: &std::process::Output) -> Vec<String> {
 fn an_installer_directory_with_one_of_each_mistake() {
     let dir = fixture("installer-dir");
     let out = check(dir.path(), &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", normalize(&out.stderr, dir.path()));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
     insta::assert_snapshot!("check_installer_dir", normalize(&out.stdout, dir.path()));
     let out = check(dir.path(), &["-o", "json"]);
     assert_eq!(out.status.code(), Some(1));
@@ -79,16 +90,31 @@ fn mirror_rules_make_a_tag_an_error() {
     )
     .unwrap();
     let found = rules(&check(dir.path(), &["-o", "json"]));
-    assert!(found.contains(&"image-tag-disconnected".to_string()), "{found:?}");
+    assert!(
+        found.contains(&"image-tag-disconnected".to_string()),
+        "{found:?}"
+    );
     assert!(!found.contains(&"image-tag".to_string()), "{found:?}");
 }
 
 #[test]
 fn a_role_given_on_the_command_line_applies_the_ccm_rules() {
     let dir = fixture("installer-dir");
-    let out = check(dir.path(), &["-o", "json", "--role", "acme-system/acme-agent=cloud-controller-manager"]);
+    let out = check(
+        dir.path(),
+        &[
+            "-o",
+            "json",
+            "--role",
+            "acme-system/acme-agent=cloud-controller-manager",
+        ],
+    );
     let found = rules(&out);
-    for rule in ["ccm-host-network", "ccm-tolerate-uninitialized", "ccm-requires-external"] {
+    for rule in [
+        "ccm-host-network",
+        "ccm-tolerate-uninitialized",
+        "ccm-requires-external",
+    ] {
         assert!(found.contains(&rule.to_string()), "{rule} in {found:?}");
     }
     let out = check(dir.path(), &["--role", "acme-agent=ccm"]);
@@ -111,23 +137,53 @@ fn create(dir: &Path) -> std::process::Output {
 fn create_a_ccm_on_platform_external_then_check_is_clean() {
     let dir = fixture("external");
     let out = create(dir.path());
-    assert!(out.status.success(), "{}", normalize(&out.stderr, dir.path()));
+    assert!(
+        out.status.success(),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
     let _ = std::fs::remove_dir_all(dir.path().join(".cache"));
     let files = tree(&dir.path().join("manifests"));
-    let deployment = &files.iter().find(|(n, _)| n.contains("deployment")).unwrap().1;
-    assert!(deployment.contains("po-manifests.openshift.io/role: cloud-controller-manager"), "{deployment}");
-    let namespace = &files.iter().find(|(n, _)| n.contains("namespace")).unwrap().1;
-    assert!(namespace.contains("openshift.io/run-level: \"0\""), "{namespace}");
+    let deployment = &files
+        .iter()
+        .find(|(n, _)| n.contains("deployment"))
+        .unwrap()
+        .1;
+    assert!(
+        deployment.contains("po-manifests.openshift.io/role: cloud-controller-manager"),
+        "{deployment}"
+    );
+    let namespace = &files
+        .iter()
+        .find(|(n, _)| n.contains("namespace"))
+        .unwrap()
+        .1;
+    assert!(
+        namespace.contains("openshift.io/run-level: \"0\""),
+        "{namespace}"
+    );
     let out = check(dir.path(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", normalize(&out.stdout, dir.path()));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        normalize(&out.stdout, dir.path())
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "");
-    assert_eq!(rules(&check(dir.path(), &["-o", "json"])), Vec::<String>::new());
+    assert_eq!(
+        rules(&check(dir.path(), &["-o", "json"])),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
 fn create_refuses_a_ccm_without_platform_external_and_writes_nothing() {
     let dir = fixture("external");
-    std::fs::write(dir.path().join("install-config.yaml"), "apiVersion: v1\nplatform:\n  none: {}\n").unwrap();
+    std::fs::write(
+        dir.path().join("install-config.yaml"),
+        "apiVersion: v1\nplatform:\n  none: {}\n",
+    )
+    .unwrap();
     let out = create(dir.path());
     assert_eq!(out.status.code(), Some(1));
     let stderr = normalize(&out.stderr, dir.path());
@@ -140,19 +196,36 @@ fn create_refuses_a_ccm_without_platform_external_and_writes_nothing() {
 #[test]
 fn a_waiver_lets_create_through_and_is_recorded_in_the_lock() {
     let dir = fixture("external");
-    std::fs::write(dir.path().join("install-config.yaml"), "apiVersion: v1\nplatform:\n  none: {}\n").unwrap();
+    std::fs::write(
+        dir.path().join("install-config.yaml"),
+        "apiVersion: v1\nplatform:\n  none: {}\n",
+    )
+    .unwrap();
     let config = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&config).unwrap()
         + "    waive:\n    - rule: ccm-requires-external\n      reason: the platform's CCM is replaced by this one in a lab\n";
     std::fs::write(&config, text).unwrap();
     let out = create(dir.path());
-    assert!(out.status.success(), "{}", normalize(&out.stderr, dir.path()));
+    assert!(
+        out.status.success(),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
     let lock = std::fs::read_to_string(dir.path().join("platform-operators.lock.yaml")).unwrap();
     assert!(lock.contains("waivers:\n  - rule: ccm-requires-external\n    reason: the platform's CCM is replaced by this one in a lab"), "{lock}");
     // `check` applies the waivers the lock records.
     let out = check(dir.path(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("waived: "), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("waived: "),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -168,7 +241,13 @@ fn role_and_waive_are_validated_in_the_configuration() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = normalize(&out.stderr, dir.path());
     assert!(stderr.contains("unknown role \"ccm\""), "{stderr}");
-    assert!(stderr.contains("no check rule is named \"ccm-host-networking\""), "{stderr}");
-    assert!(stderr.contains("did you mean `ccm-host-network`?"), "{stderr}");
+    assert!(
+        stderr.contains("no check rule is named \"ccm-host-networking\""),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did you mean `ccm-host-network`?"),
+        "{stderr}"
+    );
     assert!(stderr.contains("a waiver needs a reason"), "{stderr}");
 }
