@@ -251,3 +251,39 @@ fn role_and_waive_are_validated_in_the_configuration() {
     );
     assert!(stderr.contains("a waiver needs a reason"), "{stderr}");
 }
+
+/// ecr-secret-operator's bundles ship a sample `Secret` custom resource without the
+/// `spec.region` its own CRD requires: as a bootstrap operator it would block bootstrap for 60
+/// minutes. `create` refuses it, naming the file and line it would write.
+#[test]
+fn realdata_a_sample_cr_that_fails_its_own_crd_refuses_create() {
+    let Some(rd) =
+        crate::common::realdata("realdata_a_sample_cr_that_fails_its_own_crd_refuses_create")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("platform-operators.yaml"),
+        format!(
+            "platformOperators:\n  clusterVersion: \"4.16\"\n  catalogs:\n  - name: community\n    source: {}\n  operators:\n  - name: ecr-secret\n    package: ecr-secret-operator\n    bootstrap: true\n",
+            rd.join("community-fbc-small/v4.16/ecr-secret-operator").display()
+        ),
+    )
+    .unwrap();
+    let out = cmd()
+        .args(["create", "--offline", "--dir"])
+        .arg(dir.path())
+        .arg("--cache-dir")
+        .arg(dir.path().join(".cache"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = normalize(&out.stderr, dir.path());
+    assert!(
+        stderr.contains("_secret_ecr-secret.yaml:6 (to be written): error[cr-schema] Secret ecr-secret-operator/ecr-secret: spec: \"region\" is a required property"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("warning[cr-pruned]"), "{stderr}");
+    assert!(!dir.path().join("manifests").exists());
+}
