@@ -789,16 +789,14 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Label or annotation `(key, value)` pairs.
+pub type Pairs = Vec<(&'static str, &'static str)>;
+
 /// The labels and annotations a cloud controller manager's namespace needs (onboarding guide):
 /// run level 0 (SCC and pod security admission skipped), pod security `privileged`, no label
 /// sync, and management workload partitioning. `create` adds them to the Namespace it writes for
 /// an operator with `role: cloud-controller-manager`.
-pub fn namespace_metadata(
-    role: Role,
-) -> (
-    Vec<(&'static str, &'static str)>,
-    Vec<(&'static str, &'static str)>,
-) {
+pub fn namespace_metadata(role: Role) -> (Pairs, Pairs) {
     match role {
         Role::CloudControllerManager => (
             vec![

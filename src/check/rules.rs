@@ -501,3 +501,21 @@ mod tests {
         assert!(Role::parse("ccm").is_err());
     }
 }
+
+#[cfg(test)]
+mod readme {
+    #[test]
+    fn the_readme_names_every_rule() {
+        let readme = include_str!("../../README.md");
+        let section = readme
+            .split("## For infrastructure partners")
+            .nth(1)
+            .expect("README has the partners section");
+        for r in super::RULES {
+            let listed = section.contains(&format!("`{}`", r.id))
+                || (r.id.starts_with("ccm-") && section.contains("every `ccm-*` rule"))
+                || (r.id.starts_with("mapi-") && section.contains("every `mapi-*` rule"));
+            assert!(listed, "README does not name rule {}", r.id);
+        }
+    }
+}
