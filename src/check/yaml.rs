@@ -261,4 +261,29 @@ mod tests {
         let docs = parse("metadata:\n  labels:\n    a.io/b: x\n").unwrap();
         assert_eq!(docs[0].line("/metadata/labels/a.io~1b"), 3);
     }
+
+    proptest::proptest! {
+        /// Every key of a nested mapping is found at the line it is written on, however deep. (Keys
+        /// start with `k`: YAML 1.1 reads `y`, `no`, `on` as booleans, as Kubernetes does.)
+        #[test]
+        fn every_key_is_at_its_line(keys in proptest::collection::vec("k[a-z0-9./-]{0,8}", 1..12), depth in 0usize..4) {
+            let mut keys = keys;
+            keys.sort();
+            keys.dedup();
+            let mut text = String::new();
+            let mut prefix = String::new();
+            for d in 0..depth {
+                text.push_str(&format!("{}n{d}:\n", "  ".repeat(d)));
+                prefix.push_str(&format!("/n{d}"));
+            }
+            let indent = "  ".repeat(depth);
+            for k in &keys {
+                text.push_str(&format!("{indent}{k}: v\n"));
+            }
+            let docs = parse(&text).unwrap();
+            for (i, k) in keys.iter().enumerate() {
+                proptest::prop_assert_eq!(docs[0].line(&format!("{prefix}/{}", escape(k))), depth + i + 1);
+            }
+        }
+    }
 }

@@ -287,3 +287,67 @@ fn realdata_a_sample_cr_that_fails_its_own_crd_refuses_create() {
     assert!(stderr.contains("warning[cr-pruned]"), "{stderr}");
     assert!(!dir.path().join("manifests").exists());
 }
+
+/// Files shaped like `openshift-install create manifests` output raise nothing: the installer's
+/// own names, kinds and namespaces are what the release provides.
+#[test]
+fn the_installers_own_files_are_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("manifests");
+    let o = dir.path().join("openshift");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::create_dir_all(&o).unwrap();
+    let files: &[(&Path, &str, &str)] = &[
+        (
+            &m,
+            "cluster-config.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-config-v1\n  namespace: kube-system\ndata:\n  install-config: |\n    apiVersion: v1\n    baseDomain: example.com\n    platform:\n      external:\n        platformName: acme\n    pullSecret: \"\"\n",
+        ),
+        (
+            &m,
+            "cluster-infrastructure-02-config.yml",
+            "apiVersion: config.openshift.io/v1\nkind: Infrastructure\nmetadata:\n  creationTimestamp: null\n  name: cluster\nspec:\n  platformSpec:\n    type: External\n    external:\n      platformName: acme\nstatus:\n  platform: External\n  platformStatus:\n    type: External\n    external:\n      cloudControllerManager: {}\n",
+        ),
+        (
+            &m,
+            "cvo-overrides.yaml",
+            "apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\n  namespace: openshift-cluster-version\nspec:\n  channel: stable-4.16\n  clusterID: 0b4c2d6e-9a0f-4c1e-8f1a-2b3c4d5e6f70\n",
+        ),
+        (
+            &m,
+            "04-openshift-machine-config-operator.yaml",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: openshift-machine-config-operator\n  annotations:\n    openshift.io/node-selector: \"\"\n",
+        ),
+        (
+            &m,
+            "machine-config-server-tls-secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: machine-config-server-tls\n  namespace: openshift-machine-config-operator\ntype: kubernetes.io/tls\ndata:\n  tls.crt: Zm9v\n  tls.key: YmFy\n",
+        ),
+        (
+            &o,
+            "99_kubeadmin-password-secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: kubeadmin\n  namespace: kube-system\ntype: Opaque\ndata:\n  kubeadmin: JDJhJDEwJGFiYw==\n",
+        ),
+        (
+            &o,
+            "99_openshift-machineconfig_99-master-ssh.yaml",
+            "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  labels:\n    machineconfiguration.openshift.io/role: master\n  name: 99-master-ssh\nspec:\n  config:\n    ignition:\n      version: 3.2.0\n    passwd:\n      users:\n      - name: core\n        sshAuthorizedKeys:\n        - ssh-ed25519 AAAA\n",
+        ),
+        (
+            &o,
+            "openshift-install-manifests.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: openshift-install-manifests\n  namespace: openshift-config\ndata:\n  invoker: user\n  version: v4.16.0\n",
+        ),
+    ];
+    for (d, name, text) in files {
+        std::fs::write(d.join(name), text).unwrap();
+    }
+    let out = check(dir.path(), &["--cluster-version", "4.16"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+}
