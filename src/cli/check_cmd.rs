@@ -81,6 +81,12 @@ pub(super) fn run(
         path: e.path.clone(),
         source: e.source,
     })?;
+    if !dir.join("manifests").is_dir() && !dir.join("openshift").is_dir() {
+        report.notes.push(format!(
+            "{} has neither manifests/ nor openshift/: nothing to check (run `openshift-install create manifests` first)",
+            dir.display()
+        ));
+    }
     if version.is_none() {
         report.notes.push(format!(
             "no target release given (--cluster-version, or clusterVersion in the configuration or lock file): checked against OpenShift 4.{}",

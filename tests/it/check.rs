@@ -351,3 +351,28 @@ fn the_installers_own_files_are_clean() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "");
 }
+
+#[test]
+fn create_explain_lists_the_check() {
+    let dir = fixture("external");
+    let out = cmd()
+        .args(["create", "--offline", "--explain", "--dir"])
+        .arg(dir.path())
+        .arg("--bundles")
+        .arg(root().join("testdata/bootstrap/ccm-bundle"))
+        .arg("--cache-dir")
+        .arg(dir.path().join(".cache"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", normalize(&out.stderr, dir.path()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("# check: 0 problem(s), 0 waived"), "{stdout}");
+}
+
+#[test]
+fn an_empty_directory_says_there_is_nothing_to_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = check(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to check"));
+}
