@@ -513,20 +513,58 @@ fn the_machine_api_bundle_passes_and_needs_its_crds() {
     let rules: Vec<&str> = report.problems.iter().map(|p| p.rule).collect();
     assert!(rules.contains(&"mapi-crds"), "{}", report.text());
     assert!(rules.contains(&"namespace-missing"), "{}", report.text());
-    // Without the control-plane toleration.
-    let files = render(
-        "mapi-bundle",
-        "acme-mapi",
-        Role::MachineApi,
-        &|v| remove(v, &format!("{POD}/tolerations/0")),
-        &|_| {},
-    );
-    let rules: Vec<&str> = run(&files, &platform_none, None)
-        .problems
+    // One rule broken at a time.
+    let cases: [(&str, fn(&mut Value), &str); 4] = [
+        (
+            "mapi-tolerate-control-plane",
+            |v| remove(v, &format!("{POD}/tolerations/0")),
+            "tolerations:",
+        ),
+        (
+            "mapi-control-plane-selector",
+            |v| remove(v, &format!("{POD}/nodeSelector")),
+            "spec:",
+        ),
+        (
+            "mapi-priority-class",
+            |v| remove(v, &format!("{POD}/priorityClassName")),
+            "spec:",
+        ),
+        (
+            "mapi-references",
+            |v| {
+                set(
+                    v,
+                    &format!("{POD}/containers/0/env/0/valueFrom/secretKeyRef/name"),
+                    json!("acme-creds"),
+                )
+            },
+            "name: acme-creds",
+        ),
+    ];
+    for (rule, csv, holds) in cases {
+        let files = render("mapi-bundle", "acme-mapi", Role::MachineApi, &csv, &|_| {});
+        let report = run(&files, &platform_none, None);
+        let rules: Vec<&str> = report.problems.iter().map(|p| p.rule).collect();
+        assert_eq!(rules, [rule], "{}", report.text());
+        let p = &report.problems[0];
+        let text = &files.iter().find(|f| f.path() == p.file).unwrap().text;
+        assert!(
+            text.lines().nth(p.line - 1).unwrap().contains(holds),
+            "{rule}: line {}",
+            p.line
+        );
+    }
+    for r in rules::RULES
         .iter()
-        .map(|p| p.rule)
-        .collect();
-    assert_eq!(rules, ["mapi-tolerate-control-plane"]);
+        .filter(|r| r.applies == rules::Applies::Role(Role::MachineApi))
+    {
+        assert!(
+            r.id == "mapi-crds" || cases.iter().any(|c| c.0 == r.id),
+            "no case for {}",
+            r.id
+        );
+    }
 }
 
 fn file(dir: Dir, name: &str, text: &str) -> ManifestFile {

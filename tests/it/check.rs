@@ -364,9 +364,16 @@ fn create_explain_lists_the_check() {
         .arg(dir.path().join(".cache"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", normalize(&out.stderr, dir.path()));
+    assert!(
+        out.status.success(),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("# check: 0 problem(s), 0 waived"), "{stdout}");
+    assert!(
+        stdout.contains("# check: 0 problem(s), 0 waived"),
+        "{stdout}"
+    );
 }
 
 #[test]
