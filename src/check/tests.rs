@@ -514,7 +514,8 @@ fn the_machine_api_bundle_passes_and_needs_its_crds() {
     assert!(rules.contains(&"mapi-crds"), "{}", report.text());
     assert!(rules.contains(&"namespace-missing"), "{}", report.text());
     // One rule broken at a time.
-    let cases: [(&str, fn(&mut Value), &str); 4] = [
+    type MapiCase = (&'static str, fn(&mut Value), &'static str);
+    let cases: [MapiCase; 4] = [
         (
             "mapi-tolerate-control-plane",
             |v| remove(v, &format!("{POD}/tolerations/0")),
