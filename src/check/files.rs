@@ -17,6 +17,9 @@ use super::{Dir, ManifestFile, Sink, str_at};
 /// Largest manifest accepted (assisted-service's limit, well inside etcd's 1.5 MiB request).
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
+/// Largest file decoded at all: anything bigger is only reported as too large.
+const MAX_DECODE_BYTES: u64 = 16 * MAX_FILE_BYTES;
+
 /// A directory could not be read.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read {}: {source}", path.display())]
@@ -179,6 +182,10 @@ pub(crate) fn read_dir(dir: &Path, sink: &mut Sink) -> Result<Vec<ManifestFile>,
             }
             if name.starts_with('.') {
                 sink.push("dotfile", &file, 0, None, "a dotfile: the installer reads it like any manifest, and cluster-bootstrap must decode it as one object".into());
+                continue;
+            }
+            if meta.len() > MAX_DECODE_BYTES {
+                sink.push("file-size", &file, 0, None, format!("{} bytes, more than the {MAX_FILE_BYTES} a manifest may have (not read further)", meta.len()));
                 continue;
             }
             if !manifest_extension(&name) {

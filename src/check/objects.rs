@@ -219,6 +219,7 @@ fn placeholder_exempt(kind: &str, pointer: &str) -> bool {
     container_script
         || (kind == "MachineConfig" && pointer.starts_with("/spec/config"))
         || (kind == "PrometheusRule" && pointer.starts_with("/spec/groups"))
+        || (kind == "CustomResourceDefinition" && pointer.starts_with("/spec/versions"))
         || pointer.starts_with("/metadata/annotations")
 }
 

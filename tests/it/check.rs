@@ -383,3 +383,45 @@ fn an_empty_directory_says_there_is_nothing_to_check() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to check"));
 }
+
+/// OLM v1's own rendered output of two real bundles, read in place as an installer directory:
+/// argocd-operator's objects raise only a tag warning; webhook-operator's fail-closed webhooks
+/// (served by a bootstrap Service, with no CA when no certificate provider is configured) are
+/// errors.
+#[test]
+fn realdata_olmv1_rendered_bundles() {
+    let Some(rd) = crate::common::realdata("realdata_olmv1_rendered_bundles") else {
+        return;
+    };
+    let expected = rd.join("olmv1-convert-regression/expected-manifests");
+    let run = |case: &str, namespace: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&expected.join(case), &dir.path().join("manifests"));
+        std::fs::write(
+            dir.path().join("manifests/000_namespace.yaml"),
+            format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {namespace}\n"),
+        )
+        .unwrap();
+        check(dir.path(), &["-o", "json", "--cluster-version", "4.18"])
+    };
+    let out = run("argocd-operator.v0.6.0/all-namespaces", "argocd-system");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(rules(&out), ["image-tag"]);
+    let out = run(
+        "webhook-operator.v0.0.5/all-webhook-types",
+        "webhook-system",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let mut found = rules(&out);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "image-tag",
+            "webhook-bootstrap-backend",
+            "webhook-bootstrap-backend",
+            "webhook-ca",
+            "webhook-ca"
+        ]
+    );
+}
