@@ -13,6 +13,7 @@
 
 pub mod bundle;
 pub mod catalog;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod convert;

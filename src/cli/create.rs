@@ -167,9 +167,20 @@ pub(super) fn write_install(
     objects.extend(super::images_cmd::marketplace_objects(
         templates, profile, outcomes,
     )?);
-    let objects = without_repeated_namespaces(objects);
+    let mut objects = without_repeated_namespaces(objects);
     super::images_cmd::check_create(inv, outcomes, &objects, !mirror_check)?;
+    // Bootstrap readiness (issue 15): roles recorded, then what is written checked with what is there.
+    crate::check::readiness::mark_roles(&mut objects, &|name| super::check_cmd::role_of(inv, name));
     let files = output::manifest_files(&objects)?;
+    super::check_cmd::check_create(
+        inv,
+        cluster_version,
+        &objects,
+        &files,
+        explain,
+        stdout,
+        stderr,
+    )?;
     let previous = lock::read(&inv.lock_path)?;
     let new_lock = lock::Lock {
         lock_version: lock::LOCK_VERSION,
@@ -326,6 +337,7 @@ fn render_operator(
             image: r.bundle.image.clone(),
             bootstrap: op.bootstrap,
             namespace,
+            waivers: super::check_cmd::locked_waivers(op),
         },
     })
 }

@@ -37,6 +37,30 @@ pub enum Command {
     /// Plan the platform operators through a cluster upgrade: what moves before and after it,
     /// and what blocks it (exit 1 when blocked).
     UpgradePlan(UpgradePlanArgs),
+    /// Check DIR/manifests and DIR/openshift as the installer and cluster-bootstrap will read
+    /// them, with the readiness rules for bootstrap operators (exit 1 on any error).
+    Check(CheckArgs),
+}
+
+/// `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The openshift-install directory (reads manifests/, openshift/, install-config.yaml or
+    /// manifests/cluster-config.yaml, and the lock file's waivers).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The role of a workload: NAME or NAMESPACE/NAME of a Deployment, DaemonSet, … and
+    /// cloud-controller-manager, machine-api or other (repeatable; the
+    /// po-manifests.openshift.io/role label is read too).
+    #[arg(long, value_name = "NAME=ROLE")]
+    pub role: Vec<String>,
+    /// Target OpenShift release (default: the configuration's or the lock file's clusterVersion,
+    /// else the newest release known).
+    #[arg(long, value_name = "VERSION")]
+    pub cluster_version: Option<String>,
+    /// Output format: one line per problem, or JSON (`{"problems": [...]}`).
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
 }
 
 /// How catalogs over HTTPS are fetched.

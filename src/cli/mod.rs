@@ -5,6 +5,7 @@
 
 mod bundle_cmd;
 mod catalog_cmd;
+mod check_cmd;
 mod create;
 pub mod diagnostics;
 pub mod flags;
@@ -143,6 +144,14 @@ pub enum Error {
     /// The PlatformOperator profile's offline objects need one catalog image.
     #[error("{0}")]
     Disconnected(String),
+    /// `check` or `create` found problems that refuse the install; details were already reported.
+    #[error("{errors} error{} in the install directory's manifests{}", if *errors == 1 { "" } else { "s" }, if *create { "; nothing was written" } else { "" })]
+    Check {
+        /// How many errors.
+        errors: usize,
+        /// Whether this refused `create`.
+        create: bool,
+    },
     /// Writing the `mirror-config` output failed.
     #[error("cannot write {}: {source}", path.display())]
     WriteFile {
@@ -184,5 +193,6 @@ pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resu
         flags::Command::Images(args) => images_cmd::images(&args, stdout, stderr),
         flags::Command::MirrorConfig(args) => images_cmd::mirror_config(&args, stdout, stderr),
         flags::Command::UpgradePlan(args) => upgrade_plan::run(&args, stdout, stderr),
+        flags::Command::Check(args) => check_cmd::run(&args, stdout, stderr),
     }
 }

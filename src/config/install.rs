@@ -1,5 +1,5 @@
 //! The install-config facts po-manifests needs: `featureSet`, mirror rules, the trust bundle,
-//! the proxy and the pull secret.
+//! the proxy, the pull secret, `capabilities` and `platform` (for `platform.external`).
 //!
 //! Read from `D/install-config.yaml`, or, once `openshift-install create manifests` has consumed
 //! that file, from the copy embedded in `D/manifests/cluster-config.yaml` (a ConfigMap whose
@@ -35,6 +35,51 @@ pub struct InstallConfig {
     /// `pullSecret` (JSON, containers-auth format). Never printed.
     #[serde(default, skip_serializing)]
     pub pull_secret: Option<String>,
+    /// `capabilities`.
+    pub capabilities: Option<Capabilities>,
+    /// `platform`: one key naming the platform (`aws`, `none`, `external`, …) and its settings.
+    #[serde(default)]
+    pub platform: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// `capabilities` (openshift/installer `pkg/types/installconfig.go` `Capabilities`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// `baselineCapabilitySet` (`None`, `v4.11` … `vCurrent`; unset means `vCurrent`).
+    pub baseline_capability_set: Option<String>,
+    /// `additionalEnabledCapabilities`.
+    #[serde(default)]
+    pub additional_enabled_capabilities: Vec<String>,
+}
+
+/// `platform.external` (openshift/installer `pkg/types/external/platform.go`, from 4.14).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExternalPlatform {
+    /// `platformName`: informational; the installer defaults it to `Unknown`.
+    #[serde(default)]
+    pub platform_name: Option<String>,
+    /// `cloudControllerManager`: `""` (no CCM, the default) or `External`.
+    #[serde(default)]
+    pub cloud_controller_manager: Option<String>,
+}
+
+impl InstallConfig {
+    /// The platform's name: the one key under `platform` (`None` when unset).
+    pub fn platform_name(&self) -> Option<&str> {
+        self.platform.keys().next().map(String::as_str)
+    }
+
+    /// `platform.external`, when the platform is `external` (an empty map reads as defaults;
+    /// a value that is not a mapping reads as `None`).
+    pub fn external(&self) -> Option<ExternalPlatform> {
+        let value = self.platform.get("external")?;
+        match value {
+            serde_json::Value::Null => Some(ExternalPlatform::default()),
+            v => serde_json::from_value(v.clone()).ok(),
+        }
+    }
 }
 
 /// One mirror rule.
@@ -155,6 +200,27 @@ mod tests {
             found.config.feature_set.as_deref(),
             Some("DevPreviewNoUpgrade")
         );
+    }
+
+    #[test]
+    fn reads_platform_external_and_capabilities() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("install-config.yaml"),
+            "apiVersion: v1\ncapabilities:\n  baselineCapabilitySet: None\n  additionalEnabledCapabilities: [MachineAPI]\nplatform:\n  external:\n    platformName: acme\n    cloudControllerManager: External\n",
+        )
+        .unwrap();
+        let found = read(dir.path()).unwrap().unwrap();
+        assert_eq!(found.config.platform_name(), Some("external"));
+        let external = found.config.external().unwrap();
+        assert_eq!(external.platform_name.as_deref(), Some("acme"));
+        assert_eq!(
+            external.cloud_controller_manager.as_deref(),
+            Some("External")
+        );
+        let caps = found.config.capabilities.unwrap();
+        assert_eq!(caps.baseline_capability_set.as_deref(), Some("None"));
+        assert_eq!(caps.additional_enabled_capabilities, ["MachineAPI"]);
     }
 
     #[test]

@@ -171,8 +171,22 @@ pub struct Operator {
     pub upgrade_constraint_policy: UpgradeConstraintPolicy,
     /// The bundle installed now, when the configuration says (else the lock file may).
     pub installed: Option<InstalledBundle>,
+    // Bootstrap readiness (issue 15): the operator's role and the readiness rules it waives.
+    /// What a bootstrap operator is (`role:`, default `other`): picks the readiness rules.
+    pub role: crate::check::Role,
+    /// Readiness rules waived for this operator (`waive: [{rule, reason}]`).
+    pub waive: Vec<Waive>,
     /// Span of the whole entry.
     pub span: Span,
+}
+
+/// One `waive:` entry: a check rule not applied to this operator's objects, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waive {
+    /// The rule id (see `check::rules::RULES`).
+    pub rule: Located<String>,
+    /// Why it is waived (recorded in the lock file).
+    pub reason: String,
 }
 
 /// A parsed version range with the text written.
@@ -299,6 +313,16 @@ struct RawOperator {
     upgrade: Option<Spanned<String>>,
     upgrade_constraint_policy: Option<Spanned<String>>,
     installed: Option<Spanned<RawInstalled>>,
+    // Bootstrap readiness (issue 15).
+    role: Option<Spanned<String>>,
+    waive: Option<Vec<Spanned<RawWaive>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawWaive {
+    rule: Spanned<String>,
+    reason: Spanned<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -648,7 +672,58 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
                 }
             }
         });
+        // Bootstrap readiness (issue 15): role and waivers.
+        let bootstrap = o.bootstrap.unwrap_or(false);
+        let role = o.role.as_ref().and_then(|r| {
+            let l = located(&file, r);
+            match crate::check::Role::parse(&l.value) {
+                Ok(role) if role != crate::check::Role::Other && !bootstrap => {
+                    problem(
+                        l.span,
+                        field("role"),
+                        format!("role {} applies only to a bootstrap operator", l.value),
+                        Some("add `bootstrap: true`".into()),
+                    );
+                    None
+                }
+                Ok(role) => Some(role),
+                Err(m) => {
+                    problem(l.span, field("role"), m, None);
+                    None
+                }
+            }
+        });
+        let mut waive = Vec::new();
+        for (j, w) in o.waive.iter().flatten().enumerate() {
+            let rule = located(&file, &w.value.rule);
+            if crate::check::rules::rule(&rule.value).is_none() {
+                let known = crate::check::rules::RULES.iter().map(|r| r.id);
+                let near = known
+                    .min_by_key(|id| strsim::levenshtein(id, &rule.value))
+                    .map(|id| format!("did you mean `{id}`?"));
+                problem(
+                    rule.span,
+                    field(&format!("waive[{j}].rule")),
+                    format!("no check rule is named \"{}\"", rule.value),
+                    near,
+                );
+            }
+            if w.value.reason.value.trim().is_empty() {
+                problem(
+                    span_of(&file, &w.value.reason),
+                    field(&format!("waive[{j}].reason")),
+                    "a waiver needs a reason".into(),
+                    None,
+                );
+            }
+            waive.push(Waive {
+                rule,
+                reason: w.value.reason.value.trim().to_string(),
+            });
+        }
         operators.push(Operator {
+            role: role.unwrap_or_default(),
+            waive,
             name,
             package,
             channels,

@@ -67,6 +67,19 @@ pub struct LockedOperator {
     /// Install namespace, for bootstrap operators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// Check rules waived for this operator's objects, with the reasons (config `waive:`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waivers: Vec<LockedWaiver>,
+}
+
+/// A waived check rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LockedWaiver {
+    /// The rule id.
+    pub rule: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// Errors reading a lock file.
@@ -200,6 +213,7 @@ mod tests {
             image: "quay.io/x@sha256:00".into(),
             bootstrap: false,
             namespace: None,
+            waivers: Vec::new(),
         }
     }
 

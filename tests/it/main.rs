@@ -11,6 +11,7 @@ mod generate;
 
 mod bundle;
 mod catalog;
+mod check;
 mod cluster_extension;
 mod create;
 mod disconnected;

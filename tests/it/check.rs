@@ -1,0 +1,427 @@
+//! `po-manifests check --dir D` on installer directories of our own (`testdata/bootstrap/`), and
+//! `create` for a cloud controller manager on `platform: external` followed by `check`.
+
+use std::path::Path;
+
+use crate::common::{cmd, copy_dir, normalize, root, tree};
+
+fn fixture(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("testdata/bootstrap").join(name), dir.path());
+    dir
+}
+
+fn check(dir: &Path, extra: &[&str]) -> std::process::Output {
+    cmd()
+        .arg("check")
+        .arg("--dir")
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn rules(out: &std::process::Output) -> Vec<String> {
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn an_installer_directory_with_one_of_each_mistake() {
+    let dir = fixture("installer-dir");
+    let out = check(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
+    insta::assert_snapshot!("check_installer_dir", normalize(&out.stdout, dir.path()));
+    let out = check(dir.path(), &["-o", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let mut found = rules(&out);
+    found.sort();
+    // Each mistake once: the multi-document file, the List, the README, the subdirectory, the
+    // name clash, the duplicate Namespace, the CR without its CRD, the placeholder, the tag.
+    assert_eq!(
+        found,
+        [
+            "crd-missing",
+            "duplicate-object",
+            "file-type",
+            "image-tag",
+            "list-kind",
+            "name-clash",
+            "one-object-per-file",
+            "placeholder",
+            "subdirectory"
+        ]
+    );
+}
+
+#[test]
+fn warnings_alone_exit_zero() {
+    let dir = fixture("installer-dir");
+    let keep = ["01-acme-namespace.yaml", "08-acme-agent.yaml"];
+    for e in std::fs::read_dir(dir.path().join("manifests")).unwrap() {
+        let e = e.unwrap();
+        if !keep.contains(&e.file_name().to_str().unwrap()) {
+            let _ = std::fs::remove_file(e.path());
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+    std::fs::remove_dir_all(dir.path().join("openshift")).unwrap();
+    let out = check(dir.path(), &["-o", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(rules(&out), ["image-tag"]);
+}
+
+#[test]
+fn mirror_rules_make_a_tag_an_error() {
+    let dir = fixture("installer-dir");
+    std::fs::write(
+        dir.path().join("install-config.yaml"),
+        "apiVersion: v1\nplatform:\n  none: {}\nimageDigestSources:\n- source: ghcr.io/acme-example\n  mirrors: [mirror.local/acme]\n",
+    )
+    .unwrap();
+    let found = rules(&check(dir.path(), &["-o", "json"]));
+    assert!(
+        found.contains(&"image-tag-disconnected".to_string()),
+        "{found:?}"
+    );
+    assert!(!found.contains(&"image-tag".to_string()), "{found:?}");
+}
+
+#[test]
+fn a_role_given_on_the_command_line_applies_the_ccm_rules() {
+    let dir = fixture("installer-dir");
+    let out = check(
+        dir.path(),
+        &[
+            "-o",
+            "json",
+            "--role",
+            "acme-system/acme-agent=cloud-controller-manager",
+        ],
+    );
+    let found = rules(&out);
+    for rule in [
+        "ccm-host-network",
+        "ccm-tolerate-uninitialized",
+        "ccm-requires-external",
+    ] {
+        assert!(found.contains(&rule.to_string()), "{rule} in {found:?}");
+    }
+    let out = check(dir.path(), &["--role", "acme-agent=ccm"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+fn create(dir: &Path) -> std::process::Output {
+    cmd()
+        .args(["create", "--offline", "--dir"])
+        .arg(dir)
+        .arg("--bundles")
+        .arg(root().join("testdata/bootstrap/ccm-bundle"))
+        .arg("--cache-dir")
+        .arg(dir.join(".cache"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn create_a_ccm_on_platform_external_then_check_is_clean() {
+    let dir = fixture("external");
+    let out = create(dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
+    let _ = std::fs::remove_dir_all(dir.path().join(".cache"));
+    let files = tree(&dir.path().join("manifests"));
+    let deployment = &files
+        .iter()
+        .find(|(n, _)| n.contains("deployment"))
+        .unwrap()
+        .1;
+    assert!(
+        deployment.contains("po-manifests.openshift.io/role: cloud-controller-manager"),
+        "{deployment}"
+    );
+    let namespace = &files
+        .iter()
+        .find(|(n, _)| n.contains("namespace"))
+        .unwrap()
+        .1;
+    assert!(
+        namespace.contains("openshift.io/run-level: \"0\""),
+        "{namespace}"
+    );
+    let out = check(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        normalize(&out.stdout, dir.path())
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        rules(&check(dir.path(), &["-o", "json"])),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn create_refuses_a_ccm_without_platform_external_and_writes_nothing() {
+    let dir = fixture("external");
+    std::fs::write(
+        dir.path().join("install-config.yaml"),
+        "apiVersion: v1\nplatform:\n  none: {}\n",
+    )
+    .unwrap();
+    let out = create(dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = normalize(&out.stderr, dir.path());
+    assert!(stderr.contains("error[ccm-requires-external]"), "{stderr}");
+    assert!(stderr.contains("(to be written)"), "{stderr}");
+    assert!(!dir.path().join("manifests").exists());
+    assert!(!dir.path().join("platform-operators.lock.yaml").exists());
+}
+
+#[test]
+fn a_waiver_lets_create_through_and_is_recorded_in_the_lock() {
+    let dir = fixture("external");
+    std::fs::write(
+        dir.path().join("install-config.yaml"),
+        "apiVersion: v1\nplatform:\n  none: {}\n",
+    )
+    .unwrap();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap()
+        + "    waive:\n    - rule: ccm-requires-external\n      reason: the platform's CCM is replaced by this one in a lab\n";
+    std::fs::write(&config, text).unwrap();
+    let out = create(dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
+    let lock = std::fs::read_to_string(dir.path().join("platform-operators.lock.yaml")).unwrap();
+    assert!(lock.contains("waivers:\n  - rule: ccm-requires-external\n    reason: the platform's CCM is replaced by this one in a lab"), "{lock}");
+    // `check` applies the waivers the lock records.
+    let out = check(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("waived: "),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn role_and_waive_are_validated_in_the_configuration() {
+    let dir = fixture("external");
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("role: cloud-controller-manager", "role: ccm")
+        + "    waive:\n    - rule: ccm-host-networking\n      reason: \"\"\n";
+    std::fs::write(&config, text).unwrap();
+    let out = create(dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = normalize(&out.stderr, dir.path());
+    assert!(stderr.contains("unknown role \"ccm\""), "{stderr}");
+    assert!(
+        stderr.contains("no check rule is named \"ccm-host-networking\""),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did you mean `ccm-host-network`?"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("a waiver needs a reason"), "{stderr}");
+}
+
+/// ecr-secret-operator's bundles ship a sample `Secret` custom resource without the
+/// `spec.region` its own CRD requires: as a bootstrap operator it would block bootstrap for 60
+/// minutes. `create` refuses it, naming the file and line it would write.
+#[test]
+fn realdata_a_sample_cr_that_fails_its_own_crd_refuses_create() {
+    let Some(rd) =
+        crate::common::realdata("realdata_a_sample_cr_that_fails_its_own_crd_refuses_create")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("platform-operators.yaml"),
+        format!(
+            "platformOperators:\n  clusterVersion: \"4.16\"\n  catalogs:\n  - name: community\n    source: {}\n  operators:\n  - name: ecr-secret\n    package: ecr-secret-operator\n    bootstrap: true\n",
+            rd.join("community-fbc-small/v4.16/ecr-secret-operator").display()
+        ),
+    )
+    .unwrap();
+    let out = cmd()
+        .args(["create", "--offline", "--dir"])
+        .arg(dir.path())
+        .arg("--cache-dir")
+        .arg(dir.path().join(".cache"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = normalize(&out.stderr, dir.path());
+    assert!(
+        stderr.contains("_secret_ecr-secret.yaml:6 (to be written): error[cr-schema] Secret ecr-secret-operator/ecr-secret: spec: \"region\" is a required property"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("warning[cr-pruned]"), "{stderr}");
+    assert!(!dir.path().join("manifests").exists());
+}
+
+/// Files shaped like `openshift-install create manifests` output raise nothing: the installer's
+/// own names, kinds and namespaces are what the release provides.
+#[test]
+fn the_installers_own_files_are_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("manifests");
+    let o = dir.path().join("openshift");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::create_dir_all(&o).unwrap();
+    let files: &[(&Path, &str, &str)] = &[
+        (
+            &m,
+            "cluster-config.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-config-v1\n  namespace: kube-system\ndata:\n  install-config: |\n    apiVersion: v1\n    baseDomain: example.com\n    platform:\n      external:\n        platformName: acme\n    pullSecret: \"\"\n",
+        ),
+        (
+            &m,
+            "cluster-infrastructure-02-config.yml",
+            "apiVersion: config.openshift.io/v1\nkind: Infrastructure\nmetadata:\n  creationTimestamp: null\n  name: cluster\nspec:\n  platformSpec:\n    type: External\n    external:\n      platformName: acme\nstatus:\n  platform: External\n  platformStatus:\n    type: External\n    external:\n      cloudControllerManager: {}\n",
+        ),
+        (
+            &m,
+            "cvo-overrides.yaml",
+            "apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\n  namespace: openshift-cluster-version\nspec:\n  channel: stable-4.16\n  clusterID: 0b4c2d6e-9a0f-4c1e-8f1a-2b3c4d5e6f70\n",
+        ),
+        (
+            &m,
+            "04-openshift-machine-config-operator.yaml",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: openshift-machine-config-operator\n  annotations:\n    openshift.io/node-selector: \"\"\n",
+        ),
+        (
+            &m,
+            "machine-config-server-tls-secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: machine-config-server-tls\n  namespace: openshift-machine-config-operator\ntype: kubernetes.io/tls\ndata:\n  tls.crt: Zm9v\n  tls.key: YmFy\n",
+        ),
+        (
+            &o,
+            "99_kubeadmin-password-secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: kubeadmin\n  namespace: kube-system\ntype: Opaque\ndata:\n  kubeadmin: JDJhJDEwJGFiYw==\n",
+        ),
+        (
+            &o,
+            "99_openshift-machineconfig_99-master-ssh.yaml",
+            "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  labels:\n    machineconfiguration.openshift.io/role: master\n  name: 99-master-ssh\nspec:\n  config:\n    ignition:\n      version: 3.2.0\n    passwd:\n      users:\n      - name: core\n        sshAuthorizedKeys:\n        - ssh-ed25519 AAAA\n",
+        ),
+        (
+            &o,
+            "openshift-install-manifests.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: openshift-install-manifests\n  namespace: openshift-config\ndata:\n  invoker: user\n  version: v4.16.0\n",
+        ),
+    ];
+    for (d, name, text) in files {
+        std::fs::write(d.join(name), text).unwrap();
+    }
+    let out = check(dir.path(), &["--cluster-version", "4.16"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+}
+
+#[test]
+fn create_explain_lists_the_check() {
+    let dir = fixture("external");
+    let out = cmd()
+        .args(["create", "--offline", "--explain", "--dir"])
+        .arg(dir.path())
+        .arg("--bundles")
+        .arg(root().join("testdata/bootstrap/ccm-bundle"))
+        .arg("--cache-dir")
+        .arg(dir.path().join(".cache"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("# check: 0 problem(s), 0 waived"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_empty_directory_says_there_is_nothing_to_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = check(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to check"));
+}
+
+/// OLM v1's own rendered output of two real bundles, read in place as an installer directory:
+/// argocd-operator's objects raise only a tag warning; webhook-operator's fail-closed webhooks
+/// (served by a bootstrap Service, with no CA when no certificate provider is configured) are
+/// errors.
+#[test]
+fn realdata_olmv1_rendered_bundles() {
+    let Some(rd) = crate::common::realdata("realdata_olmv1_rendered_bundles") else {
+        return;
+    };
+    let expected = rd.join("olmv1-convert-regression/expected-manifests");
+    let run = |case: &str, namespace: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&expected.join(case), &dir.path().join("manifests"));
+        std::fs::write(
+            dir.path().join("manifests/000_namespace.yaml"),
+            format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {namespace}\n"),
+        )
+        .unwrap();
+        check(dir.path(), &["-o", "json", "--cluster-version", "4.18"])
+    };
+    let out = run("argocd-operator.v0.6.0/all-namespaces", "argocd-system");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(rules(&out), ["image-tag"]);
+    let out = run(
+        "webhook-operator.v0.0.5/all-webhook-types",
+        "webhook-system",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let mut found = rules(&out);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "image-tag",
+            "webhook-bootstrap-backend",
+            "webhook-bootstrap-backend",
+            "webhook-ca",
+            "webhook-ca"
+        ]
+    );
+}
