@@ -273,6 +273,12 @@ pub struct ReleaseRow {
     pub preflight_permissions: GateState,
     /// `NewOLMConfigAPI`.
     pub config_api: GateState,
+    /// The release runs `applier/provider.go`'s `RegistryV1ManifestProvider` (4.21 on): its
+    /// refusals before rendering, the `CheckConversionWebhookSupport` and `CheckWebhookRules`
+    /// validators, the stricter own-namespace rule of `render.go` `validateTargetNamespaces`,
+    /// and operator-registry's `PodMonitor` kind. 4.20's `rukpak/convert/helm.go` has none of
+    /// them.
+    pub provider_checks: bool,
     /// The ClusterCatalogs the release creates itself, with their priorities.
     pub default_catalogs: &'static [(&'static str, i32)],
 }
@@ -309,6 +315,7 @@ const fn legacy(minor: u64, platform_operators: GateState, dev_preview: bool) ->
         inline_config_without_gate: false,
         preflight_permissions: GateState::Absent,
         config_api: GateState::Absent,
+        provider_checks: false,
         default_catalogs: &[],
     }
 }
@@ -335,6 +342,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: false,
         preflight_permissions: GateState::Absent,
         config_api: GateState::Absent,
+        provider_checks: false,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
@@ -350,6 +358,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: false,
         preflight_permissions: GateState::TechPreview,
         config_api: GateState::Absent,
+        provider_checks: false,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
@@ -365,6 +374,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: false,
         preflight_permissions: GateState::TechPreview,
         config_api: GateState::Absent,
+        provider_checks: false,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
@@ -380,6 +390,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: false,
         preflight_permissions: GateState::TechPreview,
         config_api: GateState::Absent,
+        provider_checks: true,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
@@ -395,6 +406,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: true,
         preflight_permissions: GateState::TechPreview,
         config_api: GateState::TechPreview,
+        provider_checks: true,
         default_catalogs: CATALOGS_NO_MARKETPLACE,
     },
 ];
@@ -548,6 +560,7 @@ impl Release {
             },
             preflight_permissions: self.gate(Gate::PreflightPermissions, feature_set),
             deployment_config: self.gate(Gate::ConfigApi, feature_set),
+            provider_checks: self.row.provider_checks,
         })
     }
 
@@ -649,6 +662,8 @@ pub struct OlmV1 {
     pub preflight_permissions: bool,
     /// `spec.config.inline.deploymentConfig` is accepted.
     pub deployment_config: bool,
+    /// See [`ReleaseRow::provider_checks`].
+    pub provider_checks: bool,
 }
 
 #[cfg(test)]
