@@ -33,7 +33,9 @@ pub(super) fn run(
     let cluster = Cluster {
         version: Some(cluster_version.clone()),
     };
-    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let mut outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let olm = target_olm_v1(&inv, &cluster_version);
+    invocation::fit_to_release(&mut outcomes, olm.as_ref());
     let content = BundleContent::new(super::bundle_cmd::sources(
         &args.bundle_sources,
         &inv.network,
@@ -72,6 +74,16 @@ pub(super) fn profile_for(
     } else {
         None
     })
+}
+
+/// The target's OLM v1 (release table row under install-config's feature set), if it runs one.
+pub(super) fn target_olm_v1(
+    inv: &Invocation,
+    cluster_version: &ClusterVersion,
+) -> Option<crate::openshift::OlmV1> {
+    crate::openshift::Target::new(cluster_version, inv.feature_set(), inv.feature_gates())
+        .ok()
+        .and_then(|t| t.olm_v1())
 }
 
 /// What [`write_install`] renders and writes for.
@@ -116,6 +128,7 @@ pub(super) fn write_install(
         mirror_check,
         content,
     } = *install;
+    let olm = target_olm_v1(inv, cluster_version);
     let default_catalogs = crate::openshift::lookup(cluster_version)
         .map(|r| r.default_catalogs())
         .unwrap_or_default();
@@ -134,7 +147,7 @@ pub(super) fn write_install(
             failed += 1;
             continue;
         }
-        match render_operator(templates, profile, outcome, content, default_catalogs) {
+        match render_operator(templates, profile, outcome, content, default_catalogs, olm) {
             Ok(rendered) => {
                 objects.extend(rendered.objects);
                 locked_operators.push(rendered.locked);
@@ -243,6 +256,7 @@ fn render_operator(
     outcome: &Outcome<'_>,
     content: &BundleContent,
     default_catalogs: &[(&str, i32)],
+    olm: Option<crate::openshift::OlmV1>,
 ) -> Result<RenderedOperator, String> {
     let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
     let op = outcome.operator;
@@ -266,7 +280,7 @@ fn render_operator(
     };
     let text = |e: crate::render::Error| e.to_string();
     let (objects, namespace) = if op.bootstrap {
-        let converted = convert_bundle(content, r, &namespace)?;
+        let converted = convert_bundle(content, r, &namespace, olm.as_ref())?;
         let mut out =
             vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
         out.extend(converted.into_iter().map(|object| RenderedObject {
@@ -306,7 +320,7 @@ fn render_operator(
                             .join(", ")
                     ));
                 }
-                let converted = convert_bundle(content, r, &namespace)?;
+                let converted = convert_bundle(content, r, &namespace, olm.as_ref())?;
                 let objects =
                     profile::cluster_extension(templates, &operator, &bundle, &catalog, &converted)
                         .map_err(text)?;
@@ -354,8 +368,9 @@ fn convert_bundle(
     content: &BundleContent,
     r: &Resolution<'_>,
     namespace: &str,
+    olm: Option<&crate::openshift::OlmV1>,
 ) -> Result<Vec<serde_json::Value>, String> {
-    invocation::converted_bundle(&content.sources, r.bundle, namespace).map_err(|e| match e {
+    invocation::converted_bundle(&content.sources, r.bundle, namespace, olm).map_err(|e| match e {
         ContentError::Source(e) => {
             content
                 .unreachable

@@ -36,7 +36,7 @@ fn operator_images(outcome: &Outcome<'_>, sources: &Sources) -> Result<Vec<Image
     let mut out = mirror::bundle_images(name, r.bundle);
     if outcome.operator.bootstrap {
         let namespace = outcome.install_namespace().unwrap_or_default();
-        let converted = super::invocation::converted_bundle(sources, r.bundle, &namespace)
+        let converted = super::invocation::converted_bundle(sources, r.bundle, &namespace, None)
             .map_err(|e| match e {
                 ContentError::Source(e) => Error::BundleSource(Box::new(e)),
                 ContentError::Convert(e) => {

@@ -395,6 +395,23 @@ impl<'a> Outcome<'a> {
     }
 }
 
+/// Fit each outcome's problems to the target's OLM v1: a bundle with webhooks is no problem
+/// where the service-ca provider is on; elsewhere the problem names the releases and feature
+/// sets that accept it (from the release table).
+pub(super) fn fit_to_release(outcomes: &mut [Outcome<'_>], olm: Option<&crate::openshift::OlmV1>) {
+    let Some(olm) = olm else { return };
+    for outcome in outcomes {
+        if olm.webhooks {
+            outcome.problems.retain(|p| p.rule != "webhooks");
+        } else if let Some(accepted) = crate::openshift::Release::where_it_holds(|o| o.webhooks) {
+            for p in outcome.problems.iter_mut().filter(|p| p.rule == "webhooks") {
+                p.message
+                    .push_str(&format!("; OLM v1 installs webhooks on {accepted}"));
+            }
+        }
+    }
+}
+
 /// Why a resolved bundle's objects could not be produced.
 #[derive(Debug)]
 pub(super) enum ContentError {
@@ -408,17 +425,24 @@ pub(super) enum ContentError {
 /// cache, `--oci-layout` or the registry), converted as OLM v1 does for an AllNamespaces install
 /// into `namespace`. Shared by `create` (the objects it writes) and `images` (the containers
 /// they run).
+///
+/// `olm` is the target's OLM v1 (its renderer and certificate provider); without one (a
+/// bootstrap operator on a release before 4.18) the newest renderer is used, without webhooks.
 pub(super) fn converted_bundle(
     sources: &crate::bundle::source::Sources,
     bundle: &crate::catalog::model::Bundle,
     namespace: &str,
+    olm: Option<&crate::openshift::OlmV1>,
 ) -> Result<Vec<serde_json::Value>, ContentError> {
     let loaded = sources
         .load_catalog_bundle(bundle)
         .map_err(ContentError::Source)?;
-    let options = crate::convert::Options {
-        install_namespace: namespace.to_string(),
-        ..Default::default()
+    let options = match olm {
+        Some(olm) => crate::convert::Options::for_olm_v1(olm, namespace),
+        None => crate::convert::Options {
+            install_namespace: namespace.to_string(),
+            ..Default::default()
+        },
     };
     crate::convert::convert(&loaded.bundle, &options).map_err(ContentError::Convert)
 }

@@ -79,7 +79,11 @@ pub fn derive(
             ));
         }
         let key = (api_group(api_version).to_string(), resource_for_kind(kind));
-        match o.pointer("/metadata/namespace").and_then(Value::as_str) {
+        let namespace = o
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .filter(|_| !cluster_scoped(kind));
+        match namespace {
             None => {
                 cluster.entry(key).or_default().insert(name.to_string());
             }
@@ -117,6 +121,22 @@ pub fn derive(
         cluster_rules,
         namespace_rules,
     })
+}
+
+/// Kinds a bundle's conversion yields that are cluster-scoped even when the object names a
+/// namespace: OLM v1 sets `metadata.namespace` on the webhook configurations it generates
+/// (`generators.go` `CreateValidatingWebhookConfigurationResource`), and the API server
+/// ignores it.
+fn cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "ValidatingWebhookConfiguration"
+            | "MutatingWebhookConfiguration"
+            | "CustomResourceDefinition"
+            | "ClusterRole"
+            | "ClusterRoleBinding"
+            | "PriorityClass"
+    )
 }
 
 /// `create/list/watch` per group on its resources, then named verbs per resource.
@@ -169,6 +189,16 @@ mod tests {
             api_group("rbac.authorization.k8s.io/v1"),
             "rbac.authorization.k8s.io"
         );
+    }
+
+    #[test]
+    fn webhook_configurations_are_cluster_scoped() {
+        let o = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "v.example.com", "namespace": "ns"}});
+        let rbac = derive("x", "ns", &[o]).unwrap();
+        assert!(rbac.namespace_rules.is_empty());
+        assert!(rbac.cluster_rules.iter().any(|r| r["resources"]
+            == json!(["validatingwebhookconfigurations"])
+            && r["resourceNames"] == json!(["v.example.com"])));
     }
 
     #[test]
