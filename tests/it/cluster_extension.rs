@@ -241,6 +241,16 @@ fn check_installer_rbac(
 }
 
 fn converted(catalog: &Path, bundle: &str, namespace: &str) -> Vec<(String, Value)> {
+    converted_on(catalog, bundle, namespace, &["--cluster-version", "4.18"])
+}
+
+/// `bundle render` of a catalog's bundle as the release in `target` (flags) renders it.
+fn converted_on(
+    catalog: &Path,
+    bundle: &str,
+    namespace: &str,
+    target: &[&str],
+) -> Vec<(String, Value)> {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("r");
     cmd()
@@ -248,6 +258,7 @@ fn converted(catalog: &Path, bundle: &str, namespace: &str) -> Vec<(String, Valu
         .arg(catalog)
         .args(["--bundle", bundle, "--namespace", namespace, "--output-dir"])
         .arg(&dir)
+        .args(target)
         .assert()
         .success();
     tree(&dir)
@@ -450,4 +461,93 @@ fn non_bootstrap_operator_on_4_16_is_refused_naming_both_options() {
         .arg(dir.path())
         .assert()
         .success();
+}
+
+/// `create` of OLM v1's own e2e webhook operator (validating, mutating and conversion
+/// webhooks; `olmv1-e2e-test-catalog`) per release: refused where the service-ca provider is
+/// off, naming where it is on; written where it is on, with an installer whose RBAC covers
+/// every object that release's OLM v1 creates (the webhook configurations and the Service
+/// included).
+#[test]
+fn webhook_operator_per_release() {
+    let Some(rd) = realdata("webhook_operator_per_release") else {
+        return;
+    };
+    let e2e = rd.join("olmv1-e2e-test-catalog");
+    let catalog = e2e.join("catalogs/test-catalog/v1/configs");
+    let run = |version: &str, feature_set: Option<&str>| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("platform-operators.yaml"),
+            format!(
+                "platformOperators:\n  clusterVersion: \"{version}\"\n  catalogs:\n  - name: e2e\n    source: {}\n    image: registry.example.com/e2e/test-catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n  operators:\n  - name: webhooks\n    package: webhook-operator\n    namespace: webhook-system\n",
+                catalog.display()
+            ),
+        )
+        .unwrap();
+        if let Some(fs) = feature_set {
+            std::fs::write(
+                dir.path().join("install-config.yaml"),
+                format!("apiVersion: v1\nfeatureSet: {fs}\nplatform: {{none: {{}}}}\n"),
+            )
+            .unwrap();
+        }
+        let out = cmd()
+            .args(["create", "--dir"])
+            .arg(dir.path())
+            .arg("--bundles")
+            .arg(e2e.join("bundles"))
+            .output()
+            .unwrap();
+        (dir, out)
+    };
+    for (version, fs) in [("4.18.5", None), ("4.20.1", None)] {
+        let (_dir, out) = run(version, fs);
+        assert_eq!(out.status.code(), Some(1), "{version}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("on 4.21 or later, or 4.20 with TechPreviewNoUpgrade"),
+            "{version}: {stderr}"
+        );
+    }
+    for (version, fs, flags) in [
+        (
+            "4.20.1",
+            Some("TechPreviewNoUpgrade"),
+            &[
+                "--cluster-version",
+                "4.20",
+                "--feature-set",
+                "TechPreviewNoUpgrade",
+            ][..],
+        ),
+        ("4.21.0", None, &["--cluster-version", "4.21"][..]),
+        ("4.22.0", None, &["--cluster-version", "4.22"][..]),
+    ] {
+        let (dir, out) = run(version, fs);
+        assert!(
+            out.status.success(),
+            "{version}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let written = objects(dir.path());
+        let bundles = e2e.join("bundles");
+        let mut flags = flags.to_vec();
+        flags.extend(["--bundles", bundles.to_str().unwrap()]);
+        let conv = converted_on(
+            &catalog,
+            "webhook-operator.v0.0.1",
+            "webhook-system",
+            &flags,
+        );
+        let conv_kinds = kinds(&conv);
+        for kind in [
+            "ValidatingWebhookConfiguration",
+            "MutatingWebhookConfiguration",
+            "Service",
+        ] {
+            assert!(conv_kinds.iter().any(|k| k == kind), "{version}: {kind}");
+        }
+        check_installer_rbac(&written, "webhooks", "webhook-system", &conv);
+    }
 }
