@@ -279,8 +279,11 @@ fn render_operator(
         priority: r.catalog.priority,
     };
     let text = |e: crate::render::Error| e.to_string();
+    let watch = op.watch_namespace.as_ref().map(|w| w.value.as_str());
     let (objects, namespace) = if op.bootstrap {
-        let converted = convert_bundle(content, r, &namespace, olm.as_ref())?;
+        // A bootstrap operator's objects are applied as they are: no OLM reads a watch
+        // namespace, so it goes straight to the conversion's target namespaces.
+        let converted = convert_bundle(content, r, &namespace, None, watch)?;
         let mut out =
             vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
         out.extend(converted.into_iter().map(|object| RenderedObject {
@@ -320,10 +323,17 @@ fn render_operator(
                             .join(", ")
                     ));
                 }
-                let converted = convert_bundle(content, r, &namespace, olm.as_ref())?;
-                let objects =
-                    profile::cluster_extension(templates, &operator, &bundle, &catalog, &converted)
-                        .map_err(text)?;
+                let converted = convert_bundle(content, r, &namespace, olm.as_ref(), watch)?;
+                let form = olm.and_then(|o| o.watch_namespace);
+                let objects = profile::cluster_extension(
+                    templates,
+                    &operator,
+                    &bundle,
+                    &catalog,
+                    &converted,
+                    form.zip(watch),
+                )
+                .map_err(text)?;
                 (objects, Some(namespace))
             }
             None => return Err("no output profile applies to this operator".into()),
@@ -369,20 +379,24 @@ fn convert_bundle(
     r: &Resolution<'_>,
     namespace: &str,
     olm: Option<&crate::openshift::OlmV1>,
+    watch: Option<&str>,
 ) -> Result<Vec<serde_json::Value>, String> {
-    invocation::converted_bundle(&content.sources, r.bundle, namespace, olm).map_err(|e| match e {
-        ContentError::Source(e) => {
-            content
-                .unreachable
-                .set(content.unreachable.get() || e.is_io());
-            let mut text = crate::error_chain(&e);
-            if let Some(hint) = e.hint() {
-                text.push_str("\nhint: ");
-                text.push_str(&hint);
+    invocation::converted_bundle(&content.sources, r.bundle, namespace, olm, watch).map_err(|e| {
+        match e {
+            ContentError::Source(e) => {
+                content
+                    .unreachable
+                    .set(content.unreachable.get() || e.is_io());
+                let mut text = crate::error_chain(&e);
+                if let Some(hint) = e.hint() {
+                    text.push_str("\nhint: ");
+                    text.push_str(&hint);
+                }
+                text
             }
-            text
+            ContentError::Convert(e) => crate::error_chain(&e),
+            ContentError::WatchNamespace(e) => e.to_string(),
         }
-        ContentError::Convert(e) => crate::error_chain(&e),
     })
 }
 

@@ -36,13 +36,18 @@ fn operator_images(outcome: &Outcome<'_>, sources: &Sources) -> Result<Vec<Image
     let mut out = mirror::bundle_images(name, r.bundle);
     if outcome.operator.bootstrap {
         let namespace = outcome.install_namespace().unwrap_or_default();
-        let converted = super::invocation::converted_bundle(sources, r.bundle, &namespace, None)
-            .map_err(|e| match e {
-                ContentError::Source(e) => Error::BundleSource(Box::new(e)),
-                ContentError::Convert(e) => {
-                    Error::Disconnected(format!("operator \"{name}\": {}", crate::error_chain(&e)))
-                }
-            })?;
+        let converted =
+            super::invocation::converted_bundle(sources, r.bundle, &namespace, None, None)
+                .map_err(|e| match e {
+                    ContentError::Source(e) => Error::BundleSource(Box::new(e)),
+                    ContentError::Convert(e) => Error::Disconnected(format!(
+                        "operator \"{name}\": {}",
+                        crate::error_chain(&e)
+                    )),
+                    ContentError::WatchNamespace(e) => {
+                        Error::Disconnected(format!("operator \"{name}\": {e}"))
+                    }
+                })?;
         out.extend(mirror::workload_images(name, &converted));
     }
     Ok(out)

@@ -400,7 +400,22 @@ impl<'a> Outcome<'a> {
 /// sets that accept it (from the release table).
 pub(super) fn fit_to_release(outcomes: &mut [Outcome<'_>], olm: Option<&crate::openshift::OlmV1>) {
     let Some(olm) = olm else { return };
+    let watch_accepted = crate::openshift::Release::where_it_holds(|o| o.own_single_namespace);
     for outcome in outcomes {
+        if olm.watch_namespace.is_some() && olm.own_single_namespace {
+            // The watch namespace and the renderer decide (render::watch_namespace, convert).
+            outcome.problems.retain(|p| p.rule != "installModes");
+        } else if let Some(accepted) = &watch_accepted {
+            for p in outcome
+                .problems
+                .iter_mut()
+                .filter(|p| p.rule == "installModes")
+            {
+                p.message.push_str(&format!(
+                    "; OLM v1 installs it into a watch namespace (`watchNamespace:`) on {accepted}"
+                ));
+            }
+        }
         if olm.webhooks {
             outcome.problems.retain(|p| p.rule != "webhooks");
         } else if let Some(accepted) = crate::openshift::Release::where_it_holds(|o| o.webhooks) {
@@ -419,6 +434,8 @@ pub(super) enum ContentError {
     Source(crate::bundle::source::Error),
     /// It could not be converted.
     Convert(crate::convert::Error),
+    /// The watch namespace does not fit the bundle or the release.
+    WatchNamespace(crate::render::watch_namespace::Error),
 }
 
 /// A resolved bundle's registry+v1 content (embedded in the catalog, from `--bundles`, the
@@ -433,16 +450,28 @@ pub(super) fn converted_bundle(
     bundle: &crate::catalog::model::Bundle,
     namespace: &str,
     olm: Option<&crate::openshift::OlmV1>,
+    watch: Option<&str>,
 ) -> Result<Vec<serde_json::Value>, ContentError> {
     let loaded = sources
         .load_catalog_bundle(bundle)
         .map_err(ContentError::Source)?;
-    let options = match olm {
+    let mut options = match olm {
         Some(olm) => crate::convert::Options::for_olm_v1(olm, namespace),
         None => crate::convert::Options {
             install_namespace: namespace.to_string(),
             ..Default::default()
         },
+    };
+    options.target_namespaces = match olm {
+        Some(olm) => {
+            let modes = loaded
+                .bundle
+                .install_modes()
+                .map_err(|e| ContentError::Convert(e.into()))?;
+            crate::render::watch_namespace::target_namespaces(olm, &modes, namespace, watch)
+                .map_err(ContentError::WatchNamespace)?
+        }
+        None => watch.map(|w| vec![w.to_string()]).unwrap_or_default(),
     };
     crate::convert::convert(&loaded.bundle, &options).map_err(ContentError::Convert)
 }

@@ -171,6 +171,10 @@ pub struct Operator {
     pub upgrade_constraint_policy: UpgradeConstraintPolicy,
     /// The bundle installed now, when the configuration says (else the lock file may).
     pub installed: Option<InstalledBundle>,
+    /// The namespace the operator watches (`watchNamespace:`), for bundles installed in
+    /// OwnNamespace (equal to `namespace`) or SingleNamespace (another) mode; `None`: all
+    /// namespaces. Whether the target release honours it is checked against the release table.
+    pub watch_namespace: Option<Located<String>>,
     /// Span of the whole entry.
     pub span: Span,
 }
@@ -299,6 +303,7 @@ struct RawOperator {
     upgrade: Option<Spanned<String>>,
     upgrade_constraint_policy: Option<Spanned<String>>,
     installed: Option<Spanned<RawInstalled>>,
+    watch_namespace: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -648,7 +653,16 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
                 }
             }
         });
+        // `watchNamespace`: a namespace name (OLM v1 reads it as a DNS-1123 label in its config
+        // schema, and `applier/watchnamespace.go` refuses what is not a DNS-1123 subdomain).
+        let watch_namespace = o.watch_namespace.as_ref().map(|n| located(&file, n));
+        if let Some(n) = &watch_namespace
+            && let Err(m) = check_dns_label(&n.value, 63)
+        {
+            problem(n.span, field("watchNamespace"), m, None);
+        }
         operators.push(Operator {
+            watch_namespace,
             name,
             package,
             channels,

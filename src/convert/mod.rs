@@ -57,6 +57,11 @@ pub struct Options {
     pub provider_checks: bool,
     /// The certificate provider for webhooks; `None`: bundles with webhooks are refused.
     pub cert_provider: Option<CertProvider>,
+    /// `SingleOwnNamespaceInstallSupport` is on; where it is off, `applier/provider.go` (4.21
+    /// on) refuses bundles without AllNamespaces before rendering. Older releases never pass
+    /// other target namespaces with the gate off, so for them only [`Self::target_namespaces`]
+    /// matters.
+    pub own_single_namespace: bool,
 }
 
 impl Default for Options {
@@ -69,6 +74,7 @@ impl Default for Options {
             renderer: Renderer::RegistryV1,
             provider_checks: true,
             cert_provider: None,
+            own_single_namespace: true,
         }
     }
 }
@@ -82,6 +88,7 @@ impl Options {
             renderer: olm.renderer,
             provider_checks: olm.provider_checks,
             cert_provider: olm.webhooks.then_some(CertProvider::OpenShiftServiceCa),
+            own_single_namespace: olm.own_single_namespace,
             ..Options::default()
         }
     }
@@ -157,6 +164,20 @@ pub enum Error {
         csv: String,
         /// The CRD.
         crd: String,
+    },
+    /// The bundle lacks AllNamespaces and the release's Single/OwnNamespace gate is off.
+    #[error(
+        "bundle {csv:?} is not supported: bundle does not support AllNamespaces install mode (it supports {}), and this OLM v1 installs others only with NewOLMOwnSingleNamespace{}",
+        go_list(supported),
+        accepted_on.as_ref().map(|w| format!(", which is on in {w}")).unwrap_or_default()
+    )]
+    NoAllNamespaces {
+        /// The CSV name.
+        csv: String,
+        /// The install modes it supports.
+        supported: Vec<InstallModeType>,
+        /// Where the gate is on.
+        accepted_on: Option<String>,
     },
     /// The bundle supports none of AllNamespaces, SingleNamespace, OwnNamespace.
     #[error(
@@ -426,6 +447,16 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
     } else {
         // 1. Refusals, in provider.go's (4.21 on) or convert/helm.go's (4.20) order.
         refuse_api_services_and_webhooks(bundle, &csv, options)?;
+        if options.provider_checks
+            && !options.own_single_namespace
+            && !modes.contains(&InstallModeType::AllNamespaces)
+        {
+            return Err(Error::NoAllNamespaces {
+                csv,
+                supported: modes.into_iter().collect(),
+                accepted_on: Release::where_it_holds(|o| o.own_single_namespace),
+            });
+        }
         if options.provider_checks
             && !modes.iter().any(|m| {
                 matches!(

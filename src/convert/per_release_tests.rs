@@ -214,7 +214,7 @@ mod own_and_single_namespace {
             ("4.19", Some("TechPreviewNoUpgrade")),
             ("4.20", Some("TechPreviewNoUpgrade")),
             ("4.21", Some("TechPreviewNoUpgrade")),
-            ("4.22", None),
+            ("4.22", Some("TechPreviewNoUpgrade")),
         ] {
             let objs = convert(&own_only_bundle(), &options(v, fs, "ownie", &["ownie"])).unwrap();
             let roles = find(&objs, "Role");
@@ -227,6 +227,28 @@ mod own_and_single_namespace {
                 "ownie"
             );
         }
+    }
+
+    /// release-4.22 `applier/provider.go` reads `spec.config` with the gate off, but refuses
+    /// a bundle without AllNamespaces first.
+    #[test]
+    fn on_4_22_default_own_namespace_only_is_refused() {
+        let err = convert(
+            &own_only_bundle(),
+            &options("4.22", None, "ownie", &["ownie"]),
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::NoAllNamespaces { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains("bundle does not support AllNamespaces install mode"),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .ends_with("which is on in 4.19 or later with TechPreviewNoUpgrade"),
+            "{err}"
+        );
     }
 
     /// release-4.20 `rukpak/render/render.go` `validateTargetNamespaces` lets a

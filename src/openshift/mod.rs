@@ -561,6 +561,7 @@ impl Release {
             preflight_permissions: self.gate(Gate::PreflightPermissions, feature_set),
             deployment_config: self.gate(Gate::ConfigApi, feature_set),
             provider_checks: self.row.provider_checks,
+            own_single_namespace: watch_gate,
         })
     }
 
@@ -664,6 +665,9 @@ pub struct OlmV1 {
     pub deployment_config: bool,
     /// See [`ReleaseRow::provider_checks`].
     pub provider_checks: bool,
+    /// `NewOLMOwnSingleNamespace` is on: bundles without AllNamespaces may install (4.22 with
+    /// it off still reads `spec.config`, but `applier/provider.go` refuses such bundles).
+    pub own_single_namespace: bool,
 }
 
 #[cfg(test)]

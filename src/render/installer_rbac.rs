@@ -31,6 +31,9 @@ pub struct InstallerRbac {
     pub cluster_rules: Vec<Value>,
     /// Role rules in the install namespace (empty: no Role is needed).
     pub namespace_rules: Vec<Value>,
+    /// Role rules in each other namespace objects are created in (the watch namespace of a
+    /// SingleNamespace install: its Roles and RoleBindings), by namespace.
+    pub other_namespace_rules: Vec<(String, Vec<Value>)>,
 }
 
 /// The API group of an `apiVersion` (`v1` → `""`, `apps/v1` → `apps`).
@@ -63,6 +66,7 @@ pub fn derive(
     let mut namespaced = Targets::new();
     let mut cluster_role_rules = Vec::new();
     let mut role_rules = Vec::new();
+    let mut others: BTreeMap<String, (Targets, Vec<Value>)> = BTreeMap::new();
     for o in objects {
         let kind = o.get("kind").and_then(Value::as_str).unwrap_or_default();
         let api_version = o
@@ -91,9 +95,21 @@ pub fn derive(
                 namespaced.entry(key).or_default().insert(name.to_string());
             }
             Some(ns) => {
-                return Err(format!(
-                    "{kind} {name} is in namespace {ns}, not the install namespace {install_namespace}: only AllNamespaces installs are supported"
-                ));
+                let entry = others.entry(ns.to_string()).or_default();
+                entry.0.entry(key).or_default().insert(name.to_string());
+                if kind == "Role" {
+                    entry.1.extend(
+                        o.get("rules")
+                            .and_then(Value::as_array)
+                            .cloned()
+                            .unwrap_or_default(),
+                    );
+                } else if kind != "RoleBinding" {
+                    return Err(format!(
+                        "{kind} {name} is in namespace {ns}, not the install namespace {install_namespace}: only Roles and RoleBindings are created in a watch namespace"
+                    ));
+                }
+                continue;
             }
         }
         let rules = o
@@ -117,9 +133,18 @@ pub fn derive(
     push_unique(&mut cluster_rules, cluster_role_rules);
     let mut namespace_rules = object_rules(&namespaced);
     push_unique(&mut namespace_rules, role_rules);
+    let other_namespace_rules = others
+        .into_iter()
+        .map(|(ns, (targets, role_rules))| {
+            let mut rules = object_rules(&targets);
+            push_unique(&mut rules, role_rules);
+            (ns, rules)
+        })
+        .collect();
     Ok(InstallerRbac {
         cluster_rules,
         namespace_rules,
+        other_namespace_rules,
     })
 }
 
@@ -205,5 +230,22 @@ mod tests {
     fn objects_outside_the_install_namespace_are_refused() {
         let o = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "other"}});
         assert!(derive("x", "ns", &[o]).is_err());
+    }
+
+    /// A SingleNamespace install's Role and RoleBinding live in the watch namespace: the
+    /// installer gets a Role there with the object rules and the Role's own rules.
+    #[test]
+    fn watch_namespace_roles() {
+        let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "r", "namespace": "w"},
+                          "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]});
+        let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "r", "namespace": "w"}});
+        let rbac = derive("x", "ns", &[role, binding]).unwrap();
+        assert!(rbac.namespace_rules.is_empty());
+        let (ns, rules) = &rbac.other_namespace_rules[0];
+        assert_eq!(ns, "w");
+        assert!(
+            rules.contains(&json!({"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}))
+        );
+        assert!(rules.contains(&json!({"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["rolebindings"], "verbs": NAMED_VERBS, "resourceNames": ["r"]})));
     }
 }

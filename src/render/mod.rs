@@ -9,6 +9,7 @@
 pub mod installer_rbac;
 pub mod offline;
 pub mod profile;
+pub mod watch_namespace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

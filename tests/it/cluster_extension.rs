@@ -551,3 +551,118 @@ fn webhook_operator_per_release() {
         check_installer_rbac(&written, "webhooks", "webhook-system", &conv);
     }
 }
+
+/// `create` of OLM v1's own e2e OwnNamespace-only operator (`olmv1-e2e-test-catalog`) per
+/// release: refused on 4.18 and where `NewOLMOwnSingleNamespace` is off, naming where it is on;
+/// written with the watch namespace as the release reads it (the annotation on 4.20, `spec.config`
+/// from 4.21) and an installer whose RBAC covers what that release renders.
+#[test]
+fn own_namespace_operator_per_release() {
+    let Some(rd) = realdata("own_namespace_operator_per_release") else {
+        return;
+    };
+    let e2e = rd.join("olmv1-e2e-test-catalog");
+    // The e2e catalog names the bundle `own-namespace-operator.1.0.0`, its CSV
+    // `ownnamespaceoperator.v1.0.0`, so `--bundles` cannot match them: a catalog of our own
+    // names the real bundle directory's CSV.
+    let catalog_dir = tempfile::tempdir().unwrap();
+    let catalog = catalog_dir.path().join("catalog.yaml");
+    std::fs::write(
+        &catalog,
+        "schema: olm.package\nname: own-namespace-operator\ndefaultChannel: alpha\n---\nschema: olm.channel\nname: alpha\npackage: own-namespace-operator\nentries:\n- name: ownnamespaceoperator.v1.0.0\n---\nschema: olm.bundle\nname: ownnamespaceoperator.v1.0.0\npackage: own-namespace-operator\nimage: registry.example.com/e2e/own-namespace-operator@sha256:1111111111111111111111111111111111111111111111111111111111111111\nproperties:\n- type: olm.package\n  value:\n    packageName: own-namespace-operator\n    version: 1.0.0\n",
+    )
+    .unwrap();
+    let bundles = e2e.join("bundles/own-namespace-operator/v1.0.0");
+    let run = |version: &str, feature_set: Option<&str>| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("platform-operators.yaml"),
+            format!(
+                "platformOperators:\n  clusterVersion: \"{version}\"\n  catalogs:\n  - name: e2e\n    source: {}\n    image: registry.example.com/e2e/test-catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n  operators:\n  - name: own\n    package: own-namespace-operator\n    namespace: own-system\n    watchNamespace: own-system\n",
+                catalog.display()
+            ),
+        )
+        .unwrap();
+        if let Some(fs) = feature_set {
+            std::fs::write(
+                dir.path().join("install-config.yaml"),
+                format!("apiVersion: v1\nfeatureSet: {fs}\nplatform: {{none: {{}}}}\n"),
+            )
+            .unwrap();
+        }
+        let out = cmd()
+            .args(["create", "--dir"])
+            .arg(dir.path())
+            .arg("--bundles")
+            .arg(&bundles)
+            .output()
+            .unwrap();
+        (dir, out)
+    };
+    for (version, fs, says) in [
+        (
+            "4.18.5",
+            Some("TechPreviewNoUpgrade"),
+            "honoured on 4.22 or later, or 4.19 to 4.21 with TechPreviewNoUpgrade",
+        ),
+        (
+            "4.21.0",
+            None,
+            "honoured on 4.22 or later, or 4.19 to 4.21 with TechPreviewNoUpgrade",
+        ),
+        (
+            "4.22.0",
+            None,
+            "bundle does not support AllNamespaces install mode",
+        ),
+    ] {
+        let (_dir, out) = run(version, fs);
+        assert_eq!(out.status.code(), Some(1), "{version}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{version}: {stderr}");
+    }
+    for (version, release) in [("4.20.1", "4.20"), ("4.21.0", "4.21"), ("4.22.0", "4.22")] {
+        let (dir, out) = run(version, Some("TechPreviewNoUpgrade"));
+        assert!(
+            out.status.success(),
+            "{version}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let written = objects(dir.path());
+        let ext = written
+            .iter()
+            .map(|(_, o)| o)
+            .find(|o| o["kind"] == "ClusterExtension")
+            .unwrap();
+        if release == "4.20" {
+            assert_eq!(
+                ext["metadata"]["annotations"]["olm.operatorframework.io/watch-namespace"],
+                "own-system"
+            );
+            assert!(ext["spec"].get("config").is_none());
+        } else {
+            assert_eq!(
+                ext["spec"]["config"],
+                serde_json::json!({"configType": "Inline", "inline": {"watchNamespace": "own-system"}})
+            );
+            assert!(ext["metadata"].get("annotations").is_none());
+        }
+        let conv = converted_on(
+            &catalog,
+            "ownnamespaceoperator.v1.0.0",
+            "own-system",
+            &[
+                "--cluster-version",
+                release,
+                "--feature-set",
+                "TechPreviewNoUpgrade",
+                "--watch-namespace",
+                "own-system",
+                "--bundles",
+                bundles.to_str().unwrap(),
+            ],
+        );
+        assert!(kinds(&conv).iter().any(|k| k == "Role"), "{version}");
+        check_installer_rbac(&written, "own", "own-system", &conv);
+    }
+}
