@@ -135,6 +135,7 @@ pub(super) fn write_install(
     let mut objects: Vec<RenderedObject> = Vec::new();
     let mut failed = 0;
     let mut locked_operators = Vec::new();
+    let mut owners: Vec<(String, String, Vec<String>)> = Vec::new();
     for outcome in outcomes {
         for report in diagnostics::operator_warnings(outcome) {
             write!(stderr, "{}", report.render(color))?;
@@ -149,6 +150,24 @@ pub(super) fn write_install(
         }
         match render_operator(templates, profile, outcome, content, default_catalogs, olm) {
             Ok(rendered) => {
+                let op = outcome.operator;
+                if profile == Some(Profile::ClusterExtension) && !op.bootstrap {
+                    if let Some(message) = ownership_conflict(
+                        &owners,
+                        &op.name.value,
+                        &op.package.value,
+                        &rendered.owned_crds,
+                    ) {
+                        write!(stderr, "{}", Report::message(message).render(color))?;
+                        failed += 1;
+                        continue;
+                    }
+                    owners.push((
+                        op.name.value.clone(),
+                        op.package.value.clone(),
+                        rendered.owned_crds.clone(),
+                    ));
+                }
                 objects.extend(rendered.objects);
                 locked_operators.push(rendered.locked);
             }
@@ -246,6 +265,31 @@ pub(super) fn write_install(
 struct RenderedOperator {
     objects: Vec<RenderedObject>,
     locked: lock::LockedOperator,
+    /// The CRDs its ClusterExtension will own (empty for other profiles).
+    owned_crds: Vec<String>,
+}
+
+/// OLM v1 lets one ClusterExtension own a CRD, and a package's objects: the operator already
+/// rendered that owns `op`'s package or one of its CRDs, if any (openshift-docs: "a
+/// CRD-providing bundle can be installed only once").
+fn ownership_conflict(
+    owners: &[(String, String, Vec<String>)],
+    name: &str,
+    package: &str,
+    crds: &[String],
+) -> Option<String> {
+    owners.iter().find_map(|(other, other_package, other_crds)| {
+        if other_package == package {
+            return Some(format!(
+                "operators \"{other}\" and \"{name}\" both install package {package}; OLM v1 lets one ClusterExtension own a package's objects, so configure it once"
+            ));
+        }
+        crds.iter().find(|c| other_crds.contains(c)).map(|crd| {
+            format!(
+                "operators \"{other}\" and \"{name}\" would both own CustomResourceDefinition {crd}; OLM v1 lets one ClusterExtension own a CRD, so install only one of them"
+            )
+        })
+    })
 }
 
 /// The objects for one resolved operator, by its profile (bootstrap operators: Namespace and
@@ -280,6 +324,7 @@ fn render_operator(
     };
     let text = |e: crate::render::Error| e.to_string();
     let watch = op.watch_namespace.as_ref().map(|w| w.value.as_str());
+    let mut owned_crds = Vec::new();
     let (objects, namespace) = if op.bootstrap {
         // A bootstrap operator's objects are applied as they are: no OLM reads a watch
         // namespace, so it goes straight to the conversion's target namespaces.
@@ -323,7 +368,13 @@ fn render_operator(
                             .join(", ")
                     ));
                 }
+                cluster_extension_api_rules(op, r, default_catalogs)?;
                 let converted = convert_bundle(content, r, &namespace, olm.as_ref(), watch)?;
+                owned_crds = converted
+                    .iter()
+                    .filter(|o| o["kind"] == "CustomResourceDefinition")
+                    .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_owned))
+                    .collect();
                 let form = olm.and_then(|o| o.watch_namespace);
                 let objects = profile::cluster_extension(
                     templates,
@@ -341,6 +392,7 @@ fn render_operator(
     };
     Ok(RenderedOperator {
         objects,
+        owned_crds,
         locked: lock::LockedOperator {
             name: op.name.value.clone(),
             package: op.package.value.clone(),
@@ -352,6 +404,42 @@ fn render_operator(
             namespace,
         },
     })
+}
+
+/// What the API server would refuse in this operator's ClusterExtension and ClusterCatalog
+/// (`render::api_rules`, the CRDs' CEL rules), and a configured catalog that would collide
+/// with one of the ClusterCatalogs the release manages itself.
+fn cluster_extension_api_rules(
+    op: &crate::config::Operator,
+    r: &Resolution<'_>,
+    default_catalogs: &[(&str, i32)],
+) -> Result<(), String> {
+    use crate::render::api_rules;
+    for c in &op.channels {
+        if !api_rules::channel_is_valid(&c.value) {
+            return Err(format!(
+                "channel \"{}\" is not a DNS-1123 subdomain, so the ClusterExtension CRD refuses it (\"channels entries must be valid DNS1123 subdomains\"); OLM v1 cannot select this channel by name: leave `channel` out to consider every channel",
+                c.value
+            ));
+        }
+    }
+    if let Some(image) = r.catalog.image.as_deref() {
+        let errs = api_rules::cluster_catalog_image_errors(image);
+        if !errs.is_empty() {
+            return Err(format!(
+                "catalog \"{}\": image {image:?} would be refused by the ClusterCatalog CRD (spec.source.image.ref): {}",
+                r.catalog.name,
+                errs.join("; ")
+            ));
+        }
+        if default_catalogs.iter().any(|(n, _)| *n == r.catalog.name) {
+            return Err(format!(
+                "catalog \"{}\" has an `image:` but is named like one of the ClusterCatalogs OpenShift creates itself; the ClusterCatalog written for it would collide with the one the cluster manages: rename the catalog, or drop `image:` to use OpenShift's",
+                r.catalog.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Where bundle content comes from, and whether fetching it failed for network or I/O reasons
@@ -461,4 +549,32 @@ pub(super) fn write_explain(out: &mut dyn Write, outcome: &Outcome<'_>) -> std::
 pub(super) fn color_stderr() -> bool {
     use std::io::IsTerminal;
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ownership_conflict;
+
+    #[test]
+    fn one_owner_per_crd() {
+        let owners = vec![(
+            "a".to_string(),
+            "pkg-a".to_string(),
+            vec!["widgets.example.com".to_string()],
+        )];
+        let crds = [
+            "gadgets.example.com".to_string(),
+            "widgets.example.com".to_string(),
+        ];
+        assert_eq!(
+            ownership_conflict(&owners, "b", "pkg-b", &crds).unwrap(),
+            "operators \"a\" and \"b\" would both own CustomResourceDefinition widgets.example.com; OLM v1 lets one ClusterExtension own a CRD, so install only one of them"
+        );
+        assert!(ownership_conflict(&owners, "b", "pkg-b", &crds[..1]).is_none());
+        assert!(
+            ownership_conflict(&owners, "b", "pkg-a", &[])
+                .unwrap()
+                .contains("both install package pkg-a")
+        );
+    }
 }

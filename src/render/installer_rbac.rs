@@ -67,6 +67,7 @@ pub fn derive(
     let mut cluster_role_rules = Vec::new();
     let mut role_rules = Vec::new();
     let mut others: BTreeMap<String, (Targets, Vec<Value>)> = BTreeMap::new();
+    let bind = bind_rules(objects);
     for o in objects {
         let kind = o.get("kind").and_then(Value::as_str).unwrap_or_default();
         let api_version = o
@@ -131,13 +132,20 @@ pub fn derive(
     })];
     cluster_rules.extend(object_rules(&cluster));
     push_unique(&mut cluster_rules, cluster_role_rules);
+    push_unique(&mut cluster_rules, bind.cluster);
     let mut namespace_rules = object_rules(&namespaced);
     push_unique(&mut namespace_rules, role_rules);
+    if let Some(rules) = bind.namespaced.get(install_namespace) {
+        push_unique(&mut namespace_rules, rules.clone());
+    }
     let other_namespace_rules = others
         .into_iter()
         .map(|(ns, (targets, role_rules))| {
             let mut rules = object_rules(&targets);
             push_unique(&mut rules, role_rules);
+            if let Some(b) = bind.namespaced.get(&ns) {
+                push_unique(&mut rules, b.clone());
+            }
             (ns, rules)
         })
         .collect();
@@ -146,6 +154,69 @@ pub fn derive(
         namespace_rules,
         other_namespace_rules,
     })
+}
+
+/// `bind` on the roles that bindings of the bundle reference but no object of it defines.
+struct BindRules {
+    cluster: Vec<Value>,
+    namespaced: BTreeMap<String, Vec<Value>>,
+}
+
+/// Kubernetes lets a binding be created only by someone who holds the role's permissions or
+/// `bind` on the role (RBAC escalation prevention; OLM v1's preflight, release-4.22
+/// `internal/operator-controller/authorization/rbac.go`, checks the same). For a role the
+/// bundle ships, the installer holds its rules; for one it does not (patterns-operator's
+/// `Role/manager-role`), it needs `bind`.
+fn bind_rules(objects: &[Value]) -> BindRules {
+    let s = |o: &Value, p: &str| {
+        o.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let defined: BTreeSet<(String, String, String)> = objects
+        .iter()
+        .filter(|o| o["kind"] == "ClusterRole" || o["kind"] == "Role")
+        .map(|o| {
+            (
+                s(o, "/kind"),
+                s(o, "/metadata/namespace"),
+                s(o, "/metadata/name"),
+            )
+        })
+        .collect();
+    let mut out = BindRules {
+        cluster: Vec::new(),
+        namespaced: BTreeMap::new(),
+    };
+    for o in objects {
+        let kind = s(o, "/kind");
+        if kind != "RoleBinding" && kind != "ClusterRoleBinding" {
+            continue;
+        }
+        let role_kind = s(o, "/roleRef/kind");
+        let role = s(o, "/roleRef/name");
+        let ns = if role_kind == "Role" {
+            s(o, "/metadata/namespace")
+        } else {
+            String::new()
+        };
+        if role.is_empty() || defined.contains(&(role_kind.clone(), ns.clone(), role.clone())) {
+            continue;
+        }
+        let rule = json!({
+            "apiGroups": ["rbac.authorization.k8s.io"],
+            "resources": [if role_kind == "Role" { "roles" } else { "clusterroles" }],
+            "verbs": ["bind"],
+            "resourceNames": [role],
+        });
+        if role_kind == "Role" {
+            out.namespaced.entry(ns).or_default().push(rule);
+        } else {
+            out.cluster.push(rule);
+        }
+    }
+    out
 }
 
 /// Kinds a bundle's conversion yields that are cluster-scoped even when the object names a
@@ -230,6 +301,25 @@ mod tests {
     fn objects_outside_the_install_namespace_are_refused() {
         let o = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "other"}});
         assert!(derive("x", "ns", &[o]).is_err());
+    }
+
+    /// patterns-operator binds `Role/manager-role`, which its bundle does not ship: the
+    /// installer needs `bind` on it.
+    #[test]
+    fn bindings_to_roles_outside_the_bundle_need_bind() {
+        let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "b", "namespace": "ns"},
+                             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "manager-role"}});
+        let shipped = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "c"},
+                             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "own"}});
+        let own = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "own"}, "rules": []});
+        let rbac = derive("x", "ns", &[binding, shipped, own]).unwrap();
+        assert!(rbac.namespace_rules.contains(&json!({"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"], "verbs": ["bind"], "resourceNames": ["manager-role"]})));
+        assert!(
+            !rbac
+                .cluster_rules
+                .iter()
+                .any(|r| r["verbs"] == json!(["bind"]))
+        );
     }
 
     /// A SingleNamespace install's Role and RoleBinding live in the watch namespace: the

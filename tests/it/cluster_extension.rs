@@ -666,3 +666,115 @@ fn own_namespace_operator_per_release() {
         check_installer_rbac(&written, "own", "own-system", &conv);
     }
 }
+
+/// The example on 4.18 with `edit` applied to its configuration (cloud controller removed).
+fn example_on_4_18(edit: impl Fn(String) -> String) -> (tempfile::TempDir, String, Option<i32>) {
+    example_on_4_18_with(edit, |_| {})
+}
+
+/// [`example_on_4_18`], with `prepare` run on the install directory first.
+fn example_on_4_18_with(
+    edit: impl Fn(String) -> String,
+    prepare: impl Fn(&Path),
+) -> (tempfile::TempDir, String, Option<i32>) {
+    let dir = example();
+    prepare(dir.path());
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("\"4.14.8\"", "\"4.18.3\"");
+    let text = text[..text.find("  - name: cloud-controller").unwrap()].to_string();
+    std::fs::write(&config, edit(text)).unwrap();
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (dir, stderr, out.status.code())
+}
+
+const IMAGE: &str = "registry.example.com/acme/operator-index@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+/// What the API server would refuse is refused before anything is written: a channel that is
+/// not a DNS-1123 subdomain (ClusterExtension CEL), a catalog image the ClusterCatalog CRD
+/// refuses, a configured catalog colliding with an OpenShift default ClusterCatalog.
+#[test]
+fn api_server_refusals_are_caught_first() {
+    let with_image = |img: &str| {
+        let img = img.to_string();
+        move |t: String| {
+            t.replace(
+                "    source: catalog\n",
+                &format!("    source: catalog\n    image: {img}\n"),
+            )
+        }
+    };
+    // The channel is named `Stable` in the catalog too (as aws-neuron-operator's in the 4.20
+    // community catalog).
+    let (dir, stderr, code) = example_on_4_18_with(
+        |t| with_image(IMAGE)(t).replace("channel: stable", "channel: Stable"),
+        |d| {
+            let f = d.join("catalog/acme-cert-operator/catalog.json");
+            let text = std::fs::read_to_string(&f).unwrap();
+            std::fs::write(&f, text.replace("\"stable\"", "\"Stable\"")).unwrap();
+        },
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("channel \"Stable\" is not a DNS-1123 subdomain"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+
+    for (image, says) in [
+        (
+            "registry.example.com/acme/operator-index",
+            "must end with a digest or a tag",
+        ),
+        (
+            "registry.example.com/acme/operator-index@sha256:abc",
+            "at least 32 characters",
+        ),
+        (
+            "registry.example.com/Acme/Operator-Index:v1",
+            "a valid name is required",
+        ),
+    ] {
+        let (dir, stderr, code) = example_on_4_18(with_image(image));
+        assert_eq!(code, Some(1), "{image}: {stderr}");
+        assert!(stderr.contains(says), "{image}: {stderr}");
+        assert!(!dir.path().join("manifests").exists());
+    }
+
+    let (_dir, stderr, code) = example_on_4_18(|t| {
+        with_image(IMAGE)(t)
+            .replace("name: acme-operators", "name: openshift-redhat-operators")
+            .replace(
+                "catalog: acme-operators",
+                "catalog: openshift-redhat-operators",
+            )
+    });
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("named like one of the ClusterCatalogs OpenShift creates itself"),
+        "{stderr}"
+    );
+}
+
+/// OLM v1 lets one ClusterExtension own a package's objects and each CRD.
+#[test]
+fn one_owner_per_package_and_crd() {
+    let (dir, stderr, code) = example_on_4_18(|t| {
+        t.replace(
+            "    source: catalog\n",
+            &format!("    source: catalog\n    image: {IMAGE}\n"),
+        ) + "  - name: cert-operator-again\n    package: acme-cert-operator\n    namespace: acme-again\n"
+    });
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("operators \"cert-operator\" and \"cert-operator-again\" both install package acme-cert-operator"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+}
