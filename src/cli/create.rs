@@ -200,6 +200,7 @@ pub(super) fn write_install(
         templates, profile, outcomes,
     )?);
     let objects = without_repeated_namespaces(objects);
+    check_capabilities(inv, &objects)?;
     super::images_cmd::check_create(inv, outcomes, &objects, !mirror_check)?;
     let files = output::manifest_files(&objects)?;
     let previous = lock::read(&inv.lock_path)?;
@@ -404,6 +405,47 @@ fn render_operator(
             namespace,
         },
     })
+}
+
+/// Objects whose CRDs come with an optional capability: with install-config `capabilities`
+/// leaving it out, the CRDs never exist and the objects hang the bootstrap.
+fn check_capabilities(inv: &Invocation, objects: &[RenderedObject]) -> Result<(), Error> {
+    use crate::openshift::{Capability, capability_enabled};
+    let caps = inv
+        .install
+        .as_ref()
+        .and_then(|i| i.config.capabilities.as_ref());
+    let Some(caps) = caps else { return Ok(()) };
+    for (capability, kinds) in [
+        (
+            Capability::OperatorLifecycleManagerV1,
+            &["ClusterExtension", "ClusterCatalog"][..],
+        ),
+        (
+            Capability::Marketplace,
+            &["OperatorHub", "CatalogSource"][..],
+        ),
+    ] {
+        let Some(o) = objects.iter().find(|o| kinds.contains(&o.kind())) else {
+            continue;
+        };
+        if !capability_enabled(
+            caps.baseline_capability_set.as_deref(),
+            &caps.additional_enabled_capabilities,
+            capability,
+        ) {
+            return Err(Error::Unsupported(format!(
+                "install-config `capabilities` (baselineCapabilitySet: {}) does not enable {}, so the cluster will have no {} CRD and bootstrap would wait for it; add {} to additionalEnabledCapabilities",
+                caps.baseline_capability_set
+                    .as_deref()
+                    .unwrap_or("vCurrent"),
+                capability.name(),
+                o.kind(),
+                capability.name()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// What the API server would refuse in this operator's ClusterExtension and ClusterCatalog

@@ -35,6 +35,21 @@ pub struct InstallConfig {
     /// `pullSecret` (JSON, containers-auth format). Never printed.
     #[serde(default, skip_serializing)]
     pub pull_secret: Option<String>,
+    /// `capabilities`: which optional cluster components are installed.
+    pub capabilities: Option<Capabilities>,
+}
+
+/// install-config `capabilities` (openshift/installer `types/installconfig.go`, the
+/// ClusterVersion `ClusterVersionCapabilitiesSpec`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// `baselineCapabilitySet` (`None`, `v4.11` … `v4.18`, `vCurrent`; unset means
+    /// `vCurrent`).
+    pub baseline_capability_set: Option<String>,
+    /// `additionalEnabledCapabilities`.
+    #[serde(default)]
+    pub additional_enabled_capabilities: Vec<String>,
 }
 
 /// One mirror rule.

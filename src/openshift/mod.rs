@@ -603,6 +603,54 @@ impl Release {
     }
 }
 
+/// An optional cluster component po-manifests writes objects for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    /// `OperatorLifecycleManagerV1`: the ClusterExtension and ClusterCatalog CRDs (4.18 on).
+    OperatorLifecycleManagerV1,
+    /// `marketplace`: the OperatorHub and CatalogSource objects' operator.
+    Marketplace,
+}
+
+impl Capability {
+    /// The install-config spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Capability::OperatorLifecycleManagerV1 => "OperatorLifecycleManagerV1",
+            Capability::Marketplace => "marketplace",
+        }
+    }
+}
+
+/// Whether a `baselineCapabilitySet` contains `capability` (openshift/api
+/// `config/v1/types_cluster_version.go` `ClusterVersionCapabilitySets`: `marketplace` is in
+/// every set from `v4.11`, `OperatorLifecycleManagerV1` in `v4.18` and `vCurrent`); `None`: the
+/// set is not one openshift/api defines.
+pub fn capability_set_contains(set: &str, capability: Capability) -> Option<bool> {
+    let since = match capability {
+        Capability::Marketplace => 11,
+        Capability::OperatorLifecycleManagerV1 => 18,
+    };
+    match set {
+        "None" => Some(false),
+        "vCurrent" => Some(true),
+        _ => {
+            let minor: u64 = set.strip_prefix("v4.")?.parse().ok()?;
+            (11..=18).contains(&minor).then_some(minor >= since)
+        }
+    }
+}
+
+/// Whether install-config `capabilities` enables `capability` (no `capabilities`: `vCurrent`).
+pub fn capability_enabled(
+    baseline: Option<&str>,
+    additional: &[String],
+    capability: Capability,
+) -> bool {
+    additional.iter().any(|c| c == capability.name())
+        || capability_set_contains(baseline.unwrap_or("vCurrent"), capability).unwrap_or(true)
+}
+
 /// The target cluster: its release and feature set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -812,6 +860,37 @@ mod tests {
             Release::where_it_holds(|o| o.watch_namespace.is_some()).unwrap(),
             "4.22 or later, or 4.19 to 4.21 with TechPreviewNoUpgrade"
         );
+    }
+
+    #[test]
+    fn capability_sets() {
+        use Capability::*;
+        assert_eq!(capability_set_contains("None", Marketplace), Some(false));
+        assert_eq!(capability_set_contains("v4.11", Marketplace), Some(true));
+        assert_eq!(
+            capability_set_contains("v4.17", OperatorLifecycleManagerV1),
+            Some(false)
+        );
+        assert_eq!(
+            capability_set_contains("v4.18", OperatorLifecycleManagerV1),
+            Some(true)
+        );
+        assert_eq!(
+            capability_set_contains("vCurrent", OperatorLifecycleManagerV1),
+            Some(true)
+        );
+        assert_eq!(capability_set_contains("v4.10", Marketplace), None);
+        assert!(!capability_enabled(
+            Some("None"),
+            &[],
+            OperatorLifecycleManagerV1
+        ));
+        assert!(capability_enabled(
+            Some("None"),
+            &["OperatorLifecycleManagerV1".into()],
+            OperatorLifecycleManagerV1
+        ));
+        assert!(capability_enabled(None, &[], Marketplace));
     }
 
     #[test]

@@ -778,3 +778,36 @@ fn one_owner_per_package_and_crd() {
     );
     assert!(!dir.path().join("manifests").exists());
 }
+
+/// With `baselineCapabilitySet: None` and no `OperatorLifecycleManagerV1`, the ClusterExtension
+/// CRD never exists: refused before anything is written.
+#[test]
+fn capabilities_without_olm_v1_are_refused() {
+    let capabilities = |extra: &'static str| {
+        move |d: &Path| {
+            std::fs::write(
+                d.join("install-config.yaml"),
+                format!("apiVersion: v1\ncapabilities:\n  baselineCapabilitySet: None\n{extra}platform: {{none: {{}}}}\n"),
+            )
+            .unwrap()
+        }
+    };
+    let with_image = |t: String| {
+        t.replace(
+            "    source: catalog\n",
+            &format!("    source: catalog\n    image: {IMAGE}\n"),
+        )
+    };
+    let (dir, stderr, code) = example_on_4_18_with(with_image, capabilities(""));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("does not enable OperatorLifecycleManagerV1"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+    let (_dir, stderr, code) = example_on_4_18_with(
+        with_image,
+        capabilities("  additionalEnabledCapabilities: [OperatorLifecycleManagerV1]\n"),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+}
