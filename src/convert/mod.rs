@@ -2,24 +2,28 @@
 //! as OLM v1 does.
 //!
 //! Input: a [`RegistryV1`] and [`Options`] (install namespace, target namespaces, optional
-//! [`DeploymentConfig`]). Output: the objects to apply, as JSON, sorted by kind, then
-//! namespace, then name (the order of upstream's regression fixtures).
+//! [`DeploymentConfig`], the release's renderer and certificate provider, see
+//! [`Options::for_olm_v1`] and [`release`]). Output: the objects to apply, as JSON, sorted by
+//! kind, then namespace, then name (the order of upstream's regression fixtures).
 //!
 //! Source of truth: operator-controller `internal/operator-controller/rukpak/render`
 //! (`render.go`, `registryv1/generators/generators.go`, `registryv1/validators/validator.go`)
 //! and `applier/provider.go` for the refusals; summarised in
 //! `reference/catalogs-and-conversion.md` §5.1. In order:
 //!
-//! 1. refusals (`provider.go`): owned APIService definitions; webhook definitions (we have no
-//!    certificate provider); a bundle supporting none of AllNamespaces, SingleNamespace,
-//!    OwnNamespace;
+//! 1. refusals (`provider.go`): owned APIService definitions; webhook definitions without a
+//!    certificate provider ([`webhooks`]: OpenShift's service-ca where the release has it); a
+//!    bundle without AllNamespaces where the Single/OwnNamespace gate is off; a bundle
+//!    supporting none of AllNamespaces, SingleNamespace, OwnNamespace (4.18 and 4.19 refuse
+//!    after the target check instead, see [`release`]);
 //! 2. every validator ([`validate`]), problems collected;
 //! 3. target-namespace rules (`validateTargetNamespaces`);
 //! 4. generation: ServiceAccounts, Roles/RoleBindings per target namespace (not in
 //!    AllNamespaces mode), ClusterRoles/ClusterRoleBindings (with `permissions` promoted and
 //!    the extra `namespaces` rule in AllNamespaces mode), CRDs as they are, other objects
-//!    moved into the install namespace when namespaced, Deployments. RBAC names are hashed
-//!    ([`naming`]).
+//!    moved into the install namespace when namespaced, Deployments, and with a certificate
+//!    provider the webhook configurations, their Services and the CRDs' conversion webhooks.
+//!    RBAC names are hashed ([`naming`]).
 //!
 //! No Namespace object is generated (OLM v1 does not either).
 
