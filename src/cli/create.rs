@@ -33,9 +33,7 @@ pub(super) fn run(
     let cluster = Cluster {
         version: Some(cluster_version.clone()),
     };
-    let mut outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
-    let olm = target_olm_v1(&inv, &cluster_version);
-    invocation::fit_to_release(&mut outcomes, olm.as_ref());
+    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     let content = BundleContent::new(super::bundle_cmd::sources(
         &args.bundle_sources,
         &inv.network,

@@ -127,7 +127,7 @@ pub(super) fn images(
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
-    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
     let sources =
         super::bundle_cmd::sources(&args.bundle_sources, &inv.network, inv.install.as_ref())?;
@@ -189,7 +189,7 @@ pub(super) fn mirror_config(
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
-    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
     let rules = mirror_rules(&inv);
     let mut selections = Vec::new();

@@ -395,6 +395,23 @@ impl<'a> Outcome<'a> {
     }
 }
 
+/// [`resolve_all`], with the problems fitted to the target release's OLM v1
+/// ([`fit_to_release`]), so `resolve`, `images` and `create` agree on what installs.
+pub fn resolve_for_release<'a>(
+    inv: &'a Invocation,
+    catalogs: &'a [LoadedCatalog],
+    cluster: &Cluster,
+) -> Vec<Outcome<'a>> {
+    let mut outcomes = resolve_all(&inv.config, catalogs, cluster);
+    let olm = cluster.version.as_ref().and_then(|v| {
+        crate::openshift::Target::new(v, inv.feature_set(), inv.feature_gates())
+            .ok()
+            .and_then(|t| t.olm_v1())
+    });
+    fit_to_release(&mut outcomes, olm.as_ref());
+    outcomes
+}
+
 /// Fit each outcome's problems to the target's OLM v1: a bundle with webhooks is no problem
 /// where the service-ca provider is on; elsewhere the problem names the releases and feature
 /// sets that accept it (from the release table).
