@@ -4,10 +4,14 @@
 //! the installer gets exactly:
 //!
 //! - `update` on `clusterextensions/finalizers` for this extension only;
-//! - for each kind of object: `create`, `list`, `watch` on its resource (Kubernetes cannot
-//!   restrict `create` by name), and `get`, `update`, `patch`, `delete` on exactly the objects'
-//!   names; cluster-scoped objects in a ClusterRole, namespaced ones in a Role in the install
-//!   namespace;
+//! - for each kind of object: `create` on its resource (Kubernetes cannot restrict `create` by
+//!   name), and `get`, `update`, `patch`, `delete` on exactly the objects' names, cluster-scoped
+//!   objects in a ClusterRole, namespaced ones in a Role in their namespace; `list` and `watch`
+//!   on every resource at cluster scope, in the ClusterRole, because OLM v1's content manager
+//!   watches cluster-wide and its preflight check asks for exactly that (release-4.20
+//!   `internal/operator-controller/authorization/rbac.go`: `clusterCollectionVerbs` checked
+//!   with `Namespace: corev1.NamespaceAll`, `namespacedCollectionVerbs` per namespace,
+//!   `objectVerbs` per object);
 //! - every rule the bundle's own ClusterRoles and Roles grant, because Kubernetes refuses to let
 //!   anyone create a role (or bind one) with permissions they do not hold themselves.
 //!
@@ -21,6 +25,8 @@ use serde_json::{Value, json};
 
 /// Verbs that cannot be restricted by name.
 pub const UNNAMED_VERBS: [&str; 3] = ["create", "list", "watch"];
+/// The collection verbs OLM v1 needs cluster-wide for every resource it manages.
+pub const CLUSTER_COLLECTION_VERBS: [&str; 2] = ["list", "watch"];
 /// Verbs granted on exactly the bundle's object names.
 pub const NAMED_VERBS: [&str; 4] = ["delete", "get", "patch", "update"];
 
@@ -131,9 +137,25 @@ pub fn derive(
         "resourceNames": [extension],
     })];
     cluster_rules.extend(object_rules(&cluster));
+    // list/watch cluster-wide on the resources of namespaced objects too.
+    let mut namespaced_resources: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (group, resource) in namespaced
+        .keys()
+        .chain(others.values().flat_map(|(t, _)| t.keys()))
+    {
+        if !cluster.contains_key(&(group.clone(), resource.clone())) {
+            namespaced_resources
+                .entry(group)
+                .or_default()
+                .insert(resource);
+        }
+    }
+    for (group, resources) in &namespaced_resources {
+        cluster_rules.push(json!({ "apiGroups": [group], "resources": resources, "verbs": CLUSTER_COLLECTION_VERBS }));
+    }
     push_unique(&mut cluster_rules, cluster_role_rules);
     push_unique(&mut cluster_rules, bind.cluster);
-    let mut namespace_rules = object_rules(&namespaced);
+    let mut namespace_rules = namespaced_object_rules(&namespaced);
     push_unique(&mut namespace_rules, role_rules);
     if let Some(rules) = bind.namespaced.get(install_namespace) {
         push_unique(&mut namespace_rules, rules.clone());
@@ -141,7 +163,7 @@ pub fn derive(
     let other_namespace_rules = others
         .into_iter()
         .map(|(ns, (targets, role_rules))| {
-            let mut rules = object_rules(&targets);
+            let mut rules = namespaced_object_rules(&targets);
             push_unique(&mut rules, role_rules);
             if let Some(b) = bind.namespaced.get(&ns) {
                 push_unique(&mut rules, b.clone());
@@ -244,6 +266,23 @@ fn object_rules(targets: &Targets) -> Vec<Value> {
     let mut rules: Vec<Value> = by_group
         .iter()
         .map(|(group, resources)| json!({ "apiGroups": [group], "resources": resources, "verbs": UNNAMED_VERBS }))
+        .collect();
+    rules.extend(targets.iter().map(|((group, resource), names)| {
+        json!({ "apiGroups": [group], "resources": [resource], "verbs": NAMED_VERBS, "resourceNames": names })
+    }));
+    rules
+}
+
+/// `create` per group on its resources, then named verbs per resource (for a Role; `list`
+/// and `watch` are in the ClusterRole).
+fn namespaced_object_rules(targets: &Targets) -> Vec<Value> {
+    let mut by_group: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (group, resource) in targets.keys() {
+        by_group.entry(group).or_default().push(resource);
+    }
+    let mut rules: Vec<Value> = by_group
+        .iter()
+        .map(|(group, resources)| json!({ "apiGroups": [group], "resources": resources, "verbs": ["create"] }))
         .collect();
     rules.extend(targets.iter().map(|((group, resource), names)| {
         json!({ "apiGroups": [group], "resources": [resource], "verbs": NAMED_VERBS, "resourceNames": names })
