@@ -559,3 +559,41 @@ fn supported_kinds_by_release() {
     assert_eq!(kinds("4.20"), (Some(true), Some(false), None));
     assert_eq!(kinds("4.21"), (Some(true), Some(false), Some(true)));
 }
+
+/// release-4.18 `internal/rukpak/convert/registryv1_test.go` "should convert into plain
+/// manifests successfully with AllNamespaces": a CSV with one deployment (no
+/// `serviceAccountName`), one `permissions` entry and a Service gives 5 objects, the
+/// deployment's pod template annotated `olm.targetNamespaces: ""`.
+#[test]
+fn release_4_18_unit_test_all_namespaces() {
+    let b = RegistryV1 {
+        package: "testPkg".into(),
+        csv: json!({
+            "apiVersion": "operators.coreos.com/v1alpha1",
+            "kind": "ClusterServiceVersion",
+            "metadata": {"name": "testCSV", "annotations": {"olm.properties": "[{\"type\": olm.constraint, \"value\": \"value\"}]"}},
+            "spec": {
+                "installModes": [{"type": "AllNamespaces", "supported": true}],
+                "install": {"strategy": "deployment", "spec": {
+                    "deployments": [{"name": "testDeployment", "spec": {"template": {"spec": {"containers": [{"name": "testContainer", "image": "testImage"}]}}}}],
+                    "permissions": [{"serviceAccountName": "testServiceAccount", "rules": [{"apiGroups": ["test"], "resources": ["pods"], "verbs": ["*"]}]}],
+                }},
+            },
+        }),
+        crds: vec![],
+        others: vec![
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "testService"}}),
+        ],
+    };
+    let objs = convert(&b, &options("4.18", None, "testInstallNamespace", &[""])).unwrap();
+    assert_eq!(objs.len(), 5, "{objs:#?}");
+    let dep = find(&objs, "Deployment")[0];
+    assert_eq!(
+        dep["spec"]["template"]["metadata"]["annotations"]["olm.targetNamespaces"],
+        ""
+    );
+    assert_eq!(
+        find(&objs, "Service")[0]["metadata"]["namespace"],
+        "testInstallNamespace"
+    );
+}
