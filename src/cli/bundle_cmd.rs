@@ -189,18 +189,49 @@ fn render(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
+    let target = render_target(args)?;
+    let olm = target.olm_v1().ok_or_else(|| {
+        Error::Unsupported(format!(
+            "OpenShift {} does not run OLM v1; bundle render follows OLM v1 (4.18 or later)",
+            target.release.name
+        ))
+    })?;
+    if let Some(w) = target.release.newer_warning() {
+        writeln!(stderr, "warning: {w}")?;
+    }
+    let watch = args.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
+    if watch.is_some() && olm.watch_namespace.is_none() {
+        return Err(Error::Unsupported(format!(
+            "OpenShift {} with featureSet {} ignores a watch namespace (its OLM v1 installs for all namespaces only); {}",
+            target.release.name,
+            target.feature_set,
+            crate::openshift::Release::where_it_holds(|o| o.watch_namespace.is_some())
+                .map(|w| format!("a watch namespace is honoured on {w}"))
+                .unwrap_or_default()
+        )));
+    }
     let content = load(args)?;
-    let target_namespaces = match args.watch_namespace.as_deref() {
-        None | Some("") => Vec::new(),
-        Some(ns) => vec![ns.to_string()],
-    };
-    let options = convert::Options {
-        install_namespace: args.namespace.clone(),
-        target_namespaces,
-        deployment_config: None,
-    };
-    let objects =
-        convert::convert(&content, &options).map_err(|e| Error::Bundle(crate::error_chain(&e)))?;
+    let mut options = convert::Options::for_olm_v1(&olm, &args.namespace);
+    options.target_namespaces = watch.map(|ns| vec![ns.to_string()]).unwrap_or_default();
+    let objects = convert::convert(&content, &options).map_err(|e| {
+        let mut text = crate::error_chain(&e);
+        if watch.is_none()
+            && matches!(
+                e,
+                convert::Error::TargetNamespaces {
+                    problem: convert::TargetNamespacesProblem::AllNamespaces,
+                    ..
+                }
+            )
+        {
+            text.push_str(if olm.watch_namespace.is_some() {
+                "; give --watch-namespace NS (the install namespace for OwnNamespace, another one for SingleNamespace)"
+            } else {
+                "; this release installs it only with a watch namespace, which needs a release and featureSet that honour one (--cluster-version, --feature-set TechPreviewNoUpgrade)"
+            });
+        }
+        Error::Bundle(text)
+    })?;
     let mut files = Vec::with_capacity(objects.len());
     for (i, object) in objects.iter().enumerate() {
         let text = yaml::to_yaml(object).map_err(Error::Bundle)?;
@@ -218,6 +249,19 @@ fn render(
         args.output_dir.display()
     )?;
     Ok(EXIT_OK)
+}
+
+/// The release and feature set `bundle render` follows: `--cluster-version` (default the
+/// newest known release) and `--feature-set` (default `Default`).
+fn render_target(args: &BundleRenderArgs) -> Result<crate::openshift::Target, Error> {
+    let text = args
+        .cluster_version
+        .clone()
+        .unwrap_or_else(crate::openshift::newest_known);
+    let version = crate::config::ClusterVersion::parse(&text)
+        .map_err(|e| Error::Usage(format!("--cluster-version {text:?}: {e}")))?;
+    crate::openshift::Target::new(&version, args.feature_set.as_deref(), &[])
+        .map_err(|e| Error::Usage(e.to_string()))
 }
 
 /// Write every file into a new directory: staged beside it, renamed into place, so the

@@ -33,7 +33,7 @@ pub(super) fn run(
     let cluster = Cluster {
         version: Some(cluster_version.clone()),
     };
-    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     let content = BundleContent::new(super::bundle_cmd::sources(
         &args.bundle_sources,
         &inv.network,
@@ -72,6 +72,16 @@ pub(super) fn profile_for(
     } else {
         None
     })
+}
+
+/// The target's OLM v1 (release table row under install-config's feature set), if it runs one.
+pub(super) fn target_olm_v1(
+    inv: &Invocation,
+    cluster_version: &ClusterVersion,
+) -> Option<crate::openshift::OlmV1> {
+    crate::openshift::Target::new(cluster_version, inv.feature_set(), inv.feature_gates())
+        .ok()
+        .and_then(|t| t.olm_v1())
 }
 
 /// What [`write_install`] renders and writes for.
@@ -116,12 +126,14 @@ pub(super) fn write_install(
         mirror_check,
         content,
     } = *install;
+    let olm = target_olm_v1(inv, cluster_version);
     let default_catalogs = crate::openshift::lookup(cluster_version)
         .map(|r| r.default_catalogs())
         .unwrap_or_default();
     let mut objects: Vec<RenderedObject> = Vec::new();
     let mut failed = 0;
     let mut locked_operators = Vec::new();
+    let mut owners: Vec<(String, String, Vec<String>)> = Vec::new();
     for outcome in outcomes {
         for report in diagnostics::operator_warnings(outcome) {
             write!(stderr, "{}", report.render(color))?;
@@ -134,8 +146,26 @@ pub(super) fn write_install(
             failed += 1;
             continue;
         }
-        match render_operator(templates, profile, outcome, content, default_catalogs) {
+        match render_operator(templates, profile, outcome, content, default_catalogs, olm) {
             Ok(rendered) => {
+                let op = outcome.operator;
+                if profile == Some(Profile::ClusterExtension) && !op.bootstrap {
+                    if let Some(message) = ownership_conflict(
+                        &owners,
+                        &op.name.value,
+                        &op.package.value,
+                        &rendered.owned_crds,
+                    ) {
+                        write!(stderr, "{}", Report::message(message).render(color))?;
+                        failed += 1;
+                        continue;
+                    }
+                    owners.push((
+                        op.name.value.clone(),
+                        op.package.value.clone(),
+                        rendered.owned_crds.clone(),
+                    ));
+                }
                 objects.extend(rendered.objects);
                 locked_operators.push(rendered.locked);
             }
@@ -168,6 +198,7 @@ pub(super) fn write_install(
         templates, profile, outcomes,
     )?);
     let mut objects = without_repeated_namespaces(objects);
+    check_capabilities(inv, &objects)?;
     super::images_cmd::check_create(inv, outcomes, &objects, !mirror_check)?;
     // Bootstrap readiness (issue 15): roles recorded, then what is written checked with what is there.
     crate::check::readiness::mark_roles(&mut objects, &|name| super::check_cmd::role_of(inv, name));
@@ -244,6 +275,31 @@ pub(super) fn write_install(
 struct RenderedOperator {
     objects: Vec<RenderedObject>,
     locked: lock::LockedOperator,
+    /// The CRDs its ClusterExtension will own (empty for other profiles).
+    owned_crds: Vec<String>,
+}
+
+/// OLM v1 lets one ClusterExtension own a CRD, and a package's objects: the operator already
+/// rendered that owns `op`'s package or one of its CRDs, if any (openshift-docs: "a
+/// CRD-providing bundle can be installed only once").
+fn ownership_conflict(
+    owners: &[(String, String, Vec<String>)],
+    name: &str,
+    package: &str,
+    crds: &[String],
+) -> Option<String> {
+    owners.iter().find_map(|(other, other_package, other_crds)| {
+        if other_package == package {
+            return Some(format!(
+                "operators \"{other}\" and \"{name}\" both install package {package}; OLM v1 lets one ClusterExtension own a package's objects, so configure it once"
+            ));
+        }
+        crds.iter().find(|c| other_crds.contains(c)).map(|crd| {
+            format!(
+                "operators \"{other}\" and \"{name}\" would both own CustomResourceDefinition {crd}; OLM v1 lets one ClusterExtension own a CRD, so install only one of them"
+            )
+        })
+    })
 }
 
 /// The objects for one resolved operator, by its profile (bootstrap operators: Namespace and
@@ -254,6 +310,7 @@ fn render_operator(
     outcome: &Outcome<'_>,
     content: &BundleContent,
     default_catalogs: &[(&str, i32)],
+    olm: Option<crate::openshift::OlmV1>,
 ) -> Result<RenderedOperator, String> {
     let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
     let op = outcome.operator;
@@ -276,8 +333,12 @@ fn render_operator(
         priority: r.catalog.priority,
     };
     let text = |e: crate::render::Error| e.to_string();
+    let watch = op.watch_namespace.as_ref().map(|w| w.value.as_str());
+    let mut owned_crds = Vec::new();
     let (objects, namespace) = if op.bootstrap {
-        let converted = convert_bundle(content, r, &namespace)?;
+        // A bootstrap operator's objects are applied as they are: no OLM reads a watch
+        // namespace, so it goes straight to the conversion's target namespaces.
+        let converted = convert_bundle(content, r, &namespace, None, watch)?;
         let mut out =
             vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
         out.extend(converted.into_iter().map(|object| RenderedObject {
@@ -317,10 +378,23 @@ fn render_operator(
                             .join(", ")
                     ));
                 }
-                let converted = convert_bundle(content, r, &namespace)?;
-                let objects =
-                    profile::cluster_extension(templates, &operator, &bundle, &catalog, &converted)
-                        .map_err(text)?;
+                cluster_extension_api_rules(op, r, default_catalogs)?;
+                let converted = convert_bundle(content, r, &namespace, olm.as_ref(), watch)?;
+                owned_crds = converted
+                    .iter()
+                    .filter(|o| o["kind"] == "CustomResourceDefinition")
+                    .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_owned))
+                    .collect();
+                let form = olm.and_then(|o| o.watch_namespace);
+                let objects = profile::cluster_extension(
+                    templates,
+                    &operator,
+                    &bundle,
+                    &catalog,
+                    &converted,
+                    form.zip(watch),
+                )
+                .map_err(text)?;
                 (objects, Some(namespace))
             }
             None => return Err("no output profile applies to this operator".into()),
@@ -328,6 +402,7 @@ fn render_operator(
     };
     Ok(RenderedOperator {
         objects,
+        owned_crds,
         locked: lock::LockedOperator {
             name: op.name.value.clone(),
             package: op.package.value.clone(),
@@ -340,6 +415,83 @@ fn render_operator(
             waivers: super::check_cmd::locked_waivers(op),
         },
     })
+}
+
+/// Objects whose CRDs come with an optional capability: with install-config `capabilities`
+/// leaving it out, the CRDs never exist and the objects hang the bootstrap.
+fn check_capabilities(inv: &Invocation, objects: &[RenderedObject]) -> Result<(), Error> {
+    use crate::openshift::{Capability, capability_enabled};
+    let caps = inv
+        .install
+        .as_ref()
+        .and_then(|i| i.config.capabilities.as_ref());
+    let Some(caps) = caps else { return Ok(()) };
+    for (capability, kinds) in [
+        (
+            Capability::OperatorLifecycleManagerV1,
+            &["ClusterExtension", "ClusterCatalog"][..],
+        ),
+        (
+            Capability::Marketplace,
+            &["OperatorHub", "CatalogSource"][..],
+        ),
+    ] {
+        let Some(o) = objects.iter().find(|o| kinds.contains(&o.kind())) else {
+            continue;
+        };
+        if !capability_enabled(
+            caps.baseline_capability_set.as_deref(),
+            &caps.additional_enabled_capabilities,
+            capability,
+        ) {
+            return Err(Error::Unsupported(format!(
+                "install-config `capabilities` (baselineCapabilitySet: {}) does not enable {}, so the cluster will have no {} CRD and bootstrap would wait for it; add {} to additionalEnabledCapabilities",
+                caps.baseline_capability_set
+                    .as_deref()
+                    .unwrap_or("vCurrent"),
+                capability.name(),
+                o.kind(),
+                capability.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What the API server would refuse in this operator's ClusterExtension and ClusterCatalog
+/// (`render::api_rules`, the CRDs' CEL rules), and a configured catalog that would collide
+/// with one of the ClusterCatalogs the release manages itself.
+fn cluster_extension_api_rules(
+    op: &crate::config::Operator,
+    r: &Resolution<'_>,
+    default_catalogs: &[(&str, i32)],
+) -> Result<(), String> {
+    use crate::render::api_rules;
+    for c in &op.channels {
+        if !api_rules::channel_is_valid(&c.value) {
+            return Err(format!(
+                "channel \"{}\" is not a DNS-1123 subdomain, so the ClusterExtension CRD refuses it (\"channels entries must be valid DNS1123 subdomains\"); OLM v1 cannot select this channel by name: leave `channel` out to consider every channel",
+                c.value
+            ));
+        }
+    }
+    if let Some(image) = r.catalog.image.as_deref() {
+        let errs = api_rules::cluster_catalog_image_errors(image);
+        if !errs.is_empty() {
+            return Err(format!(
+                "catalog \"{}\": image {image:?} would be refused by the ClusterCatalog CRD (spec.source.image.ref): {}",
+                r.catalog.name,
+                errs.join("; ")
+            ));
+        }
+        if default_catalogs.iter().any(|(n, _)| *n == r.catalog.name) {
+            return Err(format!(
+                "catalog \"{}\" has an `image:` but is named like one of the ClusterCatalogs OpenShift creates itself; the ClusterCatalog written for it would collide with the one the cluster manages: rename the catalog, or drop `image:` to use OpenShift's",
+                r.catalog.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Where bundle content comes from, and whether fetching it failed for network or I/O reasons
@@ -366,20 +518,25 @@ fn convert_bundle(
     content: &BundleContent,
     r: &Resolution<'_>,
     namespace: &str,
+    olm: Option<&crate::openshift::OlmV1>,
+    watch: Option<&str>,
 ) -> Result<Vec<serde_json::Value>, String> {
-    invocation::converted_bundle(&content.sources, r.bundle, namespace).map_err(|e| match e {
-        ContentError::Source(e) => {
-            content
-                .unreachable
-                .set(content.unreachable.get() || e.is_io());
-            let mut text = crate::error_chain(&e);
-            if let Some(hint) = e.hint() {
-                text.push_str("\nhint: ");
-                text.push_str(&hint);
+    invocation::converted_bundle(&content.sources, r.bundle, namespace, olm, watch).map_err(|e| {
+        match e {
+            ContentError::Source(e) => {
+                content
+                    .unreachable
+                    .set(content.unreachable.get() || e.is_io());
+                let mut text = crate::error_chain(&e);
+                if let Some(hint) = e.hint() {
+                    text.push_str("\nhint: ");
+                    text.push_str(&hint);
+                }
+                text
             }
-            text
+            ContentError::Convert(e) => crate::error_chain(&e),
+            ContentError::WatchNamespace(e) => e.to_string(),
         }
-        ContentError::Convert(e) => crate::error_chain(&e),
     })
 }
 
@@ -444,4 +601,32 @@ pub(super) fn write_explain(out: &mut dyn Write, outcome: &Outcome<'_>) -> std::
 pub(super) fn color_stderr() -> bool {
     use std::io::IsTerminal;
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ownership_conflict;
+
+    #[test]
+    fn one_owner_per_crd() {
+        let owners = vec![(
+            "a".to_string(),
+            "pkg-a".to_string(),
+            vec!["widgets.example.com".to_string()],
+        )];
+        let crds = [
+            "gadgets.example.com".to_string(),
+            "widgets.example.com".to_string(),
+        ];
+        assert_eq!(
+            ownership_conflict(&owners, "b", "pkg-b", &crds).unwrap(),
+            "operators \"a\" and \"b\" would both own CustomResourceDefinition widgets.example.com; OLM v1 lets one ClusterExtension own a CRD, so install only one of them"
+        );
+        assert!(ownership_conflict(&owners, "b", "pkg-b", &crds[..1]).is_none());
+        assert!(
+            ownership_conflict(&owners, "b", "pkg-a", &[])
+                .unwrap()
+                .contains("both install package pkg-a")
+        );
+    }
 }

@@ -252,6 +252,13 @@ pub struct BundleRenderArgs {
     /// Namespace to watch; empty or absent means all namespaces.
     #[arg(long)]
     pub watch_namespace: Option<String>,
+    /// Render as this OpenShift release's OLM v1 does (4.18 or later; default: the newest
+    /// release po-manifests knows).
+    #[arg(long, value_name = "V")]
+    pub cluster_version: Option<String>,
+    /// The cluster's featureSet (`Default`, `TechPreviewNoUpgrade`, `DevPreviewNoUpgrade`).
+    #[arg(long, value_name = "NAME")]
+    pub feature_set: Option<String>,
     /// Directory to write the objects into (created; must be empty or absent).
     #[arg(long)]
     pub output_dir: PathBuf,

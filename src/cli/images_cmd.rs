@@ -36,13 +36,18 @@ fn operator_images(outcome: &Outcome<'_>, sources: &Sources) -> Result<Vec<Image
     let mut out = mirror::bundle_images(name, r.bundle);
     if outcome.operator.bootstrap {
         let namespace = outcome.install_namespace().unwrap_or_default();
-        let converted = super::invocation::converted_bundle(sources, r.bundle, &namespace)
-            .map_err(|e| match e {
-                ContentError::Source(e) => Error::BundleSource(Box::new(e)),
-                ContentError::Convert(e) => {
-                    Error::Disconnected(format!("operator \"{name}\": {}", crate::error_chain(&e)))
-                }
-            })?;
+        let converted =
+            super::invocation::converted_bundle(sources, r.bundle, &namespace, None, None)
+                .map_err(|e| match e {
+                    ContentError::Source(e) => Error::BundleSource(Box::new(e)),
+                    ContentError::Convert(e) => Error::Disconnected(format!(
+                        "operator \"{name}\": {}",
+                        crate::error_chain(&e)
+                    )),
+                    ContentError::WatchNamespace(e) => {
+                        Error::Disconnected(format!("operator \"{name}\": {e}"))
+                    }
+                })?;
         out.extend(mirror::workload_images(name, &converted));
     }
     Ok(out)
@@ -122,7 +127,7 @@ pub(super) fn images(
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
-    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
     let sources =
         super::bundle_cmd::sources(&args.bundle_sources, &inv.network, inv.install.as_ref())?;
@@ -184,7 +189,7 @@ pub(super) fn mirror_config(
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
-    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
     let rules = mirror_rules(&inv);
     let mut selections = Vec::new();

@@ -395,6 +395,55 @@ impl<'a> Outcome<'a> {
     }
 }
 
+/// [`resolve_all`], with the problems fitted to the target release's OLM v1
+/// ([`fit_to_release`]), so `resolve`, `images` and `create` agree on what installs.
+pub fn resolve_for_release<'a>(
+    inv: &'a Invocation,
+    catalogs: &'a [LoadedCatalog],
+    cluster: &Cluster,
+) -> Vec<Outcome<'a>> {
+    let mut outcomes = resolve_all(&inv.config, catalogs, cluster);
+    let olm = cluster.version.as_ref().and_then(|v| {
+        crate::openshift::Target::new(v, inv.feature_set(), inv.feature_gates())
+            .ok()
+            .and_then(|t| t.olm_v1())
+    });
+    fit_to_release(&mut outcomes, olm.as_ref());
+    outcomes
+}
+
+/// Fit each outcome's problems to the target's OLM v1: a bundle with webhooks is no problem
+/// where the service-ca provider is on; elsewhere the problem names the releases and feature
+/// sets that accept it (from the release table).
+pub(super) fn fit_to_release(outcomes: &mut [Outcome<'_>], olm: Option<&crate::openshift::OlmV1>) {
+    let Some(olm) = olm else { return };
+    let watch_accepted = crate::openshift::Release::where_it_holds(|o| o.own_single_namespace);
+    for outcome in outcomes {
+        if olm.watch_namespace.is_some() && olm.own_single_namespace {
+            // The watch namespace and the renderer decide (render::watch_namespace, convert).
+            outcome.problems.retain(|p| p.rule != "installModes");
+        } else if let Some(accepted) = &watch_accepted {
+            for p in outcome
+                .problems
+                .iter_mut()
+                .filter(|p| p.rule == "installModes")
+            {
+                p.message.push_str(&format!(
+                    "; OLM v1 installs it into a watch namespace (`watchNamespace:`) on {accepted}"
+                ));
+            }
+        }
+        if olm.webhooks {
+            outcome.problems.retain(|p| p.rule != "webhooks");
+        } else if let Some(accepted) = crate::openshift::Release::where_it_holds(|o| o.webhooks) {
+            for p in outcome.problems.iter_mut().filter(|p| p.rule == "webhooks") {
+                p.message
+                    .push_str(&format!("; OLM v1 installs webhooks on {accepted}"));
+            }
+        }
+    }
+}
+
 /// Why a resolved bundle's objects could not be produced.
 #[derive(Debug)]
 pub(super) enum ContentError {
@@ -402,23 +451,44 @@ pub(super) enum ContentError {
     Source(crate::bundle::source::Error),
     /// It could not be converted.
     Convert(crate::convert::Error),
+    /// The watch namespace does not fit the bundle or the release.
+    WatchNamespace(crate::render::watch_namespace::Error),
 }
 
 /// A resolved bundle's registry+v1 content (embedded in the catalog, from `--bundles`, the
 /// cache, `--oci-layout` or the registry), converted as OLM v1 does for an AllNamespaces install
 /// into `namespace`. Shared by `create` (the objects it writes) and `images` (the containers
 /// they run).
+///
+/// `olm` is the target's OLM v1 (its renderer and certificate provider); without one (a
+/// bootstrap operator on a release before 4.18) the newest renderer is used, without webhooks.
 pub(super) fn converted_bundle(
     sources: &crate::bundle::source::Sources,
     bundle: &crate::catalog::model::Bundle,
     namespace: &str,
+    olm: Option<&crate::openshift::OlmV1>,
+    watch: Option<&str>,
 ) -> Result<Vec<serde_json::Value>, ContentError> {
     let loaded = sources
         .load_catalog_bundle(bundle)
         .map_err(ContentError::Source)?;
-    let options = crate::convert::Options {
-        install_namespace: namespace.to_string(),
-        ..Default::default()
+    let mut options = match olm {
+        Some(olm) => crate::convert::Options::for_olm_v1(olm, namespace),
+        None => crate::convert::Options {
+            install_namespace: namespace.to_string(),
+            ..Default::default()
+        },
+    };
+    options.target_namespaces = match olm {
+        Some(olm) => {
+            let modes = loaded
+                .bundle
+                .install_modes()
+                .map_err(|e| ContentError::Convert(e.into()))?;
+            crate::render::watch_namespace::target_namespaces(olm, &modes, namespace, watch)
+                .map_err(ContentError::WatchNamespace)?
+        }
+        None => watch.map(|w| vec![w.to_string()]).unwrap_or_default(),
     };
     crate::convert::convert(&loaded.bundle, &options).map_err(ContentError::Convert)
 }

@@ -87,7 +87,7 @@ pub(super) fn run(
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
-    let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     let all_ok = outcomes.iter().all(Outcome::ok);
     match args.output {
         OutputFormat::Table => {

@@ -176,6 +176,10 @@ pub struct Operator {
     pub role: crate::check::Role,
     /// Readiness rules waived for this operator (`waive: [{rule, reason}]`).
     pub waive: Vec<Waive>,
+    /// The namespace the operator watches (`watchNamespace:`), for bundles installed in
+    /// OwnNamespace (equal to `namespace`) or SingleNamespace (another) mode; `None`: all
+    /// namespaces. Whether the target release honours it is checked against the release table.
+    pub watch_namespace: Option<Located<String>>,
     /// Span of the whole entry.
     pub span: Span,
 }
@@ -316,6 +320,7 @@ struct RawOperator {
     // Bootstrap readiness (issue 15).
     role: Option<Spanned<String>>,
     waive: Option<Vec<Spanned<RawWaive>>>,
+    watch_namespace: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -721,7 +726,16 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
                 reason: w.value.reason.value.trim().to_string(),
             });
         }
+        // `watchNamespace`: a namespace name (OLM v1 reads it as a DNS-1123 label in its config
+        // schema, and `applier/watchnamespace.go` refuses what is not a DNS-1123 subdomain).
+        let watch_namespace = o.watch_namespace.as_ref().map(|n| located(&file, n));
+        if let Some(n) = &watch_namespace
+            && let Err(m) = check_dns_label(&n.value, 63)
+        {
+            problem(n.span, field("watchNamespace"), m, None);
+        }
         operators.push(Operator {
+            watch_namespace,
             role: role.unwrap_or_default(),
             waive,
             name,

@@ -109,8 +109,10 @@ pub(crate) fn deployment(
     dep: &DeploymentSpec,
     install_namespace: &str,
     target_namespaces: &[String],
-    config: Option<&DeploymentConfig>,
+    options: &super::Options,
+    cert_secret: Option<&str>,
 ) -> Result<Value, Error> {
+    let config = options.deployment_config.as_ref();
     let name = dep.name.as_str();
     let mut spec = match &dep.spec {
         Value::Object(m) => m.clone(),
@@ -154,12 +156,14 @@ pub(crate) fn deployment(
                 annotations.insert(k.clone(), s);
             }
         }
+        // No release branch adds `olm.operatorNamespace` (upstream main does, after 4.22).
         annotations.insert("olm.targetNamespaces".into(), target_namespaces.join(","));
-        annotations.insert("olm.operatorNamespace".into(), install_namespace.into());
         metadata.insert("annotations".into(), string_map_value(&annotations));
     }
-    // Parity with OLM v0: keep one old ReplicaSet.
-    spec.insert("revisionHistoryLimit".into(), json!(1));
+    // Parity with OLM v0: keep one old ReplicaSet (4.19 on; 4.18's converter does not).
+    if options.revision_history_limit() {
+        spec.insert("revisionHistoryLimit".into(), json!(1));
+    }
 
     let mut metadata = Map::new();
     metadata.insert("name".into(), json!(name));
@@ -173,10 +177,29 @@ pub(crate) fn deployment(
     obj.insert("metadata".into(), Value::Object(metadata));
     obj.insert("spec".into(), Value::Object(spec));
 
+    // Serving-certificate volumes come before the deployment config, as upstream orders them.
+    if let Some(secret) = cert_secret {
+        let pod = pod_spec(&mut obj, csv_name, name)?;
+        check_cert_volume_lists(pod, csv_name, name)?;
+        super::webhooks::ensure_cert_volumes(pod, secret);
+    }
     if let Some(config) = config {
         apply_config(&mut obj, config, csv_name, name)?;
     }
     Ok(Value::Object(obj))
+}
+
+/// The lists `ensure_cert_volumes` rewrites must be lists of mappings.
+fn check_cert_volume_lists(
+    pod: &mut Map<String, Value>,
+    csv: &str,
+    dep: &str,
+) -> Result<(), Error> {
+    list_mut(pod, "volumes", csv, dep, "spec.template.spec")?;
+    for_each_container(pod, csv, dep, |c, field| {
+        list_mut(c, "volumeMounts", csv, dep, field)?;
+        Ok(())
+    })
 }
 
 fn string_map_value(m: &BTreeMap<String, String>) -> Value {

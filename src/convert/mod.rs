@@ -2,30 +2,36 @@
 //! as OLM v1 does.
 //!
 //! Input: a [`RegistryV1`] and [`Options`] (install namespace, target namespaces, optional
-//! [`DeploymentConfig`]). Output: the objects to apply, as JSON, sorted by kind, then
-//! namespace, then name (the order of upstream's regression fixtures).
+//! [`DeploymentConfig`], the release's renderer and certificate provider, see
+//! [`Options::for_olm_v1`] and [`release`]). Output: the objects to apply, as JSON, sorted by
+//! kind, then namespace, then name (the order of upstream's regression fixtures).
 //!
 //! Source of truth: operator-controller `internal/operator-controller/rukpak/render`
 //! (`render.go`, `registryv1/generators/generators.go`, `registryv1/validators/validator.go`)
 //! and `applier/provider.go` for the refusals; summarised in
 //! `reference/catalogs-and-conversion.md` §5.1. In order:
 //!
-//! 1. refusals (`provider.go`): owned APIService definitions; webhook definitions (we have no
-//!    certificate provider); a bundle supporting none of AllNamespaces, SingleNamespace,
-//!    OwnNamespace;
+//! 1. refusals (`provider.go`): owned APIService definitions; webhook definitions without a
+//!    certificate provider ([`webhooks`]: OpenShift's service-ca where the release has it); a
+//!    bundle without AllNamespaces where the Single/OwnNamespace gate is off; a bundle
+//!    supporting none of AllNamespaces, SingleNamespace, OwnNamespace (4.18 and 4.19 refuse
+//!    after the target check instead, see [`release`]);
 //! 2. every validator ([`validate`]), problems collected;
 //! 3. target-namespace rules (`validateTargetNamespaces`);
 //! 4. generation: ServiceAccounts, Roles/RoleBindings per target namespace (not in
 //!    AllNamespaces mode), ClusterRoles/ClusterRoleBindings (with `permissions` promoted and
 //!    the extra `namespaces` rule in AllNamespaces mode), CRDs as they are, other objects
-//!    moved into the install namespace when namespaced, Deployments. RBAC names are hashed
-//!    ([`naming`]).
+//!    moved into the install namespace when namespaced, Deployments, and with a certificate
+//!    provider the webhook configurations, their Services and the CRDs' conversion webhooks.
+//!    RBAC names are hashed ([`naming`]).
 //!
 //! No Namespace object is generated (OLM v1 does not either).
 
 mod deployment;
 pub mod naming;
+mod release;
 mod validate;
+pub mod webhooks;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -33,12 +39,14 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 
 use crate::bundle::{self, InstallModeType, Permission, PolicyRule, RegistryV1, WebhookType};
+use crate::openshift::{OlmV1, Release, Renderer};
 
 pub use deployment::{Affinity, DeploymentConfig};
 pub use validate::{Problem, dns1123_subdomain_errors, supported_kind, validate};
+pub use webhooks::CertProvider;
 
 /// How to render a bundle.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// Namespace the operator is installed into (`ClusterExtension.spec.namespace`).
     pub install_namespace: String,
@@ -46,6 +54,48 @@ pub struct Options {
     pub target_namespaces: Vec<String>,
     /// Optional Subscription-style deployment customisations.
     pub deployment_config: Option<DeploymentConfig>,
+    /// Which release's converter to follow (see [`release`]). A later pass that round-trips
+    /// objects through their Go types reads this too: 4.18 keeps CRDs untyped.
+    pub renderer: Renderer,
+    /// The release runs `applier/provider.go`'s checks (4.21 on).
+    pub provider_checks: bool,
+    /// The certificate provider for webhooks; `None`: bundles with webhooks are refused.
+    pub cert_provider: Option<CertProvider>,
+    /// `SingleOwnNamespaceInstallSupport` is on; where it is off, `applier/provider.go` (4.21
+    /// on) refuses bundles without AllNamespaces before rendering. Older releases never pass
+    /// other target namespaces with the gate off, so for them only [`Self::target_namespaces`]
+    /// matters.
+    pub own_single_namespace: bool,
+}
+
+impl Default for Options {
+    /// The newest release's renderer with the webhook provider off.
+    fn default() -> Self {
+        Options {
+            install_namespace: String::new(),
+            target_namespaces: Vec::new(),
+            deployment_config: None,
+            renderer: Renderer::RegistryV1,
+            provider_checks: true,
+            cert_provider: None,
+            own_single_namespace: true,
+        }
+    }
+}
+
+impl Options {
+    /// Render as `olm` (one release under one feature set) does, into `install_namespace`,
+    /// for all namespaces.
+    pub fn for_olm_v1(olm: &OlmV1, install_namespace: &str) -> Options {
+        Options {
+            install_namespace: install_namespace.to_owned(),
+            renderer: olm.renderer,
+            provider_checks: olm.provider_checks,
+            cert_provider: olm.webhooks.then_some(CertProvider::OpenShiftServiceCa),
+            own_single_namespace: olm.own_single_namespace,
+            ..Options::default()
+        }
+    }
 }
 
 /// Why target namespaces were refused (`validateTargetNamespaces` in `render.go`).
@@ -84,16 +134,54 @@ pub enum Error {
         /// Names of the owned API services.
         api_services: Vec<String>,
     },
-    /// The bundle declares webhooks, which need serving certificates.
+    /// The bundle declares webhooks and the target's OLM v1 has no certificate provider.
     #[error(
-        "bundle {csv:?} is not supported: it declares webhook definitions ({}), which need a serving certificate injected at install time, and po-manifests has no certificate provider; install this operator with OLM (v0 Subscription, or v1 with its OpenShift service-ca / cert-manager webhook support) after the cluster is up, or choose a bundle version without webhooks",
-        webhooks.iter().map(|(t, n)| format!("{t} {n:?}")).collect::<Vec<_>>().join(", ")
+        "bundle {csv:?} is not supported: it declares webhook definitions ({}), and this OLM v1 has no certificate provider for them (webhookDefinitions are not supported){}; choose a bundle version without webhooks otherwise",
+        webhooks.iter().map(|(t, n)| format!("{t} {n:?}")).collect::<Vec<_>>().join(", "),
+        accepted_on.as_ref().map(|w| format!("; OLM v1 installs webhooks through OpenShift's service-ca on {w}")).unwrap_or_default()
     )]
     WebhooksUnsupported {
         /// The CSV name.
         csv: String,
         /// Type and `generateName` of each webhook.
         webhooks: Vec<(WebhookType, String)>,
+        /// The releases and feature sets whose OLM v1 installs them.
+        accepted_on: Option<String>,
+    },
+    /// A CRD named by a conversion webhook keeps unknown fields.
+    #[error(
+        "bundle {csv:?}: custom resource definition '{crd}' must have .spec.preserveUnknownFields set to false to let API Server call webhook to do the conversion"
+    )]
+    ConversionCrdPreservesUnknownFields {
+        /// The CSV name.
+        csv: String,
+        /// The CRD.
+        crd: String,
+    },
+    /// Two conversion webhooks name one CRD (found while rendering, on renderers without the
+    /// validator).
+    #[error(
+        "bundle {csv:?}: custom resource definition '{crd}' is referenced by multiple conversion webhook definitions"
+    )]
+    ConversionCrdSharedAtRender {
+        /// The CSV name.
+        csv: String,
+        /// The CRD.
+        crd: String,
+    },
+    /// The bundle lacks AllNamespaces and the release's Single/OwnNamespace gate is off.
+    #[error(
+        "bundle {csv:?} is not supported: bundle does not support AllNamespaces install mode (it supports {}), and this OLM v1 installs others only with NewOLMOwnSingleNamespace{}",
+        go_list(supported),
+        accepted_on.as_ref().map(|w| format!(", which is on in {w}")).unwrap_or_default()
+    )]
+    NoAllNamespaces {
+        /// The CSV name.
+        csv: String,
+        /// The install modes it supports.
+        supported: Vec<InstallModeType>,
+        /// Where the gate is on.
+        accepted_on: Option<String>,
     },
     /// The bundle supports none of AllNamespaces, SingleNamespace, OwnNamespace.
     #[error(
@@ -320,50 +408,11 @@ pub fn object_file_name(index: usize, obj: &Value) -> String {
     format!("{index:02}_{}_{name}.yaml", kind.to_lowercase())
 }
 
-/// Render `bundle` into plain manifests. See the module documentation for the steps.
+/// Render `bundle` into plain manifests. See the module documentation for the steps, and
+/// [`release`] for what each release's renderer does differently.
 pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Error> {
     let csv = bundle.csv_name()?.to_owned();
-
-    // 1. Refusals, in provider.go's order.
-    let api_services = bundle.owned_api_services()?;
-    if !api_services.is_empty() {
-        return Err(Error::ApiServicesUnsupported {
-            csv,
-            api_services: api_services.into_iter().map(|a| a.name).collect(),
-        });
-    }
-    let webhooks = bundle.webhook_definitions()?;
-    if !webhooks.is_empty() {
-        return Err(Error::WebhooksUnsupported {
-            csv,
-            webhooks: webhooks
-                .into_iter()
-                .map(|w| (w.kind, w.generate_name))
-                .collect(),
-        });
-    }
     let modes = bundle.install_modes()?;
-    if !modes.iter().any(|m| {
-        matches!(
-            m,
-            InstallModeType::AllNamespaces
-                | InstallModeType::SingleNamespace
-                | InstallModeType::OwnNamespace
-        )
-    }) {
-        return Err(Error::NoUsableInstallMode {
-            csv,
-            supported: modes.into_iter().collect(),
-        });
-    }
-
-    // 2. Validators.
-    let problems = validate(bundle)?;
-    if !problems.is_empty() {
-        return Err(Error::Invalid { csv, problems });
-    }
-
-    // 3. Namespaces.
     let install_ns = options.install_namespace.as_str();
     if install_ns.is_empty() {
         return Err(Error::NoInstallNamespace { csv });
@@ -379,14 +428,61 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
     if targets.is_empty() {
         targets.push(String::new());
     }
-    if let Err(problem) = check_target_namespaces(&modes, install_ns, &targets) {
-        return Err(Error::TargetNamespaces {
-            csv,
-            target_namespaces: targets,
-            install_namespace: install_ns.to_owned(),
-            supported: modes.into_iter().collect(),
-            problem,
-        });
+    let check_targets = |targets: &[String]| {
+        options
+            .check_target_namespaces(&modes, install_ns, targets)
+            .map_err(|problem| Error::TargetNamespaces {
+                csv: csv.clone(),
+                target_namespaces: targets.to_vec(),
+                install_namespace: install_ns.to_owned(),
+                supported: modes.iter().cloned().collect(),
+                problem,
+            })
+    };
+
+    if options.old_converter() {
+        // 4.18/4.19 `Convert`: validators (4.19), targets, then the two refusals.
+        let problems = validate::validate_for(bundle, options)?;
+        if !problems.is_empty() {
+            return Err(Error::Invalid { csv, problems });
+        }
+        check_targets(&targets)?;
+        refuse_api_services_and_webhooks(bundle, &csv, options)?;
+    } else {
+        // 1. Refusals, in provider.go's (4.21 on) or convert/helm.go's (4.20) order.
+        refuse_api_services_and_webhooks(bundle, &csv, options)?;
+        if options.provider_checks
+            && !options.own_single_namespace
+            && !modes.contains(&InstallModeType::AllNamespaces)
+        {
+            return Err(Error::NoAllNamespaces {
+                csv,
+                supported: modes.into_iter().collect(),
+                accepted_on: Release::where_it_holds(|o| o.own_single_namespace),
+            });
+        }
+        if options.provider_checks
+            && !modes.iter().any(|m| {
+                matches!(
+                    m,
+                    InstallModeType::AllNamespaces
+                        | InstallModeType::SingleNamespace
+                        | InstallModeType::OwnNamespace
+                )
+            })
+        {
+            return Err(Error::NoUsableInstallMode {
+                csv,
+                supported: modes.into_iter().collect(),
+            });
+        }
+        // 2. Validators.
+        let problems = validate::validate_for(bundle, options)?;
+        if !problems.is_empty() {
+            return Err(Error::Invalid { csv, problems });
+        }
+        // 3. Namespaces.
+        check_targets(&targets)?;
     }
     let all_namespaces = targets.len() == 1 && targets[0].is_empty();
 
@@ -395,12 +491,22 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
     let cluster_permissions = bundle.cluster_permissions()?;
     let mut objects = Vec::new();
 
-    // ServiceAccounts.
-    let accounts: BTreeSet<&str> = permissions
+    // ServiceAccounts; the old converters add each deployment's own.
+    let deployments = bundle.deployment_specs()?;
+    let mut accounts: BTreeSet<&str> = permissions
         .iter()
         .chain(&cluster_permissions)
         .map(sa_name)
         .collect();
+    if options.old_converter() {
+        accounts.extend(deployments.iter().map(|d| {
+            d.spec
+                .pointer("/template/spec/serviceAccountName")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .unwrap_or("default")
+        }));
+    }
     for sa in accounts.into_iter().filter(|sa| *sa != "default") {
         objects.push(json!({
             "apiVersion": "v1",
@@ -433,12 +539,16 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
         for p in &permissions {
             let mut p = p.clone();
             // OLM v0 parity: operators lifted to cluster scope may need to list namespaces.
-            p.rules.get_or_insert_with(Vec::new).push(PolicyRule {
-                verbs: Some(vec!["get".into(), "list".into(), "watch".into()]),
-                api_groups: Some(vec![String::new()]),
-                resources: Some(vec!["namespaces".into()]),
-                ..PolicyRule::default()
-            });
+            // 4.18's converter appends the rule to a copy and loses it (kept on purpose: the
+            // hashed names are what 4.18 creates).
+            if options.promotes_namespaces_rule() {
+                p.rules.get_or_insert_with(Vec::new).push(PolicyRule {
+                    verbs: Some(vec!["get".into(), "list".into(), "watch".into()]),
+                    api_groups: Some(vec![String::new()]),
+                    resources: Some(vec!["namespaces".into()]),
+                    ..PolicyRule::default()
+                });
+            }
             cluster.push(p);
         }
     }
@@ -455,14 +565,18 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
         ));
     }
 
-    // CRDs, as they are.
-    objects.extend(bundle.crds.iter().cloned());
+    // CRDs, as they are, but for conversion webhooks.
+    let mut crds = bundle.crds.clone();
+    if let Some(provider) = options.cert_provider {
+        webhooks::convert_crds(bundle, &mut crds, install_ns, provider)?;
+    }
+    objects.extend(crds);
 
     // Other objects: namespaced kinds move to the install namespace.
     for obj in &bundle.others {
         let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
         let mut obj = obj.clone();
-        if supported_kind(kind) == Some(true) {
+        if options.supported_kind(kind) == Some(true) {
             let name = sort_key(&obj).2.to_owned();
             let invalid = || Error::InvalidObject {
                 csv: csv.clone(),
@@ -486,22 +600,65 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
         objects.push(obj);
     }
 
-    // Deployments.
+    // Deployments; those serving webhooks mount the provider's certificate.
     let annotations = bundle.annotations()?;
-    for dep in bundle.deployment_specs()? {
+    let serving = webhooks::webhook_deployments(bundle)?;
+    for dep in &deployments {
+        let secret = (options.cert_provider == Some(CertProvider::OpenShiftServiceCa)
+            && serving.contains(&dep.name))
+        .then(|| webhooks::cert_secret_name(&dep.name));
         objects.push(deployment::deployment(
             &csv,
             &annotations,
-            &dep,
+            dep,
             install_ns,
             &targets,
-            options.deployment_config.as_ref(),
+            options,
+            secret.as_deref(),
         )?);
+    }
+
+    // Webhook configurations and their Services.
+    if let Some(provider) = options.cert_provider {
+        objects.extend(webhooks::configurations(
+            bundle, install_ns, &targets, provider,
+        )?);
+        objects.extend(webhooks::services(bundle, install_ns, provider)?);
     }
 
     sort_objects(&mut objects);
     Ok(objects)
 }
 
+/// `apiServiceDefintions are not supported` (always), then webhooks unless a certificate
+/// provider is on.
+fn refuse_api_services_and_webhooks(
+    bundle: &RegistryV1,
+    csv: &str,
+    options: &Options,
+) -> Result<(), Error> {
+    let api_services = bundle.owned_api_services()?;
+    if !api_services.is_empty() {
+        return Err(Error::ApiServicesUnsupported {
+            csv: csv.to_owned(),
+            api_services: api_services.into_iter().map(|a| a.name).collect(),
+        });
+    }
+    let webhooks = bundle.webhook_definitions()?;
+    if !webhooks.is_empty() && options.cert_provider.is_none() {
+        return Err(Error::WebhooksUnsupported {
+            csv: csv.to_owned(),
+            webhooks: webhooks
+                .into_iter()
+                .map(|w| (w.kind, w.generate_name))
+                .collect(),
+            accepted_on: Release::where_it_holds(|o| o.webhooks),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod per_release_tests;
 #[cfg(test)]
 mod tests;

@@ -250,7 +250,23 @@ fn object_name(v: &Value) -> &str {
 ///
 /// Fails only when the CSV cannot be read (wrong field types).
 pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
+    validate_for(bundle, &super::Options::default())
+}
+
+/// The validators the renderer of `options` runs (see [`super::release`]): none on 4.18,
+/// four on 4.19, all but the provider's on 4.20, all from 4.21. The supported-kind check uses
+/// that release's kind list; upstream before 4.22 reports only the first unsupported object,
+/// while rendering, with the same message.
+pub(crate) fn validate_for(
+    bundle: &RegistryV1,
+    options: &super::Options,
+) -> Result<Vec<Problem>, Error> {
+    let checks = options.checks();
     let mut problems = Vec::new();
+    if !checks.any {
+        object_support(bundle, options, &mut problems);
+        return Ok(problems);
+    }
     let deployments = bundle.deployment_specs()?;
     let webhooks = bundle.webhook_definitions()?;
     let owned = bundle.owned_crds()?;
@@ -270,7 +286,7 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
 
     // CheckDeploymentNameIsDNS1123SubDomain
     let mut bad: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for d in &deployments {
+    for d in deployments.iter().filter(|_| checks.registry_v1) {
         let errs = dns1123_subdomain_errors(&d.name);
         if !errs.is_empty() {
             bad.insert(d.name.clone(), errs);
@@ -309,10 +325,15 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
         problems.push(Problem::EmptyPackageName);
     }
 
+    if !checks.registry_v1 {
+        object_support(bundle, options, &mut problems);
+        return Ok(problems);
+    }
+
     // CheckConversionWebhookSupport
     let modes = bundle.install_modes()?;
     let only_all = modes.len() == 1 && modes.contains(&InstallModeType::AllNamespaces);
-    if !only_all {
+    if !only_all && checks.provider {
         for wh in webhooks
             .iter()
             .filter(|w| w.kind == WebhookType::Conversion)
@@ -423,7 +444,7 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
     // CheckWebhookRules
     for w in webhooks
         .iter()
-        .filter(|w| w.kind != WebhookType::Conversion)
+        .filter(|w| w.kind != WebhookType::Conversion && checks.provider)
     {
         for rule in &w.rules {
             for group in &rule.api_groups {
@@ -454,16 +475,19 @@ pub fn validate(bundle: &RegistryV1) -> Result<Vec<Problem>, Error> {
         }
     }
 
-    // CheckObjectSupport
+    object_support(bundle, options, &mut problems);
+    Ok(problems)
+}
+
+/// `CheckObjectSupport`, with the kinds of the release's operator-registry.
+fn object_support(bundle: &RegistryV1, options: &super::Options, problems: &mut Vec<Problem>) {
     for obj in &bundle.others {
         let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-        if supported_kind(kind).is_none() {
+        if options.supported_kind(kind).is_none() {
             problems.push(Problem::UnsupportedResource {
                 kind: kind.to_owned(),
                 name: object_name(obj).to_owned(),
             });
         }
     }
-
-    Ok(problems)
 }

@@ -273,6 +273,12 @@ pub struct ReleaseRow {
     pub preflight_permissions: GateState,
     /// `NewOLMConfigAPI`.
     pub config_api: GateState,
+    /// The release runs `applier/provider.go`'s `RegistryV1ManifestProvider` (4.21 on): its
+    /// refusals before rendering, the `CheckConversionWebhookSupport` and `CheckWebhookRules`
+    /// validators, the stricter own-namespace rule of `render.go` `validateTargetNamespaces`,
+    /// and operator-registry's `PodMonitor` kind. 4.20's `rukpak/convert/helm.go` has none of
+    /// them.
+    pub provider_checks: bool,
     /// The ClusterCatalogs the release creates itself, with their priorities.
     pub default_catalogs: &'static [(&'static str, i32)],
 }
@@ -309,6 +315,7 @@ const fn legacy(minor: u64, platform_operators: GateState, dev_preview: bool) ->
         inline_config_without_gate: false,
         preflight_permissions: GateState::Absent,
         config_api: GateState::Absent,
+        provider_checks: false,
         default_catalogs: &[],
     }
 }
@@ -335,6 +342,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: false,
         preflight_permissions: GateState::Absent,
         config_api: GateState::Absent,
+        provider_checks: false,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
@@ -350,6 +358,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: false,
         preflight_permissions: GateState::TechPreview,
         config_api: GateState::Absent,
+        provider_checks: false,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
@@ -365,6 +374,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: false,
         preflight_permissions: GateState::TechPreview,
         config_api: GateState::Absent,
+        provider_checks: false,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
@@ -380,6 +390,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: false,
         preflight_permissions: GateState::TechPreview,
         config_api: GateState::Absent,
+        provider_checks: true,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
@@ -395,6 +406,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         inline_config_without_gate: true,
         preflight_permissions: GateState::TechPreview,
         config_api: GateState::TechPreview,
+        provider_checks: true,
         default_catalogs: CATALOGS_NO_MARKETPLACE,
     },
 ];
@@ -548,6 +560,8 @@ impl Release {
             },
             preflight_permissions: self.gate(Gate::PreflightPermissions, feature_set),
             deployment_config: self.gate(Gate::ConfigApi, feature_set),
+            provider_checks: self.row.provider_checks,
+            own_single_namespace: watch_gate,
         })
     }
 
@@ -587,6 +601,54 @@ impl Release {
             .first()
             .map(|first| format!("{first} or later with TechPreviewNoUpgrade"))
     }
+}
+
+/// An optional cluster component po-manifests writes objects for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    /// `OperatorLifecycleManagerV1`: the ClusterExtension and ClusterCatalog CRDs (4.18 on).
+    OperatorLifecycleManagerV1,
+    /// `marketplace`: the OperatorHub and CatalogSource objects' operator.
+    Marketplace,
+}
+
+impl Capability {
+    /// The install-config spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Capability::OperatorLifecycleManagerV1 => "OperatorLifecycleManagerV1",
+            Capability::Marketplace => "marketplace",
+        }
+    }
+}
+
+/// Whether a `baselineCapabilitySet` contains `capability` (openshift/api
+/// `config/v1/types_cluster_version.go` `ClusterVersionCapabilitySets`: `marketplace` is in
+/// every set from `v4.11`, `OperatorLifecycleManagerV1` in `v4.18` and `vCurrent`); `None`: the
+/// set is not one openshift/api defines.
+pub fn capability_set_contains(set: &str, capability: Capability) -> Option<bool> {
+    let since = match capability {
+        Capability::Marketplace => 11,
+        Capability::OperatorLifecycleManagerV1 => 18,
+    };
+    match set {
+        "None" => Some(false),
+        "vCurrent" => Some(true),
+        _ => {
+            let minor: u64 = set.strip_prefix("v4.")?.parse().ok()?;
+            (11..=18).contains(&minor).then_some(minor >= since)
+        }
+    }
+}
+
+/// Whether install-config `capabilities` enables `capability` (no `capabilities`: `vCurrent`).
+pub fn capability_enabled(
+    baseline: Option<&str>,
+    additional: &[String],
+    capability: Capability,
+) -> bool {
+    additional.iter().any(|c| c == capability.name())
+        || capability_set_contains(baseline.unwrap_or("vCurrent"), capability).unwrap_or(true)
 }
 
 /// The target cluster: its release and feature set.
@@ -649,6 +711,11 @@ pub struct OlmV1 {
     pub preflight_permissions: bool,
     /// `spec.config.inline.deploymentConfig` is accepted.
     pub deployment_config: bool,
+    /// See [`ReleaseRow::provider_checks`].
+    pub provider_checks: bool,
+    /// `NewOLMOwnSingleNamespace` is on: bundles without AllNamespaces may install (4.22 with
+    /// it off still reads `spec.config`, but `applier/provider.go` refuses such bundles).
+    pub own_single_namespace: bool,
 }
 
 #[cfg(test)]
@@ -793,6 +860,37 @@ mod tests {
             Release::where_it_holds(|o| o.watch_namespace.is_some()).unwrap(),
             "4.22 or later, or 4.19 to 4.21 with TechPreviewNoUpgrade"
         );
+    }
+
+    #[test]
+    fn capability_sets() {
+        use Capability::*;
+        assert_eq!(capability_set_contains("None", Marketplace), Some(false));
+        assert_eq!(capability_set_contains("v4.11", Marketplace), Some(true));
+        assert_eq!(
+            capability_set_contains("v4.17", OperatorLifecycleManagerV1),
+            Some(false)
+        );
+        assert_eq!(
+            capability_set_contains("v4.18", OperatorLifecycleManagerV1),
+            Some(true)
+        );
+        assert_eq!(
+            capability_set_contains("vCurrent", OperatorLifecycleManagerV1),
+            Some(true)
+        );
+        assert_eq!(capability_set_contains("v4.10", Marketplace), None);
+        assert!(!capability_enabled(
+            Some("None"),
+            &[],
+            OperatorLifecycleManagerV1
+        ));
+        assert!(capability_enabled(
+            Some("None"),
+            &["OperatorLifecycleManagerV1".into()],
+            OperatorLifecycleManagerV1
+        ));
+        assert!(capability_enabled(None, &[], Marketplace));
     }
 
     #[test]

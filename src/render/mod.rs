@@ -6,9 +6,11 @@
 //! anything else fails the run before a file is written. Profiles are chosen from the target
 //! OpenShift release (see [`Profile::for_target`]).
 
+pub mod api_rules;
 pub mod installer_rbac;
 pub mod offline;
 pub mod profile;
+pub mod watch_namespace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -129,12 +129,16 @@ pub const CLUSTER_CATALOGS_GROUP: &str = "clustercatalogs";
 /// ServiceAccount with exactly the RBAC that installing the converted bundle needs, and the
 /// ClusterExtension pinned to the resolved version. `converted` is the bundle converted for
 /// the install namespace.
+///
+/// `watch` is the watch namespace and the form the target release reads it in
+/// (`olm.operatorframework.io/watch-namespace` on 4.19/4.20, `spec.config.inline` from 4.21).
 pub fn cluster_extension(
     templates: &Templates,
     operator: &OperatorContext<'_>,
     bundle: &BundleContext<'_>,
     catalog: &CatalogContext<'_>,
     converted: &[serde_json::Value],
+    watch: Option<(crate::openshift::WatchNamespaceForm, &str)>,
 ) -> Result<Vec<RenderedObject>, Error> {
     let namespace = operator.namespace.unwrap_or_default();
     let installer = format!("{}-installer", operator.name);
@@ -145,7 +149,7 @@ pub fn cluster_extension(
                 message,
             }
         })?;
-    let common = json!({ "name": installer, "namespace": namespace, "service_account": installer });
+    let common = json!({ "name": installer, "namespace": namespace, "service_account": installer, "service_account_namespace": namespace });
     let with_rules = |rules: &[serde_json::Value]| {
         let mut c = common.clone();
         c["rules"] = json!(rules);
@@ -173,7 +177,23 @@ pub fn cluster_extension(
         )?);
         out.push(templates.render("rolebinding.yaml.j2", operator.name, &common)?);
     }
-    let context = json!({ "operator": operator, "bundle": bundle, "catalog": catalog, "service_account": installer });
+    for (ns, rules) in &rbac.other_namespace_rules {
+        let mut c = with_rules(rules);
+        c["namespace"] = json!(ns);
+        c["service_account_namespace"] = json!(namespace);
+        out.push(templates.render("role.yaml.j2", operator.name, &c)?);
+        out.push(templates.render("rolebinding.yaml.j2", operator.name, &c)?);
+    }
+    let watch_namespace = watch.map(|(form, ns)| {
+        json!({
+            "namespace": ns,
+            "form": match form {
+                crate::openshift::WatchNamespaceForm::Annotation => "Annotation",
+                crate::openshift::WatchNamespaceForm::InlineConfig => "InlineConfig",
+            },
+        })
+    });
+    let context = json!({ "operator": operator, "bundle": bundle, "catalog": catalog, "service_account": installer, "watch_namespace": watch_namespace });
     out.push(templates.render("clusterextension.yaml.j2", operator.name, &context)?);
     Ok(out)
 }

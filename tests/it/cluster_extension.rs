@@ -132,10 +132,15 @@ fn check_installer_rbac(
         } else {
             cluster_rules.clone()
         };
-        for verb in ["create", "list", "watch"] {
+        assert!(
+            allows(&rules, "create", group, &resource, None),
+            "create {resource} ({name})"
+        );
+        // OLM v1's preflight (authorization/rbac.go) asks for list/watch at cluster scope.
+        for verb in ["list", "watch"] {
             assert!(
-                allows(&rules, verb, group, &resource, None),
-                "{verb} {resource} ({name})"
+                allows(&cluster_rules, verb, group, &resource, None),
+                "{verb} {resource} cluster-wide ({name})"
             );
         }
         for verb in ["get", "update", "patch", "delete"] {
@@ -217,7 +222,13 @@ fn check_installer_rbac(
         for group in strings(r, "apiGroups") {
             for resource in strings(r, "resources") {
                 if names.is_empty() {
-                    assert_eq!(verbs, ["create", "list", "watch"], "{r}");
+                    assert!(
+                        !verbs.is_empty()
+                            && verbs
+                                .iter()
+                                .all(|v| ["create", "list", "watch"].contains(&v.as_str())),
+                        "{r}"
+                    );
                     assert!(
                         object_keys
                             .iter()
@@ -241,6 +252,16 @@ fn check_installer_rbac(
 }
 
 fn converted(catalog: &Path, bundle: &str, namespace: &str) -> Vec<(String, Value)> {
+    converted_on(catalog, bundle, namespace, &["--cluster-version", "4.18"])
+}
+
+/// `bundle render` of a catalog's bundle as the release in `target` (flags) renders it.
+fn converted_on(
+    catalog: &Path,
+    bundle: &str,
+    namespace: &str,
+    target: &[&str],
+) -> Vec<(String, Value)> {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("r");
     cmd()
@@ -248,6 +269,7 @@ fn converted(catalog: &Path, bundle: &str, namespace: &str) -> Vec<(String, Valu
         .arg(catalog)
         .args(["--bundle", bundle, "--namespace", namespace, "--output-dir"])
         .arg(&dir)
+        .args(target)
         .assert()
         .success();
     tree(&dir)
@@ -450,4 +472,353 @@ fn non_bootstrap_operator_on_4_16_is_refused_naming_both_options() {
         .arg(dir.path())
         .assert()
         .success();
+}
+
+/// `create` of OLM v1's own e2e webhook operator (validating, mutating and conversion
+/// webhooks; `olmv1-e2e-test-catalog`) per release: refused where the service-ca provider is
+/// off, naming where it is on; written where it is on, with an installer whose RBAC covers
+/// every object that release's OLM v1 creates (the webhook configurations and the Service
+/// included).
+#[test]
+fn webhook_operator_per_release() {
+    let Some(rd) = realdata("webhook_operator_per_release") else {
+        return;
+    };
+    let e2e = rd.join("olmv1-e2e-test-catalog");
+    let catalog = e2e.join("catalogs/test-catalog/v1/configs");
+    let run = |version: &str, feature_set: Option<&str>| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("platform-operators.yaml"),
+            format!(
+                "platformOperators:\n  clusterVersion: \"{version}\"\n  catalogs:\n  - name: e2e\n    source: {}\n    image: registry.example.com/e2e/test-catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n  operators:\n  - name: webhooks\n    package: webhook-operator\n    namespace: webhook-system\n",
+                catalog.display()
+            ),
+        )
+        .unwrap();
+        if let Some(fs) = feature_set {
+            std::fs::write(
+                dir.path().join("install-config.yaml"),
+                format!("apiVersion: v1\nfeatureSet: {fs}\nplatform: {{none: {{}}}}\n"),
+            )
+            .unwrap();
+        }
+        let out = cmd()
+            .args(["create", "--dir"])
+            .arg(dir.path())
+            .arg("--bundles")
+            .arg(e2e.join("bundles"))
+            .output()
+            .unwrap();
+        (dir, out)
+    };
+    for (version, fs) in [("4.18.5", None), ("4.20.1", None)] {
+        let (_dir, out) = run(version, fs);
+        assert_eq!(out.status.code(), Some(1), "{version}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("on 4.21 or later, or 4.20 with TechPreviewNoUpgrade"),
+            "{version}: {stderr}"
+        );
+    }
+    for (version, fs, flags) in [
+        (
+            "4.20.1",
+            Some("TechPreviewNoUpgrade"),
+            &[
+                "--cluster-version",
+                "4.20",
+                "--feature-set",
+                "TechPreviewNoUpgrade",
+            ][..],
+        ),
+        ("4.21.0", None, &["--cluster-version", "4.21"][..]),
+        ("4.22.0", None, &["--cluster-version", "4.22"][..]),
+    ] {
+        let (dir, out) = run(version, fs);
+        assert!(
+            out.status.success(),
+            "{version}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let written = objects(dir.path());
+        let bundles = e2e.join("bundles");
+        let mut flags = flags.to_vec();
+        flags.extend(["--bundles", bundles.to_str().unwrap()]);
+        let conv = converted_on(
+            &catalog,
+            "webhook-operator.v0.0.1",
+            "webhook-system",
+            &flags,
+        );
+        let conv_kinds = kinds(&conv);
+        for kind in [
+            "ValidatingWebhookConfiguration",
+            "MutatingWebhookConfiguration",
+            "Service",
+        ] {
+            assert!(conv_kinds.iter().any(|k| k == kind), "{version}: {kind}");
+        }
+        check_installer_rbac(&written, "webhooks", "webhook-system", &conv);
+    }
+}
+
+/// `create` of OLM v1's own e2e OwnNamespace-only operator (`olmv1-e2e-test-catalog`) per
+/// release: refused on 4.18 and where `NewOLMOwnSingleNamespace` is off, naming where it is on;
+/// written with the watch namespace as the release reads it (the annotation on 4.20, `spec.config`
+/// from 4.21) and an installer whose RBAC covers what that release renders.
+#[test]
+fn own_namespace_operator_per_release() {
+    let Some(rd) = realdata("own_namespace_operator_per_release") else {
+        return;
+    };
+    let e2e = rd.join("olmv1-e2e-test-catalog");
+    // The e2e catalog names the bundle `own-namespace-operator.1.0.0`, its CSV
+    // `ownnamespaceoperator.v1.0.0`, so `--bundles` cannot match them: a catalog of our own
+    // names the real bundle directory's CSV.
+    let catalog_dir = tempfile::tempdir().unwrap();
+    let catalog = catalog_dir.path().join("catalog.yaml");
+    std::fs::write(
+        &catalog,
+        "schema: olm.package\nname: own-namespace-operator\ndefaultChannel: alpha\n---\nschema: olm.channel\nname: alpha\npackage: own-namespace-operator\nentries:\n- name: ownnamespaceoperator.v1.0.0\n---\nschema: olm.bundle\nname: ownnamespaceoperator.v1.0.0\npackage: own-namespace-operator\nimage: registry.example.com/e2e/own-namespace-operator@sha256:1111111111111111111111111111111111111111111111111111111111111111\nproperties:\n- type: olm.package\n  value:\n    packageName: own-namespace-operator\n    version: 1.0.0\n",
+    )
+    .unwrap();
+    let bundles = e2e.join("bundles/own-namespace-operator/v1.0.0");
+    let run = |version: &str, feature_set: Option<&str>| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("platform-operators.yaml"),
+            format!(
+                "platformOperators:\n  clusterVersion: \"{version}\"\n  catalogs:\n  - name: e2e\n    source: {}\n    image: registry.example.com/e2e/test-catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n  operators:\n  - name: own\n    package: own-namespace-operator\n    namespace: own-system\n    watchNamespace: own-system\n",
+                catalog.display()
+            ),
+        )
+        .unwrap();
+        if let Some(fs) = feature_set {
+            std::fs::write(
+                dir.path().join("install-config.yaml"),
+                format!("apiVersion: v1\nfeatureSet: {fs}\nplatform: {{none: {{}}}}\n"),
+            )
+            .unwrap();
+        }
+        let out = cmd()
+            .args(["create", "--dir"])
+            .arg(dir.path())
+            .arg("--bundles")
+            .arg(&bundles)
+            .output()
+            .unwrap();
+        (dir, out)
+    };
+    for (version, fs, says) in [
+        (
+            "4.18.5",
+            Some("TechPreviewNoUpgrade"),
+            "honoured on 4.22 or later, or 4.19 to 4.21 with TechPreviewNoUpgrade",
+        ),
+        (
+            "4.21.0",
+            None,
+            "honoured on 4.22 or later, or 4.19 to 4.21 with TechPreviewNoUpgrade",
+        ),
+        (
+            "4.22.0",
+            None,
+            "bundle does not support AllNamespaces install mode",
+        ),
+    ] {
+        let (_dir, out) = run(version, fs);
+        assert_eq!(out.status.code(), Some(1), "{version}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{version}: {stderr}");
+    }
+    for (version, release) in [("4.20.1", "4.20"), ("4.21.0", "4.21"), ("4.22.0", "4.22")] {
+        let (dir, out) = run(version, Some("TechPreviewNoUpgrade"));
+        assert!(
+            out.status.success(),
+            "{version}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let written = objects(dir.path());
+        let ext = written
+            .iter()
+            .map(|(_, o)| o)
+            .find(|o| o["kind"] == "ClusterExtension")
+            .unwrap();
+        if release == "4.20" {
+            assert_eq!(
+                ext["metadata"]["annotations"]["olm.operatorframework.io/watch-namespace"],
+                "own-system"
+            );
+            assert!(ext["spec"].get("config").is_none());
+        } else {
+            assert_eq!(
+                ext["spec"]["config"],
+                serde_json::json!({"configType": "Inline", "inline": {"watchNamespace": "own-system"}})
+            );
+            assert!(ext["metadata"].get("annotations").is_none());
+        }
+        let conv = converted_on(
+            &catalog,
+            "ownnamespaceoperator.v1.0.0",
+            "own-system",
+            &[
+                "--cluster-version",
+                release,
+                "--feature-set",
+                "TechPreviewNoUpgrade",
+                "--watch-namespace",
+                "own-system",
+                "--bundles",
+                bundles.to_str().unwrap(),
+            ],
+        );
+        assert!(kinds(&conv).iter().any(|k| k == "Role"), "{version}");
+        check_installer_rbac(&written, "own", "own-system", &conv);
+    }
+}
+
+/// The example on 4.18 with `edit` applied to its configuration (cloud controller removed).
+fn example_on_4_18(edit: impl Fn(String) -> String) -> (tempfile::TempDir, String, Option<i32>) {
+    example_on_4_18_with(edit, |_| {})
+}
+
+/// [`example_on_4_18`], with `prepare` run on the install directory first.
+fn example_on_4_18_with(
+    edit: impl Fn(String) -> String,
+    prepare: impl Fn(&Path),
+) -> (tempfile::TempDir, String, Option<i32>) {
+    let dir = example();
+    prepare(dir.path());
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("\"4.14.8\"", "\"4.18.3\"");
+    let text = text[..text.find("  - name: cloud-controller").unwrap()].to_string();
+    std::fs::write(&config, edit(text)).unwrap();
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (dir, stderr, out.status.code())
+}
+
+const IMAGE: &str = "registry.example.com/acme/operator-index@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+/// What the API server would refuse is refused before anything is written: a channel that is
+/// not a DNS-1123 subdomain (ClusterExtension CEL), a catalog image the ClusterCatalog CRD
+/// refuses, a configured catalog colliding with an OpenShift default ClusterCatalog.
+#[test]
+fn api_server_refusals_are_caught_first() {
+    let with_image = |img: &str| {
+        let img = img.to_string();
+        move |t: String| {
+            t.replace(
+                "    source: catalog\n",
+                &format!("    source: catalog\n    image: {img}\n"),
+            )
+        }
+    };
+    // The channel is named `Stable` in the catalog too (as aws-neuron-operator's in the 4.20
+    // community catalog).
+    let (dir, stderr, code) = example_on_4_18_with(
+        |t| with_image(IMAGE)(t).replace("channel: stable", "channel: Stable"),
+        |d| {
+            let f = d.join("catalog/acme-cert-operator/catalog.json");
+            let text = std::fs::read_to_string(&f).unwrap();
+            std::fs::write(&f, text.replace("\"stable\"", "\"Stable\"")).unwrap();
+        },
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("channel \"Stable\" is not a DNS-1123 subdomain"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+
+    for (image, says) in [
+        (
+            "registry.example.com/acme/operator-index",
+            "must end with a digest or a tag",
+        ),
+        (
+            "registry.example.com/acme/operator-index@sha256:abc",
+            "at least 32 characters",
+        ),
+        (
+            "registry.example.com/Acme/Operator-Index:v1",
+            "a valid name is required",
+        ),
+    ] {
+        let (dir, stderr, code) = example_on_4_18(with_image(image));
+        assert_eq!(code, Some(1), "{image}: {stderr}");
+        assert!(stderr.contains(says), "{image}: {stderr}");
+        assert!(!dir.path().join("manifests").exists());
+    }
+
+    let (_dir, stderr, code) = example_on_4_18(|t| {
+        with_image(IMAGE)(t)
+            .replace("name: acme-operators", "name: openshift-redhat-operators")
+            .replace(
+                "catalog: acme-operators",
+                "catalog: openshift-redhat-operators",
+            )
+    });
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("named like one of the ClusterCatalogs OpenShift creates itself"),
+        "{stderr}"
+    );
+}
+
+/// OLM v1 lets one ClusterExtension own a package's objects and each CRD.
+#[test]
+fn one_owner_per_package_and_crd() {
+    let (dir, stderr, code) = example_on_4_18(|t| {
+        t.replace(
+            "    source: catalog\n",
+            &format!("    source: catalog\n    image: {IMAGE}\n"),
+        ) + "  - name: cert-operator-again\n    package: acme-cert-operator\n    namespace: acme-again\n"
+    });
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("operators \"cert-operator\" and \"cert-operator-again\" both install package acme-cert-operator"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+}
+
+/// With `baselineCapabilitySet: None` and no `OperatorLifecycleManagerV1`, the ClusterExtension
+/// CRD never exists: refused before anything is written.
+#[test]
+fn capabilities_without_olm_v1_are_refused() {
+    let capabilities = |extra: &'static str| {
+        move |d: &Path| {
+            std::fs::write(
+                d.join("install-config.yaml"),
+                format!("apiVersion: v1\ncapabilities:\n  baselineCapabilitySet: None\n{extra}platform: {{none: {{}}}}\n"),
+            )
+            .unwrap()
+        }
+    };
+    let with_image = |t: String| {
+        t.replace(
+            "    source: catalog\n",
+            &format!("    source: catalog\n    image: {IMAGE}\n"),
+        )
+    };
+    let (dir, stderr, code) = example_on_4_18_with(with_image, capabilities(""));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("does not enable OperatorLifecycleManagerV1"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+    let (_dir, stderr, code) = example_on_4_18_with(
+        with_image,
+        capabilities("  additionalEnabledCapabilities: [OperatorLifecycleManagerV1]\n"),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
 }

@@ -301,11 +301,40 @@ fn operators_sharing_an_install_namespace_get_one_namespace_object() {
         );
     // Both operators in one namespace; the cloud controller (capped at 4.16) goes.
     let text = text[..text.find("  - name: cloud-controller").unwrap()].to_string();
+    // A second package (OLM v1 lets one ClusterExtension own a package), from a catalog file
+    // of our own whose bundle content comes from `--bundles`.
     let text = format!(
-        "{text}    namespace: shared\n  - name: cert-operator-2\n    package: acme-cert-operator\n    version: \"=1.1.0\"\n    namespace: shared\n"
+        "{text}    namespace: shared\n  - name: widget-operator\n    package: acme-widget-operator\n    namespace: shared\n"
     );
     std::fs::write(&config, text).unwrap();
-    create(dir.path()).success();
+    let pkg = dir.path().join("catalog/acme-widget-operator");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        pkg.join("catalog.yaml"),
+        "schema: olm.package\nname: acme-widget-operator\ndefaultChannel: stable\n---\nschema: olm.channel\nname: stable\npackage: acme-widget-operator\nentries:\n- name: acme-widget-operator.v1.0.0\n---\nschema: olm.bundle\nname: acme-widget-operator.v1.0.0\npackage: acme-widget-operator\nimage: registry.example.com/acme/widget-bundle@sha256:2222222222222222222222222222222222222222222222222222222222222222\nproperties:\n- type: olm.package\n  value: {packageName: acme-widget-operator, version: 1.0.0}\n",
+    )
+    .unwrap();
+    let bundle = dir.path().join("bundles/widget");
+    std::fs::create_dir_all(bundle.join("manifests")).unwrap();
+    std::fs::create_dir_all(bundle.join("metadata")).unwrap();
+    std::fs::write(
+        bundle.join("metadata/annotations.yaml"),
+        "annotations:\n  operators.operatorframework.io.bundle.package.v1: acme-widget-operator\n",
+    )
+    .unwrap();
+    std::fs::write(
+        bundle.join("manifests/csv.yaml"),
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: acme-widget-operator.v1.0.0\nspec:\n  version: 1.0.0\n  installModes:\n  - {type: AllNamespaces, supported: true}\n  install:\n    strategy: deployment\n    spec:\n      deployments:\n      - name: widget\n        spec:\n          selector: {matchLabels: {app: widget}}\n          template:\n            metadata: {labels: {app: widget}}\n            spec:\n              containers:\n              - {name: widget, image: 'registry.example.com/acme/widget@sha256:3333333333333333333333333333333333333333333333333333333333333333'}\n",
+    )
+    .unwrap();
+    cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("--bundles")
+        .arg(dir.path().join("bundles"))
+        .assert()
+        .success();
     let namespaces: Vec<String> = tree(&dir.path().join("manifests"))
         .into_iter()
         .map(|(n, _)| n)
