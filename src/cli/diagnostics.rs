@@ -84,7 +84,8 @@ impl Report {
         self
     }
 
-    fn help(mut self, help: impl Into<String>) -> Report {
+    /// Add help text (ignored when empty).
+    pub fn help(mut self, help: impl Into<String>) -> Report {
         let help = help.into();
         if !help.is_empty() {
             self.help = Some(help);

@@ -96,9 +96,10 @@ pub struct ImagesArgs {
     /// Inputs.
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output format: one image per line, or JSON with who needs each image and the findings.
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
-    pub output: ReportFormat,
+    /// Output format: `table`, one image per line; `json` or `yaml`, every image with who needs
+    /// it, and the mirror findings.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
     /// Exit 1 unless every image is pinned by digest and covered by a mirror rule (the default
     /// when install-config has mirror rules).
     #[arg(long, conflicts_with = "no_mirror_check")]
@@ -119,7 +120,7 @@ pub struct MirrorConfigArgs {
     pub input: InputArgs,
     /// Write the ImageSetConfiguration here (atomically) instead of stdout.
     #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub output_file: Option<PathBuf>,
 }
 
 /// `catalog …`.
@@ -136,21 +137,13 @@ pub enum CatalogCommand {
 pub struct CatalogValidateArgs {
     /// The catalog: a directory or a file.
     pub path: PathBuf,
-    /// Output format for the problems (text goes to stderr, JSON to stdout).
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
-    pub output: ReportFormat,
+    /// Output format: `table`, one line per problem on stderr; `json` or `yaml`, the problems
+    /// as a document on stdout.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
     /// Treat channels with several heads as warnings, as OLM v1 resolution does (opm rejects them).
     #[arg(long)]
     pub allow_multiple_heads: bool,
-}
-
-/// Report formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    /// One line per problem.
-    Text,
-    /// JSON.
-    Json,
 }
 
 /// What `catalog list` lists.
@@ -175,9 +168,10 @@ pub struct CatalogListArgs {
     /// Only this package.
     #[arg(long)]
     pub package: Option<String>,
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
-    pub output: ReportFormat,
+    /// Output format: `table`, aligned columns; `json` or `yaml`, one object per row with
+    /// camelCase keys.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
 }
 
 /// `bundle …`.
@@ -284,6 +278,10 @@ pub struct CreateArgs {
     /// Where bundle content comes from when the catalog does not embed it.
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,
+    /// Output format: `table`, one written path per line; `json` or `yaml`, the written and
+    /// removed files and the lock summary.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
 }
 
 /// `resolve`.
@@ -292,19 +290,34 @@ pub struct ResolveArgs {
     /// Inputs.
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output format.
+    /// Output format: `table`, one row per operator (NAME PACKAGE CATALOG BUNDLE VERSION
+    /// IMAGE); `json` or `yaml`, each operator with its problems, warnings and skipped checks.
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
+    /// Directory with template overrides (files named like the embedded ones), as for create.
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+    /// Exit 0 although some checks could not run (bundle content that is not available
+    /// offline); they are still named.
+    #[arg(long)]
+    pub allow_unchecked: bool,
+    /// Do not check images against install-config mirror rules, as for create.
+    #[arg(long)]
+    pub no_mirror_check: bool,
+    /// Where bundle content comes from when the catalog does not embed it.
+    #[command(flatten)]
+    pub bundle_sources: BundleSourceArgs,
 }
 
-/// Output formats.
+/// Output formats, shared by every command that prints data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
-    /// Aligned columns.
+    /// Human-readable text: aligned columns or lines (the default; `text` is accepted too).
+    #[value(alias = "text")]
     Table,
-    /// JSON.
+    /// JSON, camelCase keys.
     Json,
-    /// YAML.
+    /// YAML, the same document as JSON.
     Yaml,
 }
 
@@ -351,9 +364,10 @@ pub struct UpgradePlanArgs {
     /// (a directory, a file, or an https:// URL). Repeatable.
     #[arg(long, value_name = "NAME=SOURCE")]
     pub catalog: Vec<String>,
-    /// Output format (text or JSON, both on stdout).
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
-    pub output: ReportFormat,
+    /// Output format: `table`, the plan as prose and a summary table; `json` or `yaml`, the
+    /// plan as data (hops, steps, blockers, clusterBlockers). All on stdout.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
     /// Print each reconcile's candidates and the rule that chose or rejected each one.
     #[arg(long)]
     pub explain: bool,
@@ -363,6 +377,9 @@ pub struct UpgradePlanArgs {
     /// Directory with template overrides (with --write).
     #[arg(long, value_name = "DIR", requires = "write")]
     pub templates: Option<PathBuf>,
+    /// Where bundle content comes from (with --write) when the catalog does not embed it.
+    #[command(flatten)]
+    pub bundle_sources: BundleSourceArgs,
     /// Fetching `https://` catalogs.
     #[command(flatten)]
     pub network: NetworkArgs,

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::create::color_stderr;
 use super::diagnostics::{self, Report};
-use super::flags::{ImagesArgs, MirrorConfigArgs, ReportFormat};
+use super::flags::{ImagesArgs, MirrorConfigArgs, OutputFormat};
 use super::invocation::{self, ContentError, Invocation, Outcome};
 use super::{EXIT_OK, Error};
 use crate::bundle::source::Sources;
@@ -139,12 +139,12 @@ pub(super) fn images(
     };
     let grouped = mirror::by_image(&uses);
     match args.output {
-        ReportFormat::Text => {
+        OutputFormat::Table => {
             for image in grouped.keys() {
                 writeln!(stdout, "{image}")?;
             }
         }
-        ReportFormat::Json => {
+        format => {
             let doc = ImagesDocument {
                 images: grouped
                     .iter()
@@ -162,9 +162,7 @@ pub(super) fn images(
                 rules: &rules,
                 findings: &findings,
             };
-            let text = serde_json::to_string_pretty(&doc)
-                .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
-            writeln!(stdout, "{text}")?;
+            super::printer::structured(stdout, format, &doc)?;
         }
     }
     if !findings.is_empty() {
@@ -236,7 +234,7 @@ pub(super) fn mirror_config(
         &crate::output::yaml::to_yaml(&value)
             .map_err(|e| Error::Stdout(std::io::Error::other(e)))?,
     );
-    match &args.output {
+    match &args.output_file {
         None => write!(stdout, "{text}")?,
         Some(path) => {
             write_atomic(path, text.as_bytes()).map_err(|source| Error::WriteFile {
