@@ -50,6 +50,7 @@ pub(super) fn run(
             locked: args.locked,
             mirror_check: !args.no_mirror_check,
             content: &content,
+            quiet_unreachable: false,
         },
         &outcomes,
         stdout,
@@ -94,16 +95,40 @@ pub(super) struct Install<'x> {
     pub mirror_check: bool,
     /// Where bundle content comes from when the catalog does not embed it.
     pub content: &'x BundleContent,
+    /// Do not report operators whose bundle content could not be fetched (the caller names
+    /// the skipped checks itself: `resolve`).
+    pub quiet_unreachable: bool,
 }
 
-/// Report each outcome, render the resolved operators, and write the manifests and the lock
-/// file, all or nothing: the second half of `create`, shared with `upgrade-plan --write`.
-pub(super) fn write_install(
+/// An operator [`check_install`] refused; the diagnostic was already printed.
+pub(super) struct Refusal {
+    /// Index into the outcomes.
+    pub index: usize,
+    /// What is wrong, in one message.
+    pub message: String,
+    /// The refusal is only that bundle content could not be fetched (network or I/O): the
+    /// content checks did not run.
+    pub unreachable: bool,
+}
+
+/// What [`check_install`] found.
+pub(super) struct Checked {
+    /// The operators refused, in order.
+    pub refused: Vec<Refusal>,
+    /// When none was refused: the manifest files and the lock file that would be written.
+    pub install: Option<(Vec<output::ManifestFile>, lock::Lock)>,
+}
+
+/// Report each outcome and run every check `create` runs, writing nothing: resolution,
+/// rendering for the profile (conversion of the bundle content, webhooks, APIServices,
+/// ClusterCatalogs), the mirror check, and the manifest file names. Shared by `create`,
+/// `upgrade-plan --write` and `resolve` (the dry run), so they refuse alike.
+pub(super) fn check_install(
     install: &Install<'_>,
     outcomes: &[Outcome<'_>],
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
-) -> Result<u8, Error> {
+) -> Result<Checked, Error> {
     let color = color_stderr();
     let Install {
         inv,
@@ -112,17 +137,17 @@ pub(super) fn write_install(
         templates,
         catalogs,
         explain,
-        locked,
         mirror_check,
         content,
+        ..
     } = *install;
     let default_catalogs = crate::openshift::lookup(cluster_version)
         .map(|r| r.default_catalogs())
         .unwrap_or_default();
     let mut objects: Vec<RenderedObject> = Vec::new();
-    let mut failed = 0;
+    let mut refused = Vec::new();
     let mut locked_operators = Vec::new();
-    for outcome in outcomes {
+    for (index, outcome) in outcomes.iter().enumerate() {
         for report in diagnostics::operator_warnings(outcome) {
             write!(stderr, "{}", report.render(color))?;
         }
@@ -131,34 +156,40 @@ pub(super) fn write_install(
         }
         if let Some(report) = diagnostics::operator_failure(&inv.config.source, outcome) {
             write!(stderr, "{}", report.render(color))?;
-            failed += 1;
+            refused.push(Refusal {
+                index,
+                message: report.to_string(),
+                unreachable: false,
+            });
             continue;
         }
+        content.unreachable.set(false);
         match render_operator(templates, profile, outcome, content, default_catalogs) {
             Ok(rendered) => {
                 objects.extend(rendered.objects);
                 locked_operators.push(rendered.locked);
             }
             Err(message) => {
-                let report = Report::message(format!(
-                    "operator \"{}\": {message}",
-                    outcome.operator.name.value
-                ));
-                write!(stderr, "{}", report.render(color))?;
-                failed += 1;
+                let unreachable = content.unreachable.get();
+                if !(unreachable && install.quiet_unreachable) {
+                    let report = Report::message(format!(
+                        "operator \"{}\": {message}",
+                        outcome.operator.name.value
+                    ));
+                    write!(stderr, "{}", report.render(color))?;
+                }
+                refused.push(Refusal {
+                    index,
+                    message,
+                    unreachable,
+                });
             }
         }
     }
-    if failed > 0 && content.unreachable.get() {
-        return Err(Error::OperatorsUnreachable {
-            failed,
-            total: outcomes.len(),
-        });
-    }
-    if failed > 0 {
-        return Err(Error::Operators {
-            failed,
-            total: outcomes.len(),
+    if !refused.is_empty() {
+        return Ok(Checked {
+            refused,
+            install: None,
         });
     }
     if profile == Some(Profile::ClusterExtension) {
@@ -170,7 +201,6 @@ pub(super) fn write_install(
     let objects = without_repeated_namespaces(objects);
     super::images_cmd::check_create(inv, outcomes, &objects, !mirror_check)?;
     let files = output::manifest_files(&objects)?;
-    let previous = lock::read(&inv.lock_path)?;
     let new_lock = lock::Lock {
         lock_version: lock::LOCK_VERSION,
         cluster_version: Some(cluster_version.text.clone()),
@@ -185,6 +215,32 @@ pub(super) fn write_install(
         operators: locked_operators,
         manifests: files.iter().map(|f| f.name.clone()).collect(),
     };
+    Ok(Checked {
+        refused,
+        install: Some((files, new_lock)),
+    })
+}
+
+/// Report each outcome, render the resolved operators, and write the manifests and the lock
+/// file, all or nothing: the second half of `create`, shared with `upgrade-plan --write`.
+pub(super) fn write_install(
+    install: &Install<'_>,
+    outcomes: &[Outcome<'_>],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    let Install { inv, locked, .. } = *install;
+    let checked = check_install(install, outcomes, stdout, stderr)?;
+    let Some((files, new_lock)) = checked.install else {
+        let failed = checked.refused.len();
+        let total = outcomes.len();
+        return Err(if checked.refused.iter().any(|r| r.unreachable) {
+            Error::OperatorsUnreachable { failed, total }
+        } else {
+            Error::Operators { failed, total }
+        });
+    };
+    let previous = lock::read(&inv.lock_path)?;
     if locked {
         let Some(old) = &previous else {
             return Err(lock::Error::Missing {

@@ -287,6 +287,7 @@ fn write_target(
             locked: false,
             mirror_check: true,
             content: &content,
+            quiet_unreachable: false,
         },
         &outcomes,
         out,

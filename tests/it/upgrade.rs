@@ -453,6 +453,12 @@ mod realdata {
             ),
         )
         .unwrap();
+        // The PlatformOperator API on 4.14 needs TechPreviewNoUpgrade.
+        std::fs::write(
+            dir.path().join("install-config.yaml"),
+            "apiVersion: v1\nfeatureSet: TechPreviewNoUpgrade\n",
+        )
+        .unwrap();
         let out = cmd()
             .args(["resolve", "-o", "json", "--explain", "--dir"])
             .arg(dir.path())
