@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::diagnostics::{self, Report};
-use super::flags::CreateArgs;
+use super::flags::{CreateArgs, OutputFormat};
 use super::invocation::{self, ContentError, Invocation, Outcome};
 use super::{EXIT_OK, Error};
 use crate::bundle::source::Sources;
@@ -51,6 +51,7 @@ pub(super) fn run(
             mirror_check: !args.no_mirror_check,
             content: &content,
             quiet_unreachable: false,
+            output: args.output,
         },
         &outcomes,
         stdout,
@@ -98,6 +99,8 @@ pub(super) struct Install<'x> {
     /// Do not report operators whose bundle content could not be fetched (the caller names
     /// the skipped checks itself: `resolve`).
     pub quiet_unreachable: bool,
+    /// How the written files are listed on stdout.
+    pub output: OutputFormat,
 }
 
 /// An operator [`check_install`] refused; the diagnostic was already printed.
@@ -266,8 +269,32 @@ pub(super) fn write_install(
         &inv.lock_path,
         &new_lock.to_bytes(),
     )?;
+    if install.output != OutputFormat::Table {
+        super::printer::structured(
+            stdout,
+            install.output,
+            &WrittenDocument {
+                written: written
+                    .written
+                    .iter()
+                    .map(|n| manifests_dir.join(n).display().to_string())
+                    .collect(),
+                removed: written
+                    .removed
+                    .iter()
+                    .map(|n| manifests_dir.join(n).display().to_string())
+                    .collect(),
+                lock_file: inv.lock_path.display().to_string(),
+                cluster_version: new_lock.cluster_version.clone(),
+                profile: new_lock.profile.clone(),
+                operators: &new_lock.operators,
+            },
+        )?;
+    }
     for name in &written.written {
-        writeln!(stdout, "{}", manifests_dir.join(name).display())?;
+        if install.output == OutputFormat::Table {
+            writeln!(stdout, "{}", manifests_dir.join(name).display())?;
+        }
     }
     for name in &written.removed {
         writeln!(
@@ -283,6 +310,18 @@ pub(super) fn write_install(
         inv.lock_path.display()
     )?;
     Ok(EXIT_OK)
+}
+
+/// `create -o json|yaml`: the files written and removed, and the lock summary.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WrittenDocument<'a> {
+    written: Vec<String>,
+    removed: Vec<String>,
+    lock_file: String,
+    cluster_version: Option<String>,
+    profile: Option<String>,
+    operators: &'a [lock::LockedOperator],
 }
 
 /// One operator's objects and its lock entry.

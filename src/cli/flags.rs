@@ -37,6 +37,17 @@ pub enum Command {
     /// Plan the platform operators through a cluster upgrade: what moves before and after it,
     /// and what blocks it (exit 1 when blocked).
     UpgradePlan(UpgradePlanArgs),
+    /// Print a shell completion script (e.g. `po-manifests completion bash >
+    /// /etc/bash_completion.d/po-manifests`).
+    Completion(CompletionArgs),
+}
+
+/// `completion`.
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// How catalogs over HTTPS are fetched.

@@ -185,5 +185,11 @@ pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resu
         flags::Command::Images(args) => images_cmd::images(&args, stdout, stderr),
         flags::Command::MirrorConfig(args) => images_cmd::mirror_config(&args, stdout, stderr),
         flags::Command::UpgradePlan(args) => upgrade_plan::run(&args, stdout, stderr),
+        flags::Command::Completion(args) => {
+            use clap::CommandFactory as _;
+            let mut command = Flags::command();
+            clap_complete::generate(args.shell, &mut command, "po-manifests", stdout);
+            Ok(EXIT_OK)
+        }
     }
 }

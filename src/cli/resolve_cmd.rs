@@ -150,6 +150,7 @@ fn check(
         mirror_check: !args.no_mirror_check,
         content: &content,
         quiet_unreachable: true,
+        output: OutputFormat::Table,
     };
     match check_install(&install, outcomes, &mut std::io::sink(), stderr) {
         Ok(checked) => {

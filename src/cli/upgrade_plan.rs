@@ -288,6 +288,7 @@ fn write_target(
             mirror_check: true,
             content: &content,
             quiet_unreachable: false,
+            output: OutputFormat::Table,
         },
         &outcomes,
         out,

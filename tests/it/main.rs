@@ -11,6 +11,7 @@ mod generate;
 
 mod bundle;
 mod catalog;
+mod cli;
 mod cluster_extension;
 mod create;
 mod disconnected;
