@@ -17,10 +17,11 @@ pub(super) fn run(
     }
 }
 
+/// The catalog named on the command line cannot be loaded: no hint to run `catalog validate`,
+/// which is what failed.
 fn catalog_error(args_path: &std::path::Path, source: catalog::Error) -> Error {
-    Error::Catalog {
-        name: args_path.display().to_string(),
-        location: args_path.display().to_string(),
+    Error::CatalogFile {
+        path: args_path.to_path_buf(),
         source: Box::new(source),
     }
 }

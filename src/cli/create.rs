@@ -150,6 +150,8 @@ pub(super) fn check_install(
     let mut objects: Vec<RenderedObject> = Vec::new();
     let mut refused = Vec::new();
     let mut locked_operators = Vec::new();
+    // Render refusals, each distinct message once with every operator it applies to.
+    let mut pending: Vec<(String, Vec<&str>)> = Vec::new();
     for (index, outcome) in outcomes.iter().enumerate() {
         for report in diagnostics::operator_warnings(outcome) {
             write!(stderr, "{}", report.render(color))?;
@@ -167,7 +169,27 @@ pub(super) fn check_install(
             continue;
         }
         content.unreachable.set(false);
-        match render_operator(templates, profile, outcome, content, default_catalogs) {
+        let catalog_at = outcome.resolution.as_ref().ok().and_then(|r| {
+            let c = inv
+                .config
+                .catalogs
+                .iter()
+                .find(|c| c.name.value == r.catalog.name)?;
+            Some(format!(
+                "{}:{}:{}",
+                inv.config.source.path.display(),
+                c.name.span.line,
+                c.name.span.column
+            ))
+        });
+        match render_operator(
+            templates,
+            profile,
+            outcome,
+            content,
+            default_catalogs,
+            catalog_at.as_deref(),
+        ) {
             Ok(rendered) => {
                 objects.extend(rendered.objects);
                 locked_operators.push(rendered.locked);
@@ -175,11 +197,11 @@ pub(super) fn check_install(
             Err(message) => {
                 let unreachable = content.unreachable.get();
                 if !(unreachable && install.quiet_unreachable) {
-                    let report = Report::message(format!(
-                        "operator \"{}\": {message}",
-                        outcome.operator.name.value
-                    ));
-                    write!(stderr, "{}", report.render(color))?;
+                    let name = outcome.operator.name.value.as_str();
+                    match pending.iter_mut().find(|(m, _)| *m == message) {
+                        Some((_, names)) => names.push(name),
+                        None => pending.push((message.clone(), vec![name])),
+                    }
                 }
                 refused.push(Refusal {
                     index,
@@ -188,6 +210,18 @@ pub(super) fn check_install(
                 });
             }
         }
+    }
+    for (message, names) in &pending {
+        let who = names
+            .iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let report = Report::message(format!(
+            "operator{} {who}: {message}",
+            if names.len() == 1 { "" } else { "s" }
+        ));
+        write!(stderr, "{}", report.render(color))?;
     }
     if !refused.is_empty() {
         return Ok(Checked {
@@ -240,7 +274,11 @@ pub(super) fn write_install(
         return Err(if checked.refused.iter().any(|r| r.unreachable) {
             Error::OperatorsUnreachable { failed, total }
         } else {
-            Error::Operators { failed, total }
+            Error::Operators {
+                failed,
+                total,
+                writes: true,
+            }
         });
     };
     let previous = lock::read(&inv.lock_path)?;
@@ -338,6 +376,7 @@ fn render_operator(
     outcome: &Outcome<'_>,
     content: &BundleContent,
     default_catalogs: &[(&str, i32)],
+    catalog_at: Option<&str>,
 ) -> Result<RenderedOperator, String> {
     let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
     let op = outcome.operator;
@@ -391,8 +430,9 @@ fn render_operator(
                     && !default_catalogs.iter().any(|(n, _)| *n == r.catalog.name)
                 {
                     return Err(format!(
-                        "catalog \"{}\" has no `image:`, so no ClusterCatalog can be written for it, and it is not one of OpenShift's default ClusterCatalogs ({}); \
+                        "{}catalog \"{}\" has no `image:`, so no ClusterCatalog can be written for it, and it is not one of OpenShift's default ClusterCatalogs ({}); \
                          give the catalog's image, or name the catalog after the default ClusterCatalog it is a snapshot of",
+                        catalog_at.map(|a| format!("{a}: ")).unwrap_or_default(),
                         r.catalog.name,
                         default_catalogs
                             .iter()

@@ -240,7 +240,7 @@ pub fn error(e: &Error) -> Vec<Report> {
         }
         Error::CaFile { .. } => vec![Report::message(crate::error_chain(e))
             .help("give a readable PEM file of CA certificates")],
-        Error::Mirror { findings } => {
+        Error::Mirror { findings, .. } => {
             let mut message = e.to_string();
             for f in findings {
                 message.push_str("\n- ");

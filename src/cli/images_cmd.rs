@@ -87,6 +87,7 @@ fn report_failures(
         return Err(Error::Operators {
             failed,
             total: outcomes.len(),
+            writes: false,
         });
     }
     Ok(())
@@ -166,7 +167,10 @@ pub(super) fn images(
         }
     }
     if !findings.is_empty() {
-        return Err(Error::Mirror { findings });
+        return Err(Error::Mirror {
+            findings,
+            writes: false,
+        });
     }
     Ok(EXIT_OK)
 }
@@ -307,7 +311,10 @@ pub(super) fn check_create(
     if findings.is_empty() {
         Ok(())
     } else {
-        Err(Error::Mirror { findings })
+        Err(Error::Mirror {
+            findings,
+            writes: true,
+        })
     }
 }
 

@@ -181,3 +181,47 @@ fn create_json_lists_the_written_files_and_the_lock_summary() {
     assert_eq!(v["operators"][0]["name"], "cert-operator");
     assert_eq!(v["operators"][0]["version"], "1.2.0");
 }
+
+#[test]
+fn one_problem_of_several_operators_is_printed_once_with_its_place() {
+    let dir = crate::common::example();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("\"4.14.8\"", "\"4.18.3\"");
+    let text = format!(
+        "{}  - name: cert-operator-2\n    package: acme-cert-operator\n    namespace: acme-cert-2\n",
+        &text[..text.find("  - name: cloud-controller").unwrap()]
+    );
+    std::fs::write(&config, text).unwrap();
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("has no `image:`").count(), 1, "{err}");
+    assert!(
+        err.contains("operators \"cert-operator\", \"cert-operator-2\": "),
+        "{err}"
+    );
+    assert!(
+        err.contains("platform-operators.yaml:5:11: catalog \"acme-operators\" has no `image:`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn catalog_validate_failure_does_not_suggest_catalog_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("c.json"), "{\"schema\": ").unwrap();
+    let out = cmd()
+        .args(["catalog", "validate"])
+        .arg(dir.path().join("c.json"))
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("po-manifests catalog validate"), "{err}");
+}
