@@ -38,7 +38,8 @@ pub(super) fn run(
         &args.bundle_sources,
         &inv.network,
         inv.install.as_ref(),
-    )?);
+    )?)
+    .allowing_tags(args.allow_tags);
     write_install(
         &Install {
             inv: &inv,
@@ -399,6 +400,10 @@ fn render_operator(
         priority: r.catalog.priority,
     };
     let text = |e: crate::render::Error| e.to_string();
+    let mut pinned = super::pin::PinnedImage {
+        image: r.bundle.image.clone(),
+        not_a_pin: None,
+    };
     let (objects, namespace) = if op.bootstrap {
         let converted = convert_bundle(content, r, &namespace)?;
         let mut out =
@@ -420,6 +425,16 @@ fn render_operator(
                 let operator = OperatorContext {
                     namespace: None,
                     ..operator
+                };
+                pinned = super::pin::bundle_image(
+                    content.sources.puller(),
+                    &r.bundle.image,
+                    content.allow_tags,
+                )
+                .map_err(|m| format!("{m}\nhint: {}", super::pin::TAG_HINT))?;
+                let bundle = BundleContext {
+                    image: &pinned.image,
+                    ..bundle
                 };
                 let objects = profile::platform_operator(templates, &operator, &bundle, &catalog)
                     .map_err(text)?;
@@ -458,9 +473,10 @@ fn render_operator(
             catalog: r.catalog.name.clone(),
             bundle: r.bundle.name.clone(),
             version: r.bundle.version_text.clone(),
-            image: r.bundle.image.clone(),
+            image: pinned.image,
             bootstrap: op.bootstrap,
             namespace,
+            not_a_pin: pinned.not_a_pin,
         },
     })
 }
@@ -470,6 +486,9 @@ fn render_operator(
 pub(super) struct BundleContent {
     sources: Sources,
     unreachable: std::cell::Cell<bool>,
+    /// `--allow-tags`: a tag-only bundle image whose digest cannot be looked up is written as
+    /// it is (the lock says it is not a pin).
+    allow_tags: bool,
 }
 
 impl BundleContent {
@@ -478,7 +497,14 @@ impl BundleContent {
         BundleContent {
             sources,
             unreachable: std::cell::Cell::new(false),
+            allow_tags: false,
         }
+    }
+
+    /// Set `--allow-tags`.
+    pub(super) fn allowing_tags(mut self, allow: bool) -> BundleContent {
+        self.allow_tags = allow;
+        self
     }
 }
 

@@ -286,6 +286,11 @@ pub struct CreateArgs {
     /// mirror rule (checked by default when install-config has mirror rules).
     #[arg(long)]
     pub no_mirror_check: bool,
+    /// Write a bundle image that the catalog gives by tag only, when its digest cannot be
+    /// looked up (offline), into a PlatformOperator's BundleDeployment; the lock records that
+    /// it is not a pin.
+    #[arg(long)]
+    pub allow_tags: bool,
     /// Where bundle content comes from when the catalog does not embed it.
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,
@@ -308,6 +313,11 @@ pub struct ResolveArgs {
     /// Directory with template overrides (files named like the embedded ones), as for create.
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
+    /// Write a bundle image that the catalog gives by tag only, when its digest cannot be
+    /// looked up (offline), into a PlatformOperator's BundleDeployment; the lock records that
+    /// it is not a pin.
+    #[arg(long)]
+    pub allow_tags: bool,
     /// Exit 0 although some checks could not run (bundle content that is not available
     /// offline); they are still named.
     #[arg(long)]
@@ -388,6 +398,11 @@ pub struct UpgradePlanArgs {
     /// Directory with template overrides (with --write).
     #[arg(long, value_name = "DIR", requires = "write")]
     pub templates: Option<PathBuf>,
+    /// Write a bundle image that the catalog gives by tag only, when its digest cannot be
+    /// looked up (offline), into a PlatformOperator's BundleDeployment; the lock records that
+    /// it is not a pin.
+    #[arg(long)]
+    pub allow_tags: bool,
     /// Where bundle content comes from (with --write) when the catalog does not embed it.
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,

@@ -10,6 +10,7 @@ pub mod diagnostics;
 pub mod flags;
 mod images_cmd;
 pub mod invocation;
+mod pin;
 mod printer;
 mod range;
 mod resolve_cmd;

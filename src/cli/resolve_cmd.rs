@@ -138,7 +138,8 @@ fn check(
         &args.bundle_sources,
         &inv.network,
         inv.install.as_ref(),
-    )?);
+    )?)
+    .allowing_tags(args.allow_tags);
     let install = Install {
         inv,
         cluster_version,

@@ -135,6 +135,7 @@ pub(super) fn run(
             &plan,
             args.templates.clone(),
             &args.bundle_sources,
+            args.allow_tags,
             &mut written,
             stderr,
         );
@@ -238,6 +239,7 @@ fn write_target(
     plan: &Plan,
     templates: Option<PathBuf>,
     bundle_sources: &BundleSourceArgs,
+    allow_tags: bool,
     out: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
@@ -275,7 +277,8 @@ fn write_target(
         bundle_sources,
         &inv.network,
         inv.install.as_ref(),
-    )?);
+    )?)
+    .allowing_tags(allow_tags);
     let code = write_install(
         &Install {
             inv,

@@ -67,6 +67,9 @@ pub struct LockedOperator {
     /// Install namespace, for bootstrap operators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// Set when `image` is a tag written with `--allow-tags`: says that it is not a pin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_a_pin: Option<String>,
 }
 
 /// Errors reading a lock file.

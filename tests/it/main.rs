@@ -17,6 +17,7 @@ mod create;
 mod disconnected;
 mod images;
 mod net;
+mod pins;
 mod range;
 mod realdata;
 mod remote;
