@@ -29,11 +29,18 @@ pub(super) fn run(
     // The profile depends only on the release and feature set: refuse before reading catalogs.
     let profile = profile_for(&inv, &cluster_version)?;
     let templates = Templates::load(args.templates.as_deref())?;
+    let progress = super::progress::Progress::new(args.input.quiet);
+    progress.stage(&format!("loading {} catalog(s)", inv.config.catalogs.len()));
     let catalogs = inv.load_catalogs()?;
     let cluster = Cluster {
         version: Some(cluster_version.clone()),
     };
+    progress.stage(&format!(
+        "resolving {} operator(s)",
+        inv.config.operators.len()
+    ));
     let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    drop(progress);
     let content = BundleContent::new(super::bundle_cmd::sources(
         &args.bundle_sources,
         &inv.network,

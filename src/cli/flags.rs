@@ -265,6 +265,9 @@ pub struct InputArgs {
     /// Print every candidate and why it lost.
     #[arg(long)]
     pub explain: bool,
+    /// No progress on stderr (it is only shown when stderr is a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
     /// Fetching `https://` catalogs.
     #[command(flatten)]
     pub network: NetworkArgs,

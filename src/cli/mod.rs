@@ -12,6 +12,7 @@ mod images_cmd;
 pub mod invocation;
 mod pin;
 mod printer;
+mod progress;
 mod range;
 mod resolve_cmd;
 mod upgrade_plan;
@@ -173,9 +174,7 @@ impl Error {
         match self {
             Error::Config(e) if e.is_io() => EXIT_IO,
             Error::Config(crate::config::Error::NotFound { .. }) => EXIT_USAGE,
-            Error::Catalog { source, .. } | Error::CatalogFile { source, .. }
-                if source.is_io() =>
-            {
+            Error::Catalog { source, .. } | Error::CatalogFile { source, .. } if source.is_io() => {
                 EXIT_IO
             }
             Error::Output(e) if e.is_io() => EXIT_IO,

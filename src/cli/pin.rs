@@ -41,7 +41,11 @@ pub(super) fn bundle_image(
             });
         }
         Ok(_) => {}
-        Err(e) => return Err(format!("bundle image {image:?} is not a valid reference: {e}")),
+        Err(e) => {
+            return Err(format!(
+                "bundle image {image:?} is not a valid reference: {e}"
+            ));
+        }
     }
     match puller.resolve_digest(image) {
         Ok(digest) => Ok(PinnedImage {

@@ -44,10 +44,27 @@ mod tests {
     #[test]
     fn json_and_yaml_carry_the_same_camel_case_document() {
         let mut json = Vec::new();
-        structured(&mut json, OutputFormat::Json, &Doc { skip_range: "<1.0.0" }).unwrap();
-        assert_eq!(String::from_utf8(json).unwrap(), "{\n  \"skipRange\": \"<1.0.0\"\n}\n");
+        structured(
+            &mut json,
+            OutputFormat::Json,
+            &Doc {
+                skip_range: "<1.0.0",
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(json).unwrap(),
+            "{\n  \"skipRange\": \"<1.0.0\"\n}\n"
+        );
         let mut yaml = Vec::new();
-        structured(&mut yaml, OutputFormat::Yaml, &Doc { skip_range: "<1.0.0" }).unwrap();
+        structured(
+            &mut yaml,
+            OutputFormat::Yaml,
+            &Doc {
+                skip_range: "<1.0.0",
+            },
+        )
+        .unwrap();
         assert_eq!(String::from_utf8(yaml).unwrap(), "skipRange: <1.0.0\n");
     }
 }

@@ -10,7 +10,9 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::create::{BundleContent, Install, check_install, color_stderr, profile_for, write_explain};
+use super::create::{
+    BundleContent, Install, check_install, color_stderr, profile_for, write_explain,
+};
 use super::diagnostics;
 use super::flags::{OutputFormat, ResolveArgs};
 use super::invocation::{self, Invocation, Outcome};
@@ -194,11 +196,18 @@ pub(super) fn run(
         // As create: an unsupported target is refused before catalogs are read.
         profile_for(&inv, cv)?;
     }
+    let progress = super::progress::Progress::new(args.input.quiet);
+    progress.stage(&format!("loading {} catalog(s)", inv.config.catalogs.len()));
     let catalogs = inv.load_catalogs()?;
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
+    progress.stage(&format!(
+        "resolving {} operator(s)",
+        inv.config.operators.len()
+    ));
     let outcomes = invocation::resolve_all(&inv.config, &catalogs, &cluster);
+    drop(progress);
     let mut findings = check(args, &inv, &outcomes, &catalogs, stderr)?;
     let rows: Vec<Row> = outcomes
         .iter()
@@ -213,7 +222,9 @@ pub(super) fn run(
             r
         })
         .collect();
-    let refused = rows.iter().any(|r| r.error.is_some() || !r.problems.is_empty())
+    let refused = rows
+        .iter()
+        .any(|r| r.error.is_some() || !r.problems.is_empty())
         || !outcomes.iter().all(Outcome::ok);
     let unchecked: Vec<String> = rows
         .iter()

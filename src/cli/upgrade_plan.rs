@@ -29,6 +29,7 @@ pub(super) fn run(
         config: args.config.clone(),
         cluster_version: Some(args.to.clone()),
         explain: args.explain,
+        quiet: true,
         network: args.network.clone(),
     })?;
     for spec in &args.catalog {
@@ -69,12 +70,14 @@ pub(super) fn run(
             explain: args.explain,
         },
     )?
-    .with_cluster_blockers(upgrade::cluster::blockers(&upgrade::cluster::ClusterFacts {
-        from: &from,
-        to: &to,
-        feature_set: &current.feature_set,
-        platform_operators: inv.config.operators.iter().any(|o| !o.bootstrap),
-    }));
+    .with_cluster_blockers(upgrade::cluster::blockers(
+        &upgrade::cluster::ClusterFacts {
+            from: &from,
+            to: &to,
+            feature_set: &current.feature_set,
+            platform_operators: inv.config.operators.iter().any(|o| !o.bootstrap),
+        },
+    ));
     match args.output {
         OutputFormat::Table => write!(stdout, "{}", upgrade::render::text(&plan, args.explain))?,
         format => super::printer::structured(stdout, format, &plan)?,

@@ -152,9 +152,7 @@ pub(crate) fn describe(e: &serde_saphyr::Error) -> String {
 /// serde's and our type names in words.
 fn type_phrase(ty: &str) -> String {
     match ty {
-        "i8" | "i16" | "i32" | "i64" | "isize" => {
-            "a whole number (like 0, 10 or -100)".into()
-        }
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number (like 0, 10 or -100)".into(),
         "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number of 0 or more".into(),
         "f32" | "f64" => "a number".into(),
         "bool" | "a boolean" => "`true` or `false`, unquoted".into(),
@@ -228,13 +226,19 @@ mod tests {
     #[test]
     fn duplicate_key() {
         let m = message("name: a\nname: b\n");
-        assert_eq!(m, "the key `name` is written twice in this mapping; keep one");
+        assert_eq!(
+            m,
+            "the key `name` is written twice in this mapping; keep one"
+        );
     }
 
     #[test]
     fn multiple_documents() {
         let m = message("name: a\n---\nname: b\n");
-        assert!(m.starts_with("the file holds more than one YAML document"), "{m}");
+        assert!(
+            m.starts_with("the file holds more than one YAML document"),
+            "{m}"
+        );
         assert!(!m.contains("from_str_multiple"), "{m}");
     }
 
@@ -265,7 +269,10 @@ mod tests {
     #[test]
     fn quoted_boolean_is_refused() {
         let m = message("flag: \"yes\"\n");
-        assert_eq!(m, "expected `true` or `false`, unquoted, found the text \"yes\"");
+        assert_eq!(
+            m,
+            "expected `true` or `false`, unquoted, found the text \"yes\""
+        );
         let m = message("flag: \"true\"\n");
         assert!(m.starts_with("expected `true` or `false`, unquoted"), "{m}");
     }

@@ -371,7 +371,10 @@ mod strict_yaml {
         let text = VALID.replace("package: acme-ccm", "package: !evil acme-ccm");
         let m = syntax(&text);
         assert!(m.starts_with("15: "), "{m}");
-        assert!(m.contains(":15:14: the YAML tag `!evil` is not read"), "{m}");
+        assert!(
+            m.contains(":15:14: the YAML tag `!evil` is not read"),
+            "{m}"
+        );
         let text = VALID.replace("package: acme-ccm", "package: !!binary YWNtZS1jY20=");
         assert!(syntax(&text).contains("the YAML tag `!!binary`"));
     }

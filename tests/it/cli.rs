@@ -164,7 +164,11 @@ fn create_json_lists_the_written_files_and_the_lock_summary() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let written = v["written"].as_array().unwrap();
     assert!(!written.is_empty());

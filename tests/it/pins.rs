@@ -15,7 +15,9 @@ fn tagged_example() -> tempfile::TempDir {
     let dir = example();
     let cat = dir.path().join("catalog/acme-cert-operator/catalog.json");
     let text = std::fs::read_to_string(&cat).unwrap();
-    let start = text.find("\"name\": \"acme-cert-operator.v1.2.0\",\n  \"package\"").unwrap();
+    let start = text
+        .find("\"name\": \"acme-cert-operator.v1.2.0\",\n  \"package\"")
+        .unwrap();
     let at = start + text[start..].find("\"image\": \"").unwrap() + "\"image\": \"".len();
     let end = at + text[at..].find('"').unwrap();
     let patched = format!("{}{TAGGED}{}", &text[..at], &text[end..]);
@@ -60,9 +62,19 @@ fn offline_a_tag_is_refused_and_allow_tags_writes_it_as_no_pin() {
     }
     assert!(!dir.path().join("manifests").exists());
     let out = run("resolve", &["--allow-tags"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = run("create", &["--allow-tags"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lock = lock(dir.path());
     assert!(lock.contains(&format!("image: {TAGGED}")), "{lock}");
     assert!(lock.contains("notAPin: "), "{lock}");
@@ -77,7 +89,11 @@ fn a_tag_found_in_an_oci_layout_is_written_by_digest() {
     let hex = hex::encode(sha2::Sha256::digest(manifest));
     std::fs::create_dir_all(layout.join("blobs/sha256")).unwrap();
     std::fs::write(layout.join("blobs/sha256").join(&hex), manifest).unwrap();
-    std::fs::write(layout.join("oci-layout"), r#"{"imageLayoutVersion":"1.0.0"}"#).unwrap();
+    std::fs::write(
+        layout.join("oci-layout"),
+        r#"{"imageLayoutVersion":"1.0.0"}"#,
+    )
+    .unwrap();
     std::fs::write(
         layout.join("index.json"),
         format!(
@@ -96,7 +112,12 @@ fn a_tag_found_in_an_oci_layout_is_written_by_digest() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let pinned = format!("quay.io/acme-example/cert-operator-bundle@sha256:{hex}");
     let lock = lock(dir.path());
     assert!(lock.contains(&format!("image: {pinned}")), "{lock}");

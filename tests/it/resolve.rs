@@ -348,9 +348,17 @@ fn content_that_cannot_be_had_offline_is_named_and_allow_unchecked_accepts_it() 
         "{unchecked}"
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("not checked: operator \"cert-operator\""), "{err}");
+    assert!(
+        err.contains("not checked: operator \"cert-operator\""),
+        "{err}"
+    );
     assert!(err.contains("--allow-unchecked"), "{err}");
     let out = run(&["--allow-unchecked"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!dir.path().join("manifests").exists());
 }

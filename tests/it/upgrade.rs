@@ -265,8 +265,14 @@ fn tech_preview_cluster_cannot_take_a_minor_upgrade() {
     let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(v["upgradeable"], false);
     assert_eq!(v["clusterBlockers"][0]["rule"], "featureSetNoUpgrade");
-    assert_eq!(v["clusterBlockers"][0]["featureSet"], "TechPreviewNoUpgrade");
-    assert_eq!(v["clusterBlockers"][1]["rule"], "platformOperatorApiRemoved");
+    assert_eq!(
+        v["clusterBlockers"][0]["featureSet"],
+        "TechPreviewNoUpgrade"
+    );
+    assert_eq!(
+        v["clusterBlockers"][1]["rule"],
+        "platformOperatorApiRemoved"
+    );
     assert_eq!(v["clusterBlockers"][1]["last"], "4.15");
 }
 
