@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use super::create::{BundleContent, Install, color_stderr, profile_for, write_install};
 use super::diagnostics::Report;
-use super::flags::{BundleSourceArgs, InputArgs, OutputFormat, UpgradePlanArgs};
+use super::flags::{InputArgs, OutputFormat, UpgradePlanArgs};
 use super::invocation::{Invocation, Outcome};
 use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::config::{CatalogLocation, ClusterVersion};
@@ -131,17 +131,7 @@ pub(super) fn run(
     }
     if args.write {
         let mut written = Vec::new();
-        let result = write_target(
-            &inv,
-            &to,
-            &catalogs,
-            &plan,
-            args.templates.clone(),
-            &args.bundle_sources,
-            args.allow_tags,
-            &mut written,
-            stderr,
-        );
+        let result = write_target(&inv, &to, &catalogs, &plan, args, &mut written, stderr);
         // Paths of the files written go where they cannot corrupt a JSON document.
         match args.output {
             OutputFormat::Table => stdout.write_all(&written)?,
@@ -240,14 +230,12 @@ fn write_target(
     to: &ClusterVersion,
     catalogs: &[LoadedCatalog],
     plan: &Plan,
-    templates: Option<PathBuf>,
-    bundle_sources: &BundleSourceArgs,
-    allow_tags: bool,
+    args: &UpgradePlanArgs,
     out: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
     let profile = profile_for(inv, to)?;
-    let templates = Templates::load(templates.as_deref())?;
+    let templates = Templates::load(args.templates.as_deref())?;
     let outcomes: Vec<Outcome<'_>> = inv
         .config
         .operators
@@ -277,11 +265,11 @@ fn write_target(
         .map(|o| o.name.value.as_str())
         .collect();
     let content = BundleContent::new(super::bundle_cmd::sources(
-        bundle_sources,
+        &args.bundle_sources,
         &inv.network,
         inv.install.as_ref(),
     )?)
-    .allowing_tags(allow_tags);
+    .allowing_tags(args.allow_tags);
     let code = write_install(
         &Install {
             inv,

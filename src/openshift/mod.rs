@@ -595,7 +595,7 @@ impl Release {
 pub fn api_releases(api: OperatorApi) -> Option<(String, String)> {
     let mut rows = RELEASES.iter().filter(|r| r.api == api);
     let first = rows.next()?;
-    let last = rows.last().unwrap_or(first);
+    let last = rows.next_back().unwrap_or(first);
     Some((format!("4.{}", first.minor), format!("4.{}", last.minor)))
 }
 

@@ -203,6 +203,7 @@ mod tests {
             image: "quay.io/x@sha256:00".into(),
             bootstrap: false,
             namespace: None,
+            not_a_pin: None,
         }
     }
 
