@@ -34,6 +34,17 @@ fn operator_images(outcome: &Outcome<'_>, sources: &Sources) -> Result<Vec<Image
     };
     let name = &outcome.operator.name.value;
     let mut out = mirror::bundle_images(name, r.bundle);
+    // A bundle image given by tag is reported by its digest when it can be looked up, as
+    // create writes it; otherwise the tag stays (and the mirror check reports it unpinned).
+    for u in &mut out {
+        if u.role == mirror::Role::Bundle
+            && let Ok(parsed) = mirror::ImageRef::parse(&u.image)
+            && parsed.digest.is_none()
+            && let Ok(digest) = sources.puller().resolve_digest(&u.image)
+        {
+            u.image = super::pin::with_digest(&u.image, &digest);
+        }
+    }
     if outcome.operator.bootstrap {
         let namespace = outcome.install_namespace().unwrap_or_default();
         let converted = super::invocation::converted_bundle(sources, r.bundle, &namespace)

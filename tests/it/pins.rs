@@ -126,3 +126,46 @@ fn a_tag_found_in_an_oci_layout_is_written_by_digest() {
     assert!(written.contains(&pinned), "{written}");
     assert!(!written.contains(TAGGED), "{written}");
 }
+
+#[test]
+fn images_reports_a_tag_by_its_digest_when_it_can_be_looked_up() {
+    let dir = tagged_example();
+    let cache = tempfile::tempdir().unwrap();
+    let images = |extra: &[&std::ffi::OsStr]| {
+        let out = cmd()
+            .args(["images", "--offline", "--no-mirror-check", "--cache-dir"])
+            .arg(cache.path())
+            .args(extra)
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(images(&[]).contains(TAGGED));
+    let layout = dir.path().join("layout");
+    let manifest = br#"{"schemaVersion":2}"#;
+    let hex = hex::encode(sha2::Sha256::digest(manifest));
+    std::fs::create_dir_all(layout.join("blobs/sha256")).unwrap();
+    std::fs::write(layout.join("blobs/sha256").join(&hex), manifest).unwrap();
+    std::fs::write(
+        layout.join("index.json"),
+        format!(
+            r#"{{"schemaVersion":2,"manifests":[{{"digest":"sha256:{hex}","size":1,"annotations":{{"org.opencontainers.image.ref.name":"{TAGGED}"}}}}]}}"#
+        ),
+    )
+    .unwrap();
+    let text = images(&["--oci-layout".as_ref(), layout.as_os_str()]);
+    assert!(
+        text.contains(&format!(
+            "quay.io/acme-example/cert-operator-bundle@sha256:{hex}"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains(TAGGED), "{text}");
+}
