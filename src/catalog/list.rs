@@ -9,6 +9,7 @@ use super::model::{Bundle, Catalog, Package};
 
 /// One package.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PackageRow {
     /// Package name.
     pub name: String,
@@ -20,6 +21,7 @@ pub struct PackageRow {
 
 /// One channel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ChannelRow {
     /// Package name.
     pub package: String,
@@ -31,6 +33,7 @@ pub struct ChannelRow {
 
 /// One bundle in one channel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BundleRow {
     /// Package name.
     pub package: String,
@@ -51,6 +54,7 @@ pub struct BundleRow {
     /// Whether the bundle, its channel or its package is deprecated.
     pub deprecated: bool,
     /// Raw `olm.maxOpenShiftVersion` (unquoted string or number text), if readable.
+    #[serde(rename = "maxOpenShiftVersion")]
     pub max_openshift_version: Option<String>,
 }
 
@@ -286,6 +290,8 @@ mod tests {
             "{text}"
         );
         let json = serde_json::to_value(&b).unwrap();
-        assert_eq!(json[1]["max_openshift_version"], "4.10");
+        assert_eq!(json[1]["maxOpenShiftVersion"], "4.10");
+        assert_eq!(json[1]["skipRange"], serde_json::Value::Null);
+        assert!(json[1].get("skip_range").is_none());
     }
 }

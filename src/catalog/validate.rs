@@ -249,6 +249,7 @@ pub enum ProblemKind {
     #[error("invalid skipRange {skip_range:?}: {reason}")]
     SkipRangeInvalid {
         /// The range.
+        #[serde(rename = "skipRange")]
         skip_range: String,
         /// Why.
         reason: String,

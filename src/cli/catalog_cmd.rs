@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::flags::{CatalogCommand, CatalogListArgs, CatalogValidateArgs, ListWhat, ReportFormat};
+use super::flags::{CatalogCommand, CatalogListArgs, CatalogValidateArgs, ListWhat, OutputFormat};
 use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::catalog::{self, PackageFilter, list, validate};
 
@@ -17,10 +17,11 @@ pub(super) fn run(
     }
 }
 
+/// The catalog named on the command line cannot be loaded: no hint to run `catalog validate`,
+/// which is what failed.
 fn catalog_error(args_path: &std::path::Path, source: catalog::Error) -> Error {
-    Error::Catalog {
-        name: args_path.display().to_string(),
-        location: args_path.display().to_string(),
+    Error::CatalogFile {
+        path: args_path.to_path_buf(),
         source: Box::new(source),
     }
 }
@@ -38,17 +39,13 @@ fn run_validate(
     let report =
         validate::validate_path(&args.path, &options).map_err(|e| catalog_error(&args.path, e))?;
     match args.output {
-        ReportFormat::Text => {
+        OutputFormat::Table => {
             write!(stderr, "{report}")?;
             if report.is_valid() {
                 writeln!(stderr, "{}: valid", args.path.display())?;
             }
         }
-        ReportFormat::Json => {
-            let text = serde_json::to_string_pretty(&report)
-                .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
-            writeln!(stdout, "{text}")?;
-        }
+        format => super::printer::structured(stdout, format, &report)?,
     }
     Ok(if report.is_valid() {
         EXIT_OK
@@ -72,27 +69,26 @@ fn run_list(args: &CatalogListArgs, stdout: &mut dyn Write) -> Result<u8, Error>
             args.path.display()
         )));
     }
-    let text = match (args.what, args.output) {
-        (ListWhat::Packages, ReportFormat::Text) => {
-            list::packages_text(&list::packages(&catalog, package))
+    let format = args.output;
+    if format == OutputFormat::Table {
+        let text = match args.what {
+            ListWhat::Packages => list::packages_text(&list::packages(&catalog, package)),
+            ListWhat::Channels => list::channels_text(&list::channels(&catalog, package)),
+            ListWhat::Bundles => list::bundles_text(&list::bundles(&catalog, package)),
+        };
+        write!(stdout, "{text}")?;
+        return Ok(EXIT_OK);
+    }
+    match args.what {
+        ListWhat::Packages => {
+            super::printer::structured(stdout, format, &list::packages(&catalog, package))?
         }
-        (ListWhat::Channels, ReportFormat::Text) => {
-            list::channels_text(&list::channels(&catalog, package))
+        ListWhat::Channels => {
+            super::printer::structured(stdout, format, &list::channels(&catalog, package))?
         }
-        (ListWhat::Bundles, ReportFormat::Text) => {
-            list::bundles_text(&list::bundles(&catalog, package))
+        ListWhat::Bundles => {
+            super::printer::structured(stdout, format, &list::bundles(&catalog, package))?
         }
-        (ListWhat::Packages, ReportFormat::Json) => json(&list::packages(&catalog, package))?,
-        (ListWhat::Channels, ReportFormat::Json) => json(&list::channels(&catalog, package))?,
-        (ListWhat::Bundles, ReportFormat::Json) => json(&list::bundles(&catalog, package))?,
-    };
-    write!(stdout, "{text}")?;
+    }
     Ok(EXIT_OK)
-}
-
-fn json<T: serde::Serialize>(rows: &T) -> Result<String, Error> {
-    let mut text =
-        serde_json::to_string_pretty(rows).map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
-    text.push('\n');
-    Ok(text)
 }

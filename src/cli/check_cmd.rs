@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use super::flags::{CheckArgs, ReportFormat};
+use super::flags::{CheckArgs, OutputFormat};
 use super::invocation::Invocation;
 use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::check::{self, Dir, ManifestFile, Options, Report, Role, Severity, Waiver};
@@ -120,7 +120,7 @@ pub(super) fn run(
             .push(check::WaivedProblem { problem: p, reason });
     }
     match args.output {
-        ReportFormat::Text => {
+        OutputFormat::Table => {
             write!(stdout, "{}", report.text())?;
             for w in &report.waived {
                 writeln!(
@@ -142,10 +142,7 @@ pub(super) fn run(
                 plural(warnings)
             )?;
         }
-        ReportFormat::Json => {
-            serde_json::to_writer_pretty(&mut *stdout, &report).map_err(std::io::Error::other)?;
-            writeln!(stdout)?;
-        }
+        format => super::printer::structured(stdout, format, &report)?,
     }
     Ok(if report.has_errors() {
         EXIT_INVALID

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::diagnostics::{self, Report};
-use super::flags::CreateArgs;
+use super::flags::{CreateArgs, OutputFormat};
 use super::invocation::{self, ContentError, Invocation, Outcome};
 use super::{EXIT_OK, Error};
 use crate::bundle::source::Sources;
@@ -29,16 +29,24 @@ pub(super) fn run(
     // The profile depends only on the release and feature set: refuse before reading catalogs.
     let profile = profile_for(&inv, &cluster_version)?;
     let templates = Templates::load(args.templates.as_deref())?;
+    let progress = super::progress::Progress::new(args.input.quiet);
+    progress.stage(&format!("loading {} catalog(s)", inv.config.catalogs.len()));
     let catalogs = inv.load_catalogs()?;
     let cluster = Cluster {
         version: Some(cluster_version.clone()),
     };
+    progress.stage(&format!(
+        "resolving {} operator(s)",
+        inv.config.operators.len()
+    ));
     let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
+    drop(progress);
     let content = BundleContent::new(super::bundle_cmd::sources(
         &args.bundle_sources,
         &inv.network,
         inv.install.as_ref(),
-    )?);
+    )?)
+    .allowing_tags(args.allow_tags);
     write_install(
         &Install {
             inv: &inv,
@@ -50,6 +58,8 @@ pub(super) fn run(
             locked: args.locked,
             mirror_check: !args.no_mirror_check,
             content: &content,
+            quiet_unreachable: false,
+            output: args.output,
         },
         &outcomes,
         stdout,
@@ -104,16 +114,42 @@ pub(super) struct Install<'x> {
     pub mirror_check: bool,
     /// Where bundle content comes from when the catalog does not embed it.
     pub content: &'x BundleContent,
+    /// Do not report operators whose bundle content could not be fetched (the caller names
+    /// the skipped checks itself: `resolve`).
+    pub quiet_unreachable: bool,
+    /// How the written files are listed on stdout.
+    pub output: OutputFormat,
 }
 
-/// Report each outcome, render the resolved operators, and write the manifests and the lock
-/// file, all or nothing: the second half of `create`, shared with `upgrade-plan --write`.
-pub(super) fn write_install(
+/// An operator [`check_install`] refused; the diagnostic was already printed.
+pub(super) struct Refusal {
+    /// Index into the outcomes.
+    pub index: usize,
+    /// What is wrong, in one message.
+    pub message: String,
+    /// The refusal is only that bundle content could not be fetched (network or I/O): the
+    /// content checks did not run.
+    pub unreachable: bool,
+}
+
+/// What [`check_install`] found.
+pub(super) struct Checked {
+    /// The operators refused, in order.
+    pub refused: Vec<Refusal>,
+    /// When none was refused: the manifest files and the lock file that would be written.
+    pub install: Option<(Vec<output::ManifestFile>, lock::Lock)>,
+}
+
+/// Report each outcome and run every check `create` runs, writing nothing: resolution,
+/// rendering for the profile (conversion of the bundle content, webhooks, APIServices,
+/// ClusterCatalogs), the mirror check, and the manifest file names. Shared by `create`,
+/// `upgrade-plan --write` and `resolve` (the dry run), so they refuse alike.
+pub(super) fn check_install(
     install: &Install<'_>,
     outcomes: &[Outcome<'_>],
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
-) -> Result<u8, Error> {
+) -> Result<Checked, Error> {
     let color = color_stderr();
     let Install {
         inv,
@@ -122,19 +158,21 @@ pub(super) fn write_install(
         templates,
         catalogs,
         explain,
-        locked,
         mirror_check,
         content,
+        ..
     } = *install;
     let olm = target_olm_v1(inv, cluster_version);
     let default_catalogs = crate::openshift::lookup(cluster_version)
         .map(|r| r.default_catalogs())
         .unwrap_or_default();
     let mut objects: Vec<RenderedObject> = Vec::new();
-    let mut failed = 0;
+    let mut refused = Vec::new();
     let mut locked_operators = Vec::new();
     let mut owners: Vec<(String, String, Vec<String>)> = Vec::new();
-    for outcome in outcomes {
+    // Render refusals, each distinct message once with every operator it applies to.
+    let mut pending: Vec<(String, Vec<&str>)> = Vec::new();
+    for (index, outcome) in outcomes.iter().enumerate() {
         for report in diagnostics::operator_warnings(outcome) {
             write!(stderr, "{}", report.render(color))?;
         }
@@ -143,10 +181,36 @@ pub(super) fn write_install(
         }
         if let Some(report) = diagnostics::operator_failure(&inv.config.source, outcome) {
             write!(stderr, "{}", report.render(color))?;
-            failed += 1;
+            refused.push(Refusal {
+                index,
+                message: report.to_string(),
+                unreachable: false,
+            });
             continue;
         }
-        match render_operator(templates, profile, outcome, content, default_catalogs, olm) {
+        content.unreachable.set(false);
+        let catalog_at = outcome.resolution.as_ref().ok().and_then(|r| {
+            let c = inv
+                .config
+                .catalogs
+                .iter()
+                .find(|c| c.name.value == r.catalog.name)?;
+            Some(format!(
+                "{}:{}:{}",
+                inv.config.source.path.display(),
+                c.name.span.line,
+                c.name.span.column
+            ))
+        });
+        match render_operator(
+            templates,
+            profile,
+            outcome,
+            content,
+            default_catalogs,
+            olm,
+            catalog_at.as_deref(),
+        ) {
             Ok(rendered) => {
                 let op = outcome.operator;
                 if profile == Some(Profile::ClusterExtension) && !op.bootstrap {
@@ -156,8 +220,12 @@ pub(super) fn write_install(
                         &op.package.value,
                         &rendered.owned_crds,
                     ) {
-                        write!(stderr, "{}", Report::message(message).render(color))?;
-                        failed += 1;
+                        write!(stderr, "{}", Report::message(message.clone()).render(color))?;
+                        refused.push(Refusal {
+                            index,
+                            message,
+                            unreachable: false,
+                        });
                         continue;
                     }
                     owners.push((
@@ -170,25 +238,38 @@ pub(super) fn write_install(
                 locked_operators.push(rendered.locked);
             }
             Err(message) => {
-                let report = Report::message(format!(
-                    "operator \"{}\": {message}",
-                    outcome.operator.name.value
-                ));
-                write!(stderr, "{}", report.render(color))?;
-                failed += 1;
+                let unreachable = content.unreachable.get();
+                if !(unreachable && install.quiet_unreachable) {
+                    let name = outcome.operator.name.value.as_str();
+                    match pending.iter_mut().find(|(m, _)| *m == message) {
+                        Some((_, names)) => names.push(name),
+                        None => pending.push((message.clone(), vec![name])),
+                    }
+                }
+                refused.push(Refusal {
+                    index,
+                    message,
+                    unreachable,
+                });
             }
         }
     }
-    if failed > 0 && content.unreachable.get() {
-        return Err(Error::OperatorsUnreachable {
-            failed,
-            total: outcomes.len(),
-        });
+    for (message, names) in &pending {
+        let who = names
+            .iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let report = Report::message(format!(
+            "operator{} {who}: {message}",
+            if names.len() == 1 { "" } else { "s" }
+        ));
+        write!(stderr, "{}", report.render(color))?;
     }
-    if failed > 0 {
-        return Err(Error::Operators {
-            failed,
-            total: outcomes.len(),
+    if !refused.is_empty() {
+        return Ok(Checked {
+            refused,
+            install: None,
         });
     }
     if profile == Some(Profile::ClusterExtension) {
@@ -212,7 +293,6 @@ pub(super) fn write_install(
         stdout,
         stderr,
     )?;
-    let previous = lock::read(&inv.lock_path)?;
     let new_lock = lock::Lock {
         lock_version: lock::LOCK_VERSION,
         cluster_version: Some(cluster_version.text.clone()),
@@ -227,6 +307,36 @@ pub(super) fn write_install(
         operators: locked_operators,
         manifests: files.iter().map(|f| f.name.clone()).collect(),
     };
+    Ok(Checked {
+        refused,
+        install: Some((files, new_lock)),
+    })
+}
+
+/// Report each outcome, render the resolved operators, and write the manifests and the lock
+/// file, all or nothing: the second half of `create`, shared with `upgrade-plan --write`.
+pub(super) fn write_install(
+    install: &Install<'_>,
+    outcomes: &[Outcome<'_>],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    let Install { inv, locked, .. } = *install;
+    let checked = check_install(install, outcomes, stdout, stderr)?;
+    let Some((files, new_lock)) = checked.install else {
+        let failed = checked.refused.len();
+        let total = outcomes.len();
+        return Err(if checked.refused.iter().any(|r| r.unreachable) {
+            Error::OperatorsUnreachable { failed, total }
+        } else {
+            Error::Operators {
+                failed,
+                total,
+                writes: true,
+            }
+        });
+    };
+    let previous = lock::read(&inv.lock_path)?;
     if locked {
         let Some(old) = &previous else {
             return Err(lock::Error::Missing {
@@ -252,8 +362,32 @@ pub(super) fn write_install(
         &inv.lock_path,
         &new_lock.to_bytes(),
     )?;
+    if install.output != OutputFormat::Table {
+        super::printer::structured(
+            stdout,
+            install.output,
+            &WrittenDocument {
+                written: written
+                    .written
+                    .iter()
+                    .map(|n| manifests_dir.join(n).display().to_string())
+                    .collect(),
+                removed: written
+                    .removed
+                    .iter()
+                    .map(|n| manifests_dir.join(n).display().to_string())
+                    .collect(),
+                lock_file: inv.lock_path.display().to_string(),
+                cluster_version: new_lock.cluster_version.clone(),
+                profile: new_lock.profile.clone(),
+                operators: &new_lock.operators,
+            },
+        )?;
+    }
     for name in &written.written {
-        writeln!(stdout, "{}", manifests_dir.join(name).display())?;
+        if install.output == OutputFormat::Table {
+            writeln!(stdout, "{}", manifests_dir.join(name).display())?;
+        }
     }
     for name in &written.removed {
         writeln!(
@@ -269,6 +403,18 @@ pub(super) fn write_install(
         inv.lock_path.display()
     )?;
     Ok(EXIT_OK)
+}
+
+/// `create -o json|yaml`: the files written and removed, and the lock summary.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WrittenDocument<'a> {
+    written: Vec<String>,
+    removed: Vec<String>,
+    lock_file: String,
+    cluster_version: Option<String>,
+    profile: Option<String>,
+    operators: &'a [lock::LockedOperator],
 }
 
 /// One operator's objects and its lock entry.
@@ -311,6 +457,7 @@ fn render_operator(
     content: &BundleContent,
     default_catalogs: &[(&str, i32)],
     olm: Option<crate::openshift::OlmV1>,
+    catalog_at: Option<&str>,
 ) -> Result<RenderedOperator, String> {
     let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
     let op = outcome.operator;
@@ -335,6 +482,10 @@ fn render_operator(
     let text = |e: crate::render::Error| e.to_string();
     let watch = op.watch_namespace.as_ref().map(|w| w.value.as_str());
     let mut owned_crds = Vec::new();
+    let mut pinned = super::pin::PinnedImage {
+        image: r.bundle.image.clone(),
+        not_a_pin: None,
+    };
     let (objects, namespace) = if op.bootstrap {
         // A bootstrap operator's objects are applied as they are: no OLM reads a watch
         // namespace, so it goes straight to the conversion's target namespaces.
@@ -359,6 +510,16 @@ fn render_operator(
                     namespace: None,
                     ..operator
                 };
+                pinned = super::pin::bundle_image(
+                    content.sources.puller(),
+                    &r.bundle.image,
+                    content.allow_tags,
+                )
+                .map_err(|m| format!("{m}\nhint: {}", super::pin::TAG_HINT))?;
+                let bundle = BundleContext {
+                    image: &pinned.image,
+                    ..bundle
+                };
                 let objects = profile::platform_operator(templates, &operator, &bundle, &catalog)
                     .map_err(text)?;
                 (objects, None)
@@ -368,8 +529,9 @@ fn render_operator(
                     && !default_catalogs.iter().any(|(n, _)| *n == r.catalog.name)
                 {
                     return Err(format!(
-                        "catalog \"{}\" has no `image:`, so no ClusterCatalog can be written for it, and it is not one of OpenShift's default ClusterCatalogs ({}); \
+                        "{}catalog \"{}\" has no `image:`, so no ClusterCatalog can be written for it, and it is not one of OpenShift's default ClusterCatalogs ({}); \
                          give the catalog's image, or name the catalog after the default ClusterCatalog it is a snapshot of",
+                        catalog_at.map(|a| format!("{a}: ")).unwrap_or_default(),
                         r.catalog.name,
                         default_catalogs
                             .iter()
@@ -409,10 +571,11 @@ fn render_operator(
             catalog: r.catalog.name.clone(),
             bundle: r.bundle.name.clone(),
             version: r.bundle.version_text.clone(),
-            image: r.bundle.image.clone(),
+            image: pinned.image,
             bootstrap: op.bootstrap,
             namespace,
             waivers: super::check_cmd::locked_waivers(op),
+            not_a_pin: pinned.not_a_pin,
         },
     })
 }
@@ -499,6 +662,9 @@ fn cluster_extension_api_rules(
 pub(super) struct BundleContent {
     sources: Sources,
     unreachable: std::cell::Cell<bool>,
+    /// `--allow-tags`: a tag-only bundle image whose digest cannot be looked up is written as
+    /// it is (the lock says it is not a pin).
+    allow_tags: bool,
 }
 
 impl BundleContent {
@@ -507,7 +673,14 @@ impl BundleContent {
         BundleContent {
             sources,
             unreachable: std::cell::Cell::new(false),
+            allow_tags: false,
         }
+    }
+
+    /// Set `--allow-tags`.
+    pub(super) fn allowing_tags(mut self, allow: bool) -> BundleContent {
+        self.allow_tags = allow;
+        self
     }
 }
 

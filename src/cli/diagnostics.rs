@@ -84,7 +84,8 @@ impl Report {
         self
     }
 
-    fn help(mut self, help: impl Into<String>) -> Report {
+    /// Add help text (ignored when empty).
+    pub fn help(mut self, help: impl Into<String>) -> Report {
         let help = help.into();
         if !help.is_empty() {
             self.help = Some(help);
@@ -239,7 +240,7 @@ pub fn error(e: &Error) -> Vec<Report> {
         }
         Error::CaFile { .. } => vec![Report::message(crate::error_chain(e))
             .help("give a readable PEM file of CA certificates")],
-        Error::Mirror { findings } => {
+        Error::Mirror { findings, .. } => {
             let mut message = e.to_string();
             for f in findings {
                 message.push_str("\n- ");

@@ -40,6 +40,9 @@ pub enum Command {
     /// Check DIR/manifests and DIR/openshift as the installer and cluster-bootstrap will read
     /// them, with the readiness rules for bootstrap operators (exit 1 on any error).
     Check(CheckArgs),
+    /// Print a shell completion script (e.g. `po-manifests completion bash >
+    /// /etc/bash_completion.d/po-manifests`).
+    Completion(CompletionArgs),
 }
 
 /// `check`.
@@ -58,9 +61,18 @@ pub struct CheckArgs {
     /// else the newest release known).
     #[arg(long, value_name = "VERSION")]
     pub cluster_version: Option<String>,
-    /// Output format: one line per problem, or JSON (`{"problems": [...]}`).
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
-    pub output: ReportFormat,
+    /// Output format: `table` is one line per problem (file:line, severity, rule, object);
+    /// `json` and `yaml` are one document (`{"problems": [...], "waived": [...], "notes": [...]}`).
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+}
+
+/// `completion`.
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// How catalogs over HTTPS are fetched.
@@ -120,9 +132,10 @@ pub struct ImagesArgs {
     /// Inputs.
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output format: one image per line, or JSON with who needs each image and the findings.
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
-    pub output: ReportFormat,
+    /// Output format: `table`, one image per line; `json` or `yaml`, every image with who needs
+    /// it, and the mirror findings.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
     /// Exit 1 unless every image is pinned by digest and covered by a mirror rule (the default
     /// when install-config has mirror rules).
     #[arg(long, conflicts_with = "no_mirror_check")]
@@ -143,7 +156,7 @@ pub struct MirrorConfigArgs {
     pub input: InputArgs,
     /// Write the ImageSetConfiguration here (atomically) instead of stdout.
     #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub output_file: Option<PathBuf>,
 }
 
 /// `catalog …`.
@@ -160,21 +173,13 @@ pub enum CatalogCommand {
 pub struct CatalogValidateArgs {
     /// The catalog: a directory or a file.
     pub path: PathBuf,
-    /// Output format for the problems (text goes to stderr, JSON to stdout).
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
-    pub output: ReportFormat,
+    /// Output format: `table`, one line per problem on stderr; `json` or `yaml`, the problems
+    /// as a document on stdout.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
     /// Treat channels with several heads as warnings, as OLM v1 resolution does (opm rejects them).
     #[arg(long)]
     pub allow_multiple_heads: bool,
-}
-
-/// Report formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    /// One line per problem.
-    Text,
-    /// JSON.
-    Json,
 }
 
 /// What `catalog list` lists.
@@ -199,9 +204,10 @@ pub struct CatalogListArgs {
     /// Only this package.
     #[arg(long)]
     pub package: Option<String>,
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
-    pub output: ReportFormat,
+    /// Output format: `table`, aligned columns; `json` or `yaml`, one object per row with
+    /// camelCase keys.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
 }
 
 /// `bundle …`.
@@ -291,6 +297,9 @@ pub struct InputArgs {
     /// Print every candidate and why it lost.
     #[arg(long)]
     pub explain: bool,
+    /// No progress on stderr (it is only shown when stderr is a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
     /// Fetching `https://` catalogs.
     #[command(flatten)]
     pub network: NetworkArgs,
@@ -312,9 +321,18 @@ pub struct CreateArgs {
     /// mirror rule (checked by default when install-config has mirror rules).
     #[arg(long)]
     pub no_mirror_check: bool,
+    /// Write a bundle image that the catalog gives by tag only, when its digest cannot be
+    /// looked up (offline), into a PlatformOperator's BundleDeployment; the lock records that
+    /// it is not a pin.
+    #[arg(long)]
+    pub allow_tags: bool,
     /// Where bundle content comes from when the catalog does not embed it.
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,
+    /// Output format: `table`, one written path per line; `json` or `yaml`, the written and
+    /// removed files and the lock summary.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
 }
 
 /// `resolve`.
@@ -323,19 +341,39 @@ pub struct ResolveArgs {
     /// Inputs.
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output format.
+    /// Output format: `table`, one row per operator (NAME PACKAGE CATALOG BUNDLE VERSION
+    /// IMAGE); `json` or `yaml`, each operator with its problems, warnings and skipped checks.
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
+    /// Directory with template overrides (files named like the embedded ones), as for create.
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+    /// Write a bundle image that the catalog gives by tag only, when its digest cannot be
+    /// looked up (offline), into a PlatformOperator's BundleDeployment; the lock records that
+    /// it is not a pin.
+    #[arg(long)]
+    pub allow_tags: bool,
+    /// Exit 0 although some checks could not run (bundle content that is not available
+    /// offline); they are still named.
+    #[arg(long)]
+    pub allow_unchecked: bool,
+    /// Do not check images against install-config mirror rules, as for create.
+    #[arg(long)]
+    pub no_mirror_check: bool,
+    /// Where bundle content comes from when the catalog does not embed it.
+    #[command(flatten)]
+    pub bundle_sources: BundleSourceArgs,
 }
 
-/// Output formats.
+/// Output formats, shared by every command that prints data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
-    /// Aligned columns.
+    /// Human-readable text: aligned columns or lines (the default; `text` is accepted too).
+    #[value(alias = "text")]
     Table,
-    /// JSON.
+    /// JSON, camelCase keys.
     Json,
-    /// YAML.
+    /// YAML, the same document as JSON.
     Yaml,
 }
 
@@ -382,9 +420,10 @@ pub struct UpgradePlanArgs {
     /// (a directory, a file, or an https:// URL). Repeatable.
     #[arg(long, value_name = "NAME=SOURCE")]
     pub catalog: Vec<String>,
-    /// Output format (text or JSON, both on stdout).
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
-    pub output: ReportFormat,
+    /// Output format: `table`, the plan as prose and a summary table; `json` or `yaml`, the
+    /// plan as data (hops, steps, blockers, clusterBlockers). All on stdout.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
     /// Print each reconcile's candidates and the rule that chose or rejected each one.
     #[arg(long)]
     pub explain: bool,
@@ -394,6 +433,14 @@ pub struct UpgradePlanArgs {
     /// Directory with template overrides (with --write).
     #[arg(long, value_name = "DIR", requires = "write")]
     pub templates: Option<PathBuf>,
+    /// Write a bundle image that the catalog gives by tag only, when its digest cannot be
+    /// looked up (offline), into a PlatformOperator's BundleDeployment; the lock records that
+    /// it is not a pin.
+    #[arg(long)]
+    pub allow_tags: bool,
+    /// Where bundle content comes from (with --write) when the catalog does not embed it.
+    #[command(flatten)]
+    pub bundle_sources: BundleSourceArgs,
     /// Fetching `https://` catalogs.
     #[command(flatten)]
     pub network: NetworkArgs,

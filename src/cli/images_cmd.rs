@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::create::color_stderr;
 use super::diagnostics::{self, Report};
-use super::flags::{ImagesArgs, MirrorConfigArgs, ReportFormat};
+use super::flags::{ImagesArgs, MirrorConfigArgs, OutputFormat};
 use super::invocation::{self, ContentError, Invocation, Outcome};
 use super::{EXIT_OK, Error};
 use crate::bundle::source::Sources;
@@ -34,6 +34,17 @@ fn operator_images(outcome: &Outcome<'_>, sources: &Sources) -> Result<Vec<Image
     };
     let name = &outcome.operator.name.value;
     let mut out = mirror::bundle_images(name, r.bundle);
+    // A bundle image given by tag is reported by its digest when it can be looked up, as
+    // create writes it; otherwise the tag stays (and the mirror check reports it unpinned).
+    for u in &mut out {
+        if u.role == mirror::Role::Bundle
+            && let Ok(parsed) = mirror::ImageRef::parse(&u.image)
+            && parsed.digest.is_none()
+            && let Ok(digest) = sources.puller().resolve_digest(&u.image)
+        {
+            u.image = super::pin::with_digest(&u.image, &digest);
+        }
+    }
     if outcome.operator.bootstrap {
         let namespace = outcome.install_namespace().unwrap_or_default();
         let converted =
@@ -92,6 +103,7 @@ fn report_failures(
         return Err(Error::Operators {
             failed,
             total: outcomes.len(),
+            writes: false,
         });
     }
     Ok(())
@@ -144,12 +156,12 @@ pub(super) fn images(
     };
     let grouped = mirror::by_image(&uses);
     match args.output {
-        ReportFormat::Text => {
+        OutputFormat::Table => {
             for image in grouped.keys() {
                 writeln!(stdout, "{image}")?;
             }
         }
-        ReportFormat::Json => {
+        format => {
             let doc = ImagesDocument {
                 images: grouped
                     .iter()
@@ -167,13 +179,14 @@ pub(super) fn images(
                 rules: &rules,
                 findings: &findings,
             };
-            let text = serde_json::to_string_pretty(&doc)
-                .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
-            writeln!(stdout, "{text}")?;
+            super::printer::structured(stdout, format, &doc)?;
         }
     }
     if !findings.is_empty() {
-        return Err(Error::Mirror { findings });
+        return Err(Error::Mirror {
+            findings,
+            writes: false,
+        });
     }
     Ok(EXIT_OK)
 }
@@ -241,7 +254,7 @@ pub(super) fn mirror_config(
         &crate::output::yaml::to_yaml(&value)
             .map_err(|e| Error::Stdout(std::io::Error::other(e)))?,
     );
-    match &args.output {
+    match &args.output_file {
         None => write!(stdout, "{text}")?,
         Some(path) => {
             write_atomic(path, text.as_bytes()).map_err(|source| Error::WriteFile {
@@ -314,7 +327,10 @@ pub(super) fn check_create(
     if findings.is_empty() {
         Ok(())
     } else {
-        Err(Error::Mirror { findings })
+        Err(Error::Mirror {
+            findings,
+            writes: true,
+        })
     }
 }
 

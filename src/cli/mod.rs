@@ -11,6 +11,9 @@ pub mod diagnostics;
 pub mod flags;
 mod images_cmd;
 pub mod invocation;
+mod pin;
+mod printer;
+mod progress;
 mod range;
 mod resolve_cmd;
 mod upgrade_plan;
@@ -68,12 +71,14 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
     /// One or more operators cannot be installed; details were already reported.
-    #[error("{failed} of {total} platform operator{} cannot be installed; nothing was written", if *total == 1 { "" } else { "s" })]
+    #[error("{failed} of {total} platform operator{} cannot be installed{}", if *total == 1 { "" } else { "s" }, if *writes { "; nothing was written" } else { "" })]
     Operators {
         /// How many failed.
         failed: usize,
         /// How many were configured.
         total: usize,
+        /// The command writes files (so it says that it wrote none).
+        writes: bool,
     },
     /// Operators cannot be installed because their bundle content could not be fetched
     /// (network or I/O); details were already reported.
@@ -136,10 +141,20 @@ pub enum Error {
         source: std::io::Error,
     },
     /// Images are not pinned or not mirrored for a disconnected install.
-    #[error("{} image{} cannot be pulled in this disconnected install; nothing was written", findings.len(), if findings.len() == 1 { "" } else { "s" })]
+    #[error("{} image{} cannot be pulled in this disconnected install{}", findings.len(), if findings.len() == 1 { "" } else { "s" }, if *writes { "; nothing was written" } else { "" })]
     Mirror {
         /// One per image use.
         findings: Vec<crate::mirror::Finding>,
+        /// The command writes files (so it says that it wrote none).
+        writes: bool,
+    },
+    /// A catalog given on the command line (`catalog validate|list PATH`) cannot be loaded.
+    #[error("{}: {source}", path.display())]
+    CatalogFile {
+        /// The path given.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: Box<crate::catalog::Error>,
     },
     /// The PlatformOperator profile's offline objects need one catalog image.
     #[error("{0}")]
@@ -168,7 +183,9 @@ impl Error {
         match self {
             Error::Config(e) if e.is_io() => EXIT_IO,
             Error::Config(crate::config::Error::NotFound { .. }) => EXIT_USAGE,
-            Error::Catalog { source, .. } if source.is_io() => EXIT_IO,
+            Error::Catalog { source, .. } | Error::CatalogFile { source, .. } if source.is_io() => {
+                EXIT_IO
+            }
             Error::Output(e) if e.is_io() => EXIT_IO,
             Error::Lock(e) if e.is_io() => EXIT_IO,
             Error::Stdout(_) => EXIT_IO,
@@ -194,5 +211,11 @@ pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resu
         flags::Command::MirrorConfig(args) => images_cmd::mirror_config(&args, stdout, stderr),
         flags::Command::UpgradePlan(args) => upgrade_plan::run(&args, stdout, stderr),
         flags::Command::Check(args) => check_cmd::run(&args, stdout, stderr),
+        flags::Command::Completion(args) => {
+            use clap::CommandFactory as _;
+            let mut command = Flags::command();
+            clap_complete::generate(args.shell, &mut command, "po-manifests", stdout);
+            Ok(EXIT_OK)
+        }
     }
 }

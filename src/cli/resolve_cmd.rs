@@ -1,19 +1,28 @@
-//! `po-manifests resolve`: print each operator's choice (table, JSON or YAML), writing nothing.
-//! Exit status 1 when any operator could not be resolved or has a problem.
+//! `po-manifests resolve`: the dry run of `create`. It runs every check `create` runs (target
+//! release and feature set, resolution, bundle conversion with its webhook, APIService and
+//! dependency checks, ClusterCatalogs, mirror rules) through the same function
+//! ([`super::create::check_install`]), prints each operator's choice (table, JSON or YAML) and
+//! writes nothing. A check that cannot run (bundle content that is not embedded and cannot be
+//! fetched, or no target release) is named; it makes the exit status 1 unless
+//! `--allow-unchecked`. Exit status 1 too when any operator is refused.
 
 use std::io::Write;
 
 use serde::Serialize;
 
-use super::create::{color_stderr, write_explain};
+use super::create::{
+    BundleContent, Install, check_install, color_stderr, profile_for, write_explain,
+};
 use super::diagnostics;
 use super::flags::{OutputFormat, ResolveArgs};
 use super::invocation::{self, Invocation, Outcome};
 use super::{EXIT_INVALID, EXIT_OK, Error};
+use crate::render::Templates;
 use crate::resolve::{Candidate, Cluster, explain};
 
 /// One operator in `-o json|yaml`.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Row {
     name: String,
     package: String,
@@ -24,6 +33,8 @@ struct Row {
     channels: Vec<String>,
     problems: Vec<String>,
     warnings: Vec<String>,
+    /// Checks that could not run for this operator.
+    unchecked: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -31,8 +42,11 @@ struct Row {
 }
 
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Document {
     operators: Vec<Row>,
+    /// Checks that could not run for the install as a whole.
+    unchecked: Vec<String>,
 }
 
 fn row(outcome: &Outcome<'_>, explain: bool) -> Row {
@@ -71,9 +85,104 @@ fn row(outcome: &Outcome<'_>, explain: bool) -> Row {
         channels: op.channels.iter().map(|c| c.value.clone()).collect(),
         problems: outcome.problems.iter().map(|p| p.message.clone()).collect(),
         warnings: outcome.warnings.iter().map(|w| w.0.clone()).collect(),
+        unchecked: Vec::new(),
         error,
         candidates: explain.then_some(candidates),
     }
+}
+
+/// What the checks found, per operator and for the whole install.
+struct Findings {
+    /// Per outcome: why `create` would refuse it, beyond its resolution (already reported).
+    refused: Vec<Option<String>>,
+    /// Per outcome: the checks that could not run.
+    unchecked: Vec<Vec<String>>,
+    /// Checks that could not run for the whole install.
+    install_unchecked: Vec<String>,
+    /// An install-wide refusal (mirror rules, templates, manifest names).
+    error: Option<Error>,
+}
+
+/// Run `create`'s checks, writing nothing.
+fn check(
+    args: &ResolveArgs,
+    inv: &Invocation,
+    outcomes: &[Outcome<'_>],
+    catalogs: &[crate::resolve::LoadedCatalog],
+    stderr: &mut dyn Write,
+) -> Result<Findings, Error> {
+    let color = color_stderr();
+    let mut findings = Findings {
+        refused: outcomes.iter().map(|_| None).collect(),
+        unchecked: outcomes.iter().map(|_| Vec::new()).collect(),
+        install_unchecked: Vec::new(),
+        error: None,
+    };
+    let Some(cluster_version) = &inv.cluster_version else {
+        // Without a release only the catalog can be asked: report as create reports, and name
+        // what did not run.
+        for o in outcomes {
+            for report in diagnostics::operator_warnings(o) {
+                write!(stderr, "{}", report.render(color))?;
+            }
+            if let Some(report) = diagnostics::operator_failure(&inv.config.source, o) {
+                write!(stderr, "{}", report.render(color))?;
+            }
+        }
+        findings.install_unchecked.push(
+            "the cluster checks (release, feature set, profile, bundle conversion, webhooks, APIServices, ClusterCatalogs, mirror rules): the target release is not set; add `clusterVersion` to platformOperators or pass --cluster-version".into(),
+        );
+        return Ok(findings);
+    };
+    let profile = profile_for(inv, cluster_version)?;
+    let templates = Templates::load(args.templates.as_deref())?;
+    let content = BundleContent::new(super::bundle_cmd::sources(
+        &args.bundle_sources,
+        &inv.network,
+        inv.install.as_ref(),
+    )?)
+    .allowing_tags(args.allow_tags);
+    let install = Install {
+        inv,
+        cluster_version,
+        profile,
+        templates: &templates,
+        catalogs,
+        explain: false,
+        locked: false,
+        mirror_check: !args.no_mirror_check,
+        content: &content,
+        quiet_unreachable: true,
+        output: OutputFormat::Table,
+    };
+    match check_install(&install, outcomes, &mut std::io::sink(), stderr) {
+        Ok(checked) => {
+            let any = !checked.refused.is_empty();
+            let only_unreachable = checked.refused.iter().all(|r| r.unreachable);
+            for r in checked.refused {
+                if r.unreachable {
+                    let bundle = outcomes[r.index]
+                        .resolution
+                        .as_ref()
+                        .map(|res| res.bundle.name.clone())
+                        .unwrap_or_default();
+                    findings.unchecked[r.index].push(format!(
+                        "bundle content checks for {bundle} (conversion, webhooks, APIServices, dependencies): its content is not in the catalog and could not be had: {}",
+                        r.message.replace('\n', " ")
+                    ));
+                } else {
+                    findings.refused[r.index] = Some(r.message);
+                }
+            }
+            if any && only_unreachable {
+                findings.install_unchecked.push(
+                    "the install-wide checks (ClusterCatalogs, mirror rules, manifest file names): they run once every operator's content is checked".into(),
+                );
+            }
+        }
+        Err(e) => findings.error = Some(e),
+    }
+    Ok(findings)
 }
 
 pub(super) fn run(
@@ -83,63 +192,109 @@ pub(super) fn run(
 ) -> Result<u8, Error> {
     let color = color_stderr();
     let inv = Invocation::read(&args.input)?;
+    if let Some(cv) = &inv.cluster_version {
+        // As create: an unsupported target is refused before catalogs are read.
+        profile_for(&inv, cv)?;
+    }
+    let progress = super::progress::Progress::new(args.input.quiet);
+    progress.stage(&format!("loading {} catalog(s)", inv.config.catalogs.len()));
     let catalogs = inv.load_catalogs()?;
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
+    progress.stage(&format!(
+        "resolving {} operator(s)",
+        inv.config.operators.len()
+    ));
     let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
-    let all_ok = outcomes.iter().all(Outcome::ok);
+    drop(progress);
+    let mut findings = check(args, &inv, &outcomes, &catalogs, stderr)?;
+    let rows: Vec<Row> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let mut r = row(o, args.input.explain && args.output != OutputFormat::Table);
+            r.unchecked = std::mem::take(&mut findings.unchecked[i]);
+            // A refusal of the resolution itself is already in `error` and `problems`.
+            if o.ok() {
+                r.error = findings.refused[i].take();
+            }
+            r
+        })
+        .collect();
+    let refused = rows
+        .iter()
+        .any(|r| r.error.is_some() || !r.problems.is_empty())
+        || !outcomes.iter().all(Outcome::ok);
+    let unchecked: Vec<String> = rows
+        .iter()
+        .flat_map(|r| {
+            r.unchecked
+                .iter()
+                .map(move |u| format!("operator \"{}\": {u}", r.name))
+        })
+        .chain(findings.install_unchecked.iter().cloned())
+        .collect();
     match args.output {
         OutputFormat::Table => {
-            let mut rows = vec![
+            let mut table = vec![
                 ["NAME", "PACKAGE", "CATALOG", "BUNDLE", "VERSION", "IMAGE"].map(String::from),
             ];
-            for o in &outcomes {
-                let r = row(o, false);
-                rows.push([
-                    r.name,
-                    r.package,
-                    r.catalog.unwrap_or_else(|| "-".into()),
-                    r.bundle.unwrap_or_else(|| "-".into()),
-                    r.version.unwrap_or_else(|| "-".into()),
-                    r.image.unwrap_or_else(|| "-".into()),
+            for r in &rows {
+                let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+                table.push([
+                    r.name.clone(),
+                    r.package.clone(),
+                    dash(&r.catalog),
+                    dash(&r.bundle),
+                    dash(&r.version),
+                    dash(&r.image),
                 ]);
             }
-            write!(stdout, "{}", explain::columns(rows))?;
+            write!(stdout, "{}", explain::columns(table))?;
             if args.input.explain {
                 writeln!(stdout)?;
                 for o in &outcomes {
                     write_explain(stdout, o)?;
                 }
             }
-            for o in &outcomes {
-                for report in diagnostics::operator_warnings(o) {
-                    write!(stderr, "{}", report.render(color))?;
-                }
-                if let Some(report) = diagnostics::operator_failure(&inv.config.source, o) {
-                    write!(stderr, "{}", report.render(color))?;
-                }
-            }
         }
-        OutputFormat::Json | OutputFormat::Yaml => {
-            let doc = Document {
-                operators: outcomes
-                    .iter()
-                    .map(|o| row(o, args.input.explain))
-                    .collect(),
-            };
-            let value =
-                serde_json::to_value(&doc).map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
-            if args.output == OutputFormat::Json {
-                let text = serde_json::to_string_pretty(&value)
-                    .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
-                writeln!(stdout, "{text}")?;
-            } else {
-                let text = crate::output::yaml::to_yaml(&value)
-                    .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
-                write!(stdout, "{text}")?;
-            }
-        }
+        format => super::printer::structured(
+            stdout,
+            format,
+            &Document {
+                operators: rows,
+                unchecked: findings.install_unchecked.clone(),
+            },
+        )?,
     }
-    Ok(if all_ok { EXIT_OK } else { EXIT_INVALID })
+    for u in &unchecked {
+        let report = if args.allow_unchecked {
+            diagnostics::Report::warning(format!("not checked: {u}"))
+        } else {
+            diagnostics::Report::message(format!("not checked: {u}"))
+        };
+        write!(stderr, "{}", report.render(color))?;
+    }
+    if let Some(e) = findings.error {
+        return Err(e);
+    }
+    if refused {
+        return Ok(EXIT_INVALID);
+    }
+    if !unchecked.is_empty() && !args.allow_unchecked {
+        let n = unchecked.len();
+        write!(
+            stderr,
+            "{}",
+            diagnostics::Report::message(format!(
+                "{n} check{} could not run, so create may still refuse this install",
+                if n == 1 { "" } else { "s" }
+            ))
+            .help("give the bundle content (--bundles, --oci-layout, or a reachable registry) and the target release, or pass --allow-unchecked to accept")
+            .render(color)
+        )?;
+        return Ok(EXIT_INVALID);
+    }
+    Ok(EXIT_OK)
 }

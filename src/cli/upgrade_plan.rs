@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use super::create::{BundleContent, Install, color_stderr, profile_for, write_install};
 use super::diagnostics::Report;
-use super::flags::{InputArgs, ReportFormat, UpgradePlanArgs};
+use super::flags::{InputArgs, OutputFormat, UpgradePlanArgs};
 use super::invocation::{Invocation, Outcome};
 use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::config::{CatalogLocation, ClusterVersion};
@@ -29,6 +29,7 @@ pub(super) fn run(
         config: args.config.clone(),
         cluster_version: Some(args.to.clone()),
         explain: args.explain,
+        quiet: true,
         network: args.network.clone(),
     })?;
     for spec in &args.catalog {
@@ -55,6 +56,9 @@ pub(super) fn run(
             )));
         }
     };
+    // The feature set is read for the current release: it cannot change across an upgrade.
+    let current = crate::openshift::Target::new(&from, inv.feature_set(), inv.feature_gates())
+        .map_err(|e| Error::Unsupported(format!("the current release {from}: {e}")))?;
     let catalogs = inv.load_catalogs()?;
     let (operators, mut notes) = operators(&inv, lock.as_ref());
     let plan = upgrade::plan_with(
@@ -65,17 +69,39 @@ pub(super) fn run(
         upgrade::Options {
             explain: args.explain,
         },
-    )?;
+    )?
+    .with_cluster_blockers(upgrade::cluster::blockers(
+        &upgrade::cluster::ClusterFacts {
+            from: &from,
+            to: &to,
+            feature_set: &current.feature_set,
+            platform_operators: inv.config.operators.iter().any(|o| !o.bootstrap),
+        },
+    ));
     match args.output {
-        ReportFormat::Text => write!(stdout, "{}", upgrade::render::text(&plan, args.explain))?,
-        ReportFormat::Json => {
-            let text = serde_json::to_string_pretty(&plan)
-                .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
-            writeln!(stdout, "{text}")?;
-        }
+        OutputFormat::Table => write!(stdout, "{}", upgrade::render::text(&plan, args.explain))?,
+        format => super::printer::structured(stdout, format, &plan)?,
     }
     for note in notes.drain(..) {
         write!(stderr, "{}", Report::warning(note).render(color))?;
+    }
+    if !plan.cluster_blockers.is_empty() {
+        for b in &plan.cluster_blockers {
+            let report = Report::message(format!(
+                "Upgradeable=False: the upgrade from {} to {} is blocked: {}{}",
+                plan.from,
+                plan.to,
+                b.reason,
+                if args.write {
+                    "; nothing was written"
+                } else {
+                    ""
+                }
+            ))
+            .help(format!("way out: {}", b.way_out));
+            write!(stderr, "{}", report.render(color))?;
+        }
+        return Ok(EXIT_INVALID);
     }
     if !plan.upgradeable {
         let n = plan.blockers().count();
@@ -90,7 +116,7 @@ pub(super) fn run(
                 ""
             }
         ));
-        if args.output == ReportFormat::Json {
+        if args.output != OutputFormat::Table {
             report = Report::message(format!(
                 "{}: {}",
                 report,
@@ -105,19 +131,11 @@ pub(super) fn run(
     }
     if args.write {
         let mut written = Vec::new();
-        let result = write_target(
-            &inv,
-            &to,
-            &catalogs,
-            &plan,
-            args.templates.clone(),
-            &mut written,
-            stderr,
-        );
+        let result = write_target(&inv, &to, &catalogs, &plan, args, &mut written, stderr);
         // Paths of the files written go where they cannot corrupt a JSON document.
         match args.output {
-            ReportFormat::Text => stdout.write_all(&written)?,
-            ReportFormat::Json => stderr.write_all(&written)?,
+            OutputFormat::Table => stdout.write_all(&written)?,
+            _ => stderr.write_all(&written)?,
         }
         return result;
     }
@@ -212,12 +230,12 @@ fn write_target(
     to: &ClusterVersion,
     catalogs: &[LoadedCatalog],
     plan: &Plan,
-    templates: Option<PathBuf>,
+    args: &UpgradePlanArgs,
     out: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
     let profile = profile_for(inv, to)?;
-    let templates = Templates::load(templates.as_deref())?;
+    let templates = Templates::load(args.templates.as_deref())?;
     let outcomes: Vec<Outcome<'_>> = inv
         .config
         .operators
@@ -247,10 +265,11 @@ fn write_target(
         .map(|o| o.name.value.as_str())
         .collect();
     let content = BundleContent::new(super::bundle_cmd::sources(
-        &Default::default(),
+        &args.bundle_sources,
         &inv.network,
         inv.install.as_ref(),
-    )?);
+    )?)
+    .allowing_tags(args.allow_tags);
     let code = write_install(
         &Install {
             inv,
@@ -262,6 +281,8 @@ fn write_target(
             locked: false,
             mirror_check: true,
             content: &content,
+            quiet_unreachable: false,
+            output: OutputFormat::Table,
         },
         &outcomes,
         out,

@@ -8,6 +8,7 @@
 
 pub mod install;
 mod span;
+mod strict;
 pub mod upgrade;
 
 use std::collections::BTreeSet;
@@ -73,13 +74,26 @@ impl ClusterVersion {
         let core = t.split(['-', '+']).next().unwrap_or("");
         let parts: Vec<&str> = core.split('.').collect();
         let num = |s: &str| -> Result<u64, String> {
-            if s.is_empty()
-                || !s.bytes().all(|b| b.is_ascii_digit())
-                || (s.len() > 1 && s.starts_with('0'))
-            {
-                Err(format!("\"{s}\" is not a number"))
+            if s.is_empty() {
+                Err(format!(
+                    "\"{text}\" has an empty part; write a release like \"4.14\" or \"4.14.8\""
+                ))
+            } else if !s.bytes().all(|b| b.is_ascii_digit()) {
+                Err(format!(
+                    "\"{s}\" in \"{text}\" is not a number; write a release like \"4.14\" or \"4.14.8\""
+                ))
+            } else if s.len() > 1 && s.starts_with('0') {
+                Err(format!(
+                    "\"{s}\" in \"{text}\" starts with a zero, which release numbers do not; write \"{}\"",
+                    match s.trim_start_matches('0') {
+                        "" => "0",
+                        rest => rest,
+                    }
+                ))
             } else {
-                s.parse::<u64>().map_err(|e| e.to_string())
+                s.parse::<u64>().map_err(|_| {
+                    format!("\"{s}\" in \"{text}\" is too large to be a release number")
+                })
             }
         };
         if !(2..=3).contains(&parts.len()) {
@@ -313,7 +327,7 @@ struct RawOperator {
     version: Option<Spanned<String>>,
     catalog: Option<Spanned<String>>,
     namespace: Option<Spanned<String>>,
-    bootstrap: Option<bool>,
+    bootstrap: Option<Spanned<strict::StrictBool>>,
     upgrade: Option<Spanned<String>>,
     upgrade_constraint_policy: Option<Spanned<String>>,
     installed: Option<Spanned<RawInstalled>>,
@@ -370,34 +384,46 @@ pub(crate) fn read_source(path: &Path) -> Result<Arc<SourceFile>, Error> {
 /// Parse YAML text into `T`, mapping errors to [`Error::Syntax`] with their location.
 pub(crate) fn parse_yaml<T: for<'de> Deserialize<'de>>(file: &Arc<SourceFile>) -> Result<T, Error> {
     let options = serde_saphyr::options! { with_snippet: false };
-    serde_saphyr::from_str_with_options(&file.text, options).map_err(|e| {
-        let span = e
-            .location()
-            .and_then(|l| Span::from_location(&file.text, &l));
-        let mut message = e.to_string();
-        // The reader appends " at line L, column C"; the diagnostic shows the place itself.
-        if let Some(i) = message.rfind(" at line ") {
-            message.truncate(i);
-        }
-        Error::Syntax {
-            file: file.clone(),
-            message,
-            span,
-        }
-    })
+    serde_saphyr::from_str_with_options(&file.text, options).map_err(|e| syntax(file, &e))
+}
+
+/// A reader error as [`Error::Syntax`], in our words ([`strict::describe`]), with its place.
+fn syntax(file: &Arc<SourceFile>, e: &serde_saphyr::Error) -> Error {
+    let span = e
+        .location()
+        .and_then(|l| Span::from_location(&file.text, &l));
+    Error::Syntax {
+        file: file.clone(),
+        message: strict::describe(e),
+        span,
+    }
+}
+
+/// [`parse_yaml`] for the platformOperators configuration: booleans only from unquoted
+/// `true`/`false`, and no YAML tags but `!!str` ([`strict`]).
+pub(crate) fn parse_yaml_strict<T: for<'de> Deserialize<'de>>(
+    file: &Arc<SourceFile>,
+) -> Result<T, Error> {
+    strict::refuse_tags(file)?;
+    let options = serde_saphyr::options! {
+        with_snippet: false,
+        strict_booleans: true,
+        reject_unsupported_tags: true,
+    };
+    serde_saphyr::from_str_with_options(&file.text, options).map_err(|e| syntax(file, &e))
 }
 
 /// Read a standalone `platform-operators.yaml`.
 pub fn read_file(path: &Path) -> Result<Config, Error> {
     let file = read_source(path)?;
-    let raw: RawFile = parse_yaml(&file)?;
+    let raw: RawFile = parse_yaml_strict(&file)?;
     build(file, raw.platform_operators)
 }
 
 /// Read the `platformOperators:` key of an `install-config.yaml`; `Ok(None)` when it has none.
 pub fn read_install_config_key(path: &Path) -> Result<Option<Config>, Error> {
     let file = read_source(path)?;
-    let raw: RawInstallConfigKey = parse_yaml(&file)?;
+    let raw: RawInstallConfigKey = parse_yaml_strict(&file)?;
     raw.platform_operators
         .map(|spec| build(file, spec))
         .transpose()
@@ -678,7 +704,7 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
             }
         });
         // Bootstrap readiness (issue 15): role and waivers.
-        let bootstrap = o.bootstrap.unwrap_or(false);
+        let bootstrap = o.bootstrap.as_ref().is_some_and(|b| b.value.0);
         let role = o.role.as_ref().and_then(|r| {
             let l = located(&file, r);
             match crate::check::Role::parse(&l.value) {
@@ -744,7 +770,15 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
             version,
             catalog,
             namespace,
-            bootstrap: o.bootstrap.unwrap_or(false),
+            bootstrap: match &o.bootstrap {
+                Some(b) => {
+                    if let Err(m) = strict::check_bool_spelling(&file, span_of(&file, b)) {
+                        problem(span_of(&file, b), field("bootstrap"), m, None);
+                    }
+                    b.value.0
+                }
+                None => false,
+            },
             upgrade: upgrade.unwrap_or_default(),
             upgrade_constraint_policy: upgrade_constraint_policy.unwrap_or_default(),
             installed,

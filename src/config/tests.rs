@@ -240,6 +240,15 @@ fn cluster_version_forms() {
     for bad in ["4", "4.x", "", "4.14.8.1", "04.14"] {
         assert!(ClusterVersion::parse(bad).is_err(), "{bad}");
     }
+    assert_eq!(
+        ClusterVersion::parse("4.08").unwrap_err(),
+        "\"08\" in \"4.08\" starts with a zero, which release numbers do not; write \"8\""
+    );
+    assert!(
+        ClusterVersion::parse("4.99999999999999999999")
+            .unwrap_err()
+            .contains("too large")
+    );
 }
 
 #[test]
@@ -320,5 +329,53 @@ mod upgrade {
         ))
         .unwrap_err();
         assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+    }
+}
+
+mod strict_yaml {
+    use super::*;
+
+    fn syntax(text: &str) -> String {
+        match parse(text) {
+            Err(Error::Syntax { message, span, .. }) => {
+                format!("{}: {message}", span.map(|s| s.line).unwrap_or(0))
+            }
+            other => panic!("expected Syntax, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn quoted_bootstrap_is_not_a_boolean() {
+        let text = VALID.replace("bootstrap: true", "bootstrap: \"yes\"");
+        assert_eq!(
+            syntax(&text),
+            "18: expected `true` or `false`, unquoted, found the text \"yes\""
+        );
+    }
+
+    #[test]
+    fn capitalised_true_is_a_problem_at_its_place() {
+        let text = VALID.replace("bootstrap: true", "bootstrap: True");
+        let p = problems(&text);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].field, "operators[1].bootstrap");
+        assert_eq!(p[0].span.line, 18);
+        assert_eq!(
+            p[0].message,
+            "expected `true` or `false`, unquoted, found `True`"
+        );
+    }
+
+    #[test]
+    fn a_tag_is_refused_naming_it_and_its_line() {
+        let text = VALID.replace("package: acme-ccm", "package: !evil acme-ccm");
+        let m = syntax(&text);
+        assert!(m.starts_with("15: "), "{m}");
+        assert!(
+            m.contains(":15:14: the YAML tag `!evil` is not read"),
+            "{m}"
+        );
+        let text = VALID.replace("package: acme-ccm", "package: !!binary YWNtZS1jY20=");
+        assert!(syntax(&text).contains("the YAML tag `!!binary`"));
     }
 }

@@ -651,6 +651,16 @@ pub fn capability_enabled(
         || capability_set_contains(baseline.unwrap_or("vCurrent"), capability).unwrap_or(true)
 }
 
+/// The first and last releases of the table whose `api` (before feature gates) is `api`, as
+/// `4.N`; `None` when no release has it. The last one is the table's newest row when the API
+/// is still current.
+pub fn api_releases(api: OperatorApi) -> Option<(String, String)> {
+    let mut rows = RELEASES.iter().filter(|r| r.api == api);
+    let first = rows.next()?;
+    let last = rows.next_back().unwrap_or(first);
+    Some((format!("4.{}", first.minor), format!("4.{}", last.minor)))
+}
+
 /// The target cluster: its release and feature set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -759,6 +769,18 @@ mod tests {
         assert_eq!(
             rel("4.18").operator_api(&FeatureSet::Default),
             OperatorApi::ClusterExtension
+        );
+    }
+
+    #[test]
+    fn platform_operator_api_spans_4_12_to_4_15() {
+        assert_eq!(
+            api_releases(OperatorApi::PlatformOperator),
+            Some(("4.12".into(), "4.15".into()))
+        );
+        assert_eq!(
+            api_releases(OperatorApi::ClusterExtension).map(|r| r.0),
+            Some("4.18".into())
         );
     }
 

@@ -67,6 +67,9 @@ pub struct LockedOperator {
     /// Install namespace, for bootstrap operators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// Set when `image` is a tag written with `--allow-tags`: says that it is not a pin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_a_pin: Option<String>,
     /// Check rules waived for this operator's objects, with the reasons (config `waive:`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waivers: Vec<LockedWaiver>,
@@ -214,6 +217,7 @@ mod tests {
             bootstrap: false,
             namespace: None,
             waivers: Vec::new(),
+            not_a_pin: None,
         }
     }
 

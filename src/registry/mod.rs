@@ -568,6 +568,65 @@ impl Puller {
         Err(fail(attempts))
     }
 
+    /// The digest `image` stands for: its own when it has one; else its tag looked up in the
+    /// `--oci-layout` directories, then in the registry (mirrors first, as for pulls). Offline,
+    /// a tag not found in a layout cannot be resolved.
+    pub fn resolve_digest(&self, image: &str) -> Result<String, Error> {
+        let fail = |attempts: Vec<Attempt>| Error {
+            image: image.to_string(),
+            attempts,
+        };
+        let parsed = ImageRef::parse(image).map_err(|e| {
+            fail(vec![Attempt {
+                place: "the reference".into(),
+                kind: ErrorKind::InvalidReference {
+                    detail: e.to_string(),
+                },
+            }])
+        })?;
+        if let Some(d) = &parsed.digest {
+            return Ok(d.clone());
+        }
+        let tag = parsed.tag.as_deref().unwrap_or("latest");
+        for root in &self.settings.layouts {
+            if let Ok(layout) = Layout::open(root)
+                && let Some(top) = layout.find(None, image, Some(tag))
+            {
+                return Ok(top);
+            }
+        }
+        let mut attempts = Vec::new();
+        if self.settings.options.offline {
+            attempts.push(Attempt {
+                place: "the registry".into(),
+                kind: ErrorKind::NotCached {
+                    cache: self.settings.cache.root().to_path_buf(),
+                },
+            });
+            return Err(fail(attempts));
+        }
+        let runtime = match self.runtime() {
+            Ok(r) => r,
+            Err(detail) => {
+                attempts.push(Attempt {
+                    place: "the registry client".into(),
+                    kind: ErrorKind::Protocol { detail },
+                });
+                return Err(fail(attempts));
+            }
+        };
+        for location in locations(&parsed, &self.settings.rules) {
+            let place = format!("registry {} ({})", location.name(), location.why);
+            match RegistryBlobs::new(&self.settings, runtime, &location)
+                .and_then(|mut blobs| blobs.resolve_tag(tag))
+            {
+                Ok(digest) => return Ok(digest),
+                Err(kind) => attempts.push(Attempt { place, kind }),
+            }
+        }
+        Err(fail(attempts))
+    }
+
     fn runtime(&self) -> Result<&tokio::runtime::Runtime, String> {
         self.runtime
             .get_or_init(|| {

@@ -62,12 +62,22 @@ impl Profile {
                     other => format!("\"{other}\""),
                 },
             }),
-            _ => Err(ProfileError::UnsupportedRelease {
-                version: version.clone(),
-                reason: "the PlatformOperator API was removed in 4.16 and OLM v1's ClusterExtension is generally available only from 4.18; \
-                 either target OpenShift 4.18 or later (ClusterExtension profile), or mark the operator `bootstrap: true` to install its own objects"
-                    .into(),
-            }),
+            _ => {
+                // Both releases come from the table (crate::openshift::RELEASES).
+                let last_po = crate::openshift::api_releases(OperatorApi::PlatformOperator)
+                    .map(|(_, last)| last)
+                    .unwrap_or_default();
+                let first_ce = crate::openshift::api_releases(OperatorApi::ClusterExtension)
+                    .map(|(first, _)| first)
+                    .unwrap_or_default();
+                Err(ProfileError::UnsupportedRelease {
+                    version: version.clone(),
+                    reason: format!(
+                        "the PlatformOperator API ends with {last_po} and OLM v1's ClusterExtension is generally available only from {first_ce}; \
+                         either target OpenShift {first_ce} or later (ClusterExtension profile), or mark the operator `bootstrap: true` to install its own objects"
+                    ),
+                })
+            }
         }
     }
 

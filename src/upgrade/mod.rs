@@ -24,6 +24,7 @@
 //! `upgradeConstraintPolicy`, so each step lists the bundles OLM will install one after the
 //! other.
 
+pub mod cluster;
 pub mod compat;
 pub mod render;
 
@@ -280,6 +281,9 @@ pub struct Plan {
     pub operators: Vec<OperatorPlan>,
     /// Facts that did not change the plan but deserve attention.
     pub warnings: Vec<String>,
+    /// The cluster's own rules that block the upgrade (feature set, removed API).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cluster_blockers: Vec<cluster::ClusterBlocker>,
 }
 
 impl Plan {
@@ -293,6 +297,16 @@ impl Plan {
                 s.reconciles.clear();
             }
         }
+        self
+    }
+
+    /// Add the cluster's own blockers ([`cluster::blockers`]); any makes the plan not
+    /// upgradeable.
+    pub fn with_cluster_blockers(mut self, blockers: Vec<cluster::ClusterBlocker>) -> Plan {
+        if !blockers.is_empty() {
+            self.upgradeable = false;
+        }
+        self.cluster_blockers = blockers;
         self
     }
 
@@ -428,6 +442,7 @@ pub fn plan_with(
         hops: planned_hops,
         operators,
         warnings,
+        cluster_blockers: Vec::new(),
     })
 }
 

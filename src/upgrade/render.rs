@@ -101,6 +101,10 @@ pub fn text(plan: &Plan, explain: bool) -> String {
         "Upgradeable: {}",
         if plan.upgradeable { "True" } else { "False" }
     );
+    for b in &plan.cluster_blockers {
+        let _ = writeln!(out, "  reason: {}", b.reason);
+        let _ = writeln!(out, "  way out: {}", b.way_out);
+    }
     let mut n = 0;
     for (i, hop) in plan.hops.iter().enumerate() {
         let _ = writeln!(out);

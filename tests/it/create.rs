@@ -205,7 +205,7 @@ fn cluster_version_4_16() {
 fn malformed_config() {
     refused(
         |t| t.replace("    channel: stable", "    channel: [stable"),
-        &["platform-operators.yaml:10:14: expected string scalar"],
+        &["platform-operators.yaml:10:14: expected text (one value, not a list or mapping)"],
     );
 }
 

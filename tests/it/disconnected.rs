@@ -243,7 +243,7 @@ fn jaeger_mirror_config_is_an_image_set_configuration_v2alpha1() {
     let o = cmd()
         .args(["mirror-config", "--dir"])
         .arg(dir.path())
-        .arg("--output")
+        .arg("--output-file")
         .arg(&out)
         .output()
         .unwrap();
@@ -285,7 +285,7 @@ fn mirror_config_without_a_catalog_image_is_refused() {
     let o = cmd()
         .args(["mirror-config", "--dir"])
         .arg(dir.path())
-        .arg("--output")
+        .arg("--output-file")
         .arg(&out)
         .output()
         .unwrap();

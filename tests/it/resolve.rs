@@ -82,12 +82,23 @@ fn without_cluster_version_warns_and_skips_cluster_fit() {
             .replace("  clusterVersion: \"4.14.8\"\n", ""),
     )
     .unwrap();
+    // The cluster checks cannot run: named, and exit 1 unless --allow-unchecked.
     let out = cmd()
         .args(["resolve", "--dir"])
         .arg(dir.path())
         .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("not checked: the cluster checks"), "{err}");
+    assert!(err.contains("--allow-unchecked"), "{err}");
+    let out = cmd()
+        .args(["resolve", "--allow-unchecked", "--dir"])
+        .arg(dir.path())
+        .assert()
         .success();
-    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("no clusterVersion"));
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("no clusterVersion"), "{err}");
+    assert!(err.contains("not checked: the cluster checks"), "{err}");
 }
 
 #[test]
@@ -107,4 +118,247 @@ fn yaml_output_reads_back_like_json() {
     let from_yaml: serde_json::Value =
         serde_saphyr::from_str(&String::from_utf8_lossy(&yaml.get_output().stdout)).unwrap();
     assert_eq!(from_json, from_yaml);
+}
+
+/// One way to break the example install, for [`every_refusal_of_create_is_a_refusal_of_resolve`].
+struct Broken {
+    what: &'static str,
+    config: fn(&str) -> String,
+    install_config: fn(&str) -> String,
+    /// Drop the cert operator's embedded bundle content, keeping only `olm.csv.metadata` (as
+    /// catalogs from 4.17 on do).
+    metadata_only: bool,
+    args: &'static [&'static str],
+}
+
+fn same(t: &str) -> String {
+    t.to_string()
+}
+
+fn on_4_18(t: &str) -> String {
+    let t = t.replace("\"4.14.8\"", "\"4.18.3\"").replace(
+        "    source: catalog\n",
+        "    source: catalog\n    image: registry.example.com/acme/operator-index@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",
+    );
+    t[..t.find("  - name: cloud-controller").unwrap()].to_string()
+}
+
+fn metadata_only(catalog: &std::path::Path) {
+    let text = std::fs::read_to_string(catalog).unwrap();
+    let docs: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter::<serde_json::Value>()
+        .map(|d| d.unwrap())
+        .map(|mut d| {
+            if let Some(props) = d.get_mut("properties").and_then(|p| p.as_array_mut()) {
+                props.retain(|p| p["type"] != "olm.bundle.object");
+                props.push(serde_json::json!({"type": "olm.csv.metadata", "value": {
+                    "installModes": [{"type": "AllNamespaces", "supported": true}]
+                }}));
+            }
+            d
+        })
+        .collect();
+    let text: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
+    std::fs::write(catalog, text.join("\n")).unwrap();
+}
+
+#[test]
+fn every_refusal_of_create_is_a_refusal_of_resolve() {
+    let cases = [
+        Broken {
+            what: "package not in the catalog",
+            config: |t| t.replace("package: acme-cert-operator", "package: acme-cert-operatr"),
+            install_config: same,
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "range matching nothing",
+            config: |t| t.replace(">=1.0.0 <2.0.0", ">=2.0.0"),
+            install_config: same,
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "olm.maxOpenShiftVersion below the target",
+            config: |t| t.replace(">=1.0.0 <2.0.0", "=1.0.0"),
+            install_config: same,
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "4.16 has no platform operator API",
+            config: |t| t.replace("\"4.14.8\"", "\"4.16.3\""),
+            install_config: same,
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "4.17 has no platform operator API",
+            config: |t| t.replace("\"4.14.8\"", "\"4.17.1\""),
+            install_config: same,
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "not OpenShift 4",
+            config: |t| t.replace("\"4.14.8\"", "\"3.11.0\""),
+            install_config: same,
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "PlatformOperator API without TechPreviewNoUpgrade",
+            config: same,
+            install_config: |t| t.replace("featureSet: TechPreviewNoUpgrade\n", ""),
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "DevPreviewNoUpgrade before 4.16",
+            config: same,
+            install_config: |t| t.replace("TechPreviewNoUpgrade", "DevPreviewNoUpgrade"),
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "unknown configuration key",
+            config: |t| t.replace("    channel: stable", "    chanel: stable"),
+            install_config: same,
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "catalog digest pin mismatch",
+            config: |t| {
+                t.replace(
+                    "    source: catalog\n",
+                    &format!("    source: catalog\n    sha256: \"{}\"\n", "0".repeat(64)),
+                )
+            },
+            install_config: same,
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "images not covered by the mirror rules",
+            config: same,
+            install_config: |t| {
+                format!(
+                    "{t}imageDigestSources:\n- source: elsewhere.example.com/nothing\n  mirrors:\n  - mirror.example.com/nothing\n"
+                )
+            },
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "4.18 catalog without image that is no default ClusterCatalog",
+            config: |t| {
+                let t = on_4_18(t);
+                let start = t.find("    image: registry.example.com").unwrap();
+                let end = start + t[start..].find('\n').unwrap() + 1;
+                format!("{}{}", &t[..start], &t[end..])
+            },
+            install_config: same,
+            metadata_only: false,
+            args: &[],
+        },
+        Broken {
+            what: "4.18 bundle content that cannot be had offline",
+            config: on_4_18,
+            install_config: same,
+            metadata_only: true,
+            args: &["--offline"],
+        },
+    ];
+    for case in cases {
+        let dir = example();
+        let config = dir.path().join("platform-operators.yaml");
+        let text = std::fs::read_to_string(&config).unwrap();
+        std::fs::write(&config, (case.config)(&text)).unwrap();
+        let ic = dir.path().join("install-config.yaml");
+        let text = std::fs::read_to_string(&ic).unwrap();
+        std::fs::write(&ic, (case.install_config)(&text)).unwrap();
+        if case.metadata_only {
+            metadata_only(&dir.path().join("catalog/acme-cert-operator/catalog.json"));
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let before = tree(dir.path());
+        let resolve = cmd()
+            .arg("resolve")
+            .args(case.args)
+            .arg("--cache-dir")
+            .arg(cache.path())
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(before, tree(dir.path()), "{}: resolve wrote", case.what);
+        let create = cmd()
+            .arg("create")
+            .args(case.args)
+            .arg("--cache-dir")
+            .arg(cache.path())
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            !create.status.success(),
+            "{}: create accepted it; the case is no refusal",
+            case.what
+        );
+        assert!(
+            !resolve.status.success(),
+            "{}: create refuses (exit {:?}: {}), resolve exits 0:\n{}",
+            case.what,
+            create.status.code(),
+            String::from_utf8_lossy(&create.stderr),
+            String::from_utf8_lossy(&resolve.stderr)
+        );
+    }
+}
+
+#[test]
+fn content_that_cannot_be_had_offline_is_named_and_allow_unchecked_accepts_it() {
+    let dir = example();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, on_4_18(&text)).unwrap();
+    metadata_only(&dir.path().join("catalog/acme-cert-operator/catalog.json"));
+    let cache = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        cmd()
+            .args(["resolve", "--offline", "-o", "json", "--cache-dir"])
+            .arg(cache.path())
+            .args(extra)
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unchecked = v["operators"][0]["unchecked"][0].as_str().unwrap();
+    assert!(
+        unchecked.starts_with(
+            "bundle content checks for acme-cert-operator.v1.2.0 (conversion, webhooks, APIServices, dependencies)"
+        ),
+        "{unchecked}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not checked: operator \"cert-operator\""),
+        "{err}"
+    );
+    assert!(err.contains("--allow-unchecked"), "{err}");
+    let out = run(&["--allow-unchecked"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dir.path().join("manifests").exists());
 }

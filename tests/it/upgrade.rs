@@ -103,6 +103,18 @@ fn storage_at_1_0_0(extra: &str) -> tempfile::TempDir {
     dir
 }
 
+/// The same install on a Default cluster whose operators are bootstrap operators: a
+/// TechPreviewNoUpgrade cluster refuses every minor upgrade, and the PlatformOperator API
+/// needs TechPreviewNoUpgrade, so minor-upgrade planning is shown on bootstrap operators.
+fn on_default_cluster(dir: &Path) {
+    std::fs::write(dir.join("install-config.yaml"), "apiVersion: v1\n").unwrap();
+    let config = dir.join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let (head, operators) = text.split_once("  operators:\n").unwrap();
+    let operators = operators.replace("  - name: ", "  - bootstrap: true\n    name: ");
+    std::fs::write(&config, format!("{head}  operators:\n{operators}")).unwrap();
+}
+
 fn stdout(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stdout).into_owned()
 }
@@ -114,6 +126,7 @@ fn stderr(out: &assert_cmd::assert::Assert) -> String {
 #[test]
 fn capped_operator_is_upgraded_before_the_cluster() {
     let dir = storage_at_1_0_0("");
+    on_default_cluster(dir.path());
     let out = cmd()
         .args(["upgrade-plan", "--to", "4.15.2", "--dir"])
         .arg(dir.path())
@@ -136,6 +149,7 @@ fn capped_operator_is_upgraded_before_the_cluster() {
 #[test]
 fn blocked_upgrade_exits_1_and_names_what_would_unblock_it() {
     let dir = installed("  - name: capped\n    package: acme-capped\n");
+    on_default_cluster(dir.path());
     let before = tree(dir.path());
     let out = cmd()
         .args(["upgrade-plan", "--write", "--to", "4.15.0", "--dir"])
@@ -159,6 +173,7 @@ fn blocked_upgrade_exits_1_and_names_what_would_unblock_it() {
 #[test]
 fn json_plan_for_pipelines() {
     let dir = storage_at_1_0_0("    upgrade: pinned\n");
+    on_default_cluster(dir.path());
     let out = cmd()
         .args(["upgrade-plan", "-o", "json", "--to", "4.15.0", "--dir"])
         .arg(dir.path())
@@ -183,30 +198,82 @@ fn json_plan_for_pipelines() {
 fn write_updates_the_lock_and_the_manifests_for_the_target() {
     let dir = storage_at_1_0_0("");
     cmd()
-        .args(["upgrade-plan", "--write", "--to", "4.15.2", "--dir"])
+        .args(["upgrade-plan", "--write", "--to", "4.14.7", "--dir"])
         .arg(dir.path())
         .assert()
         .success();
     let lock = std::fs::read_to_string(dir.path().join("platform-operators.lock.yaml")).unwrap();
-    assert!(lock.contains("clusterVersion: \"4.15.2\""), "{lock}");
-    assert!(lock.contains("bundle: acme-storage.v1.1.1"), "{lock}");
+    assert!(lock.contains("clusterVersion: \"4.14.7\""), "{lock}");
+    // follow-cluster on a patch upgrade: the newest patch of 1.0.
+    assert!(lock.contains("bundle: acme-storage.v1.0.1"), "{lock}");
     let manifests: String = tree(&dir.path().join("manifests"))
         .into_iter()
         .map(|(_, text)| text)
         .collect();
-    assert!(manifests.contains("acme-storage-bundle@sha256:0000000000000000000000000000000000000000000000000000000000000111"), "{manifests}");
-    // From the new lock, nothing is left to do on 4.15.
+    assert!(manifests.contains("acme-storage-bundle@sha256:0000000000000000000000000000000000000000000000000000000000000101"), "{manifests}");
+    // From the new lock, nothing is left to do on 4.14.
     let out = cmd()
-        .args(["upgrade-plan", "--to", "4.15.5", "--dir"])
+        .args(["upgrade-plan", "--to", "4.14.9", "--dir"])
         .arg(dir.path())
         .assert()
         .success();
     let text = stdout(&out);
     assert!(
-        text.contains("4.15.2 → 4.15.5 (cluster patch upgrade)"),
+        text.contains("4.14.7 → 4.14.9 (cluster patch upgrade)"),
         "{text}"
     );
     assert!(!text.contains("OLM installs"), "{text}");
+}
+
+#[test]
+fn tech_preview_cluster_cannot_take_a_minor_upgrade() {
+    let dir = storage_at_1_0_0("");
+    let before = tree(dir.path());
+    for to in ["4.15.3", "4.16.3", "4.18.5"] {
+        let out = cmd()
+            .args(["upgrade-plan", "--write", "--to", to, "--dir"])
+            .arg(dir.path())
+            .assert()
+            .code(1);
+        let text = stdout(&out);
+        assert!(text.contains("Upgradeable: False"), "{to}: {text}");
+        assert!(
+            text.contains("featureSet TechPreviewNoUpgrade, which cannot be undone and refuses every minor upgrade (4.14 → "),
+            "{to}: {text}"
+        );
+        let err = stderr(&out);
+        assert!(err.contains("nothing was written"), "{to}: {err}");
+        assert!(err.contains("way out: stay on 4.14"), "{to}: {err}");
+        assert_eq!(
+            text.contains("the PlatformOperator API (PlatformOperator and BundleDeployment) exists up to OpenShift 4.15 only"),
+            to != "4.15.3",
+            "{to}: {text}"
+        );
+        if to == "4.18.5" {
+            assert!(
+                text.contains("po-manifests create --cluster-version 4.18.5"),
+                "{text}"
+            );
+        }
+    }
+    assert_eq!(before, tree(dir.path()), "a blocked --write writes nothing");
+    let out = cmd()
+        .args(["upgrade-plan", "-o", "json", "--to", "4.16.3", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["upgradeable"], false);
+    assert_eq!(v["clusterBlockers"][0]["rule"], "featureSetNoUpgrade");
+    assert_eq!(
+        v["clusterBlockers"][0]["featureSet"],
+        "TechPreviewNoUpgrade"
+    );
+    assert_eq!(
+        v["clusterBlockers"][1]["rule"],
+        "platformOperatorApiRemoved"
+    );
+    assert_eq!(v["clusterBlockers"][1]["last"], "4.15");
 }
 
 #[test]
@@ -257,6 +324,7 @@ fn current_release_comes_from_the_lock_or_from() {
 #[test]
 fn catalog_flag_replaces_the_configured_snapshot() {
     let dir = storage_at_1_0_0("");
+    on_default_cluster(dir.path());
     // A 4.15 snapshot where 1.1.0 supports 4.15 and nothing newer exists.
     let docs: Vec<Value> = catalog_docs()
         .into_iter()
@@ -389,6 +457,12 @@ mod realdata {
                 "platformOperators:\n  clusterVersion: \"4.14.2\"\n  catalogs:\n  - name: redhat-operators\n    source: {}\n  operators:\n{operator}",
                 catalog.display()
             ),
+        )
+        .unwrap();
+        // The PlatformOperator API on 4.14 needs TechPreviewNoUpgrade.
+        std::fs::write(
+            dir.path().join("install-config.yaml"),
+            "apiVersion: v1\nfeatureSet: TechPreviewNoUpgrade\n",
         )
         .unwrap();
         let out = cmd()

@@ -1,0 +1,231 @@
+//! The interface as a whole: the README's command table against `--help`, and shell
+//! completions.
+
+use std::collections::BTreeSet;
+
+use crate::common::{cmd, root};
+
+fn help(words: &[&str]) -> String {
+    let out = cmd().args(words).arg("--help").output().unwrap();
+    assert!(out.status.success(), "{words:?} --help failed");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The subcommands a `--help` lists.
+fn subcommands(help: &str) -> Vec<String> {
+    let Some(start) = help.find("Commands:\n") else {
+        return Vec::new();
+    };
+    help[start + 10..]
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| *w != "help")
+        .map(String::from)
+        .collect()
+}
+
+/// Every command path of the binary (`create`, `catalog validate`, …).
+fn every_command() -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for top in subcommands(&help(&[])) {
+        let nested = subcommands(&help(&[&top]));
+        if nested.is_empty() {
+            out.push(vec![top]);
+        } else {
+            for sub in nested {
+                out.push(vec![top.clone(), sub]);
+            }
+        }
+    }
+    out
+}
+
+/// The README's `## Commands` table: per row the command words and every flag it mentions,
+/// with the values it lists for `-o`.
+fn readme_rows() -> Vec<(Vec<String>, Vec<String>, Vec<String>)> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("| command | what it does |").unwrap();
+    readme[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cell = l.split('`').nth(1).unwrap().replace("\\|", "|");
+            let words: Vec<String> = cell
+                .split_whitespace()
+                .take_while(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+                .take_while(|w| !w.starts_with('-'))
+                .map(String::from)
+                .collect();
+            let flags: Vec<String> = cell
+                .split(|c: char| c.is_whitespace() || c == '[' || c == ']')
+                .filter(|w| w.starts_with('-') && w.len() > 1)
+                .map(String::from)
+                .collect();
+            let formats = cell
+                .split("-o ")
+                .nth(1)
+                .map(|v| {
+                    v.split(|c: char| c.is_whitespace() || c == ']')
+                        .next()
+                        .unwrap()
+                        .split('|')
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default();
+            (words, flags, formats)
+        })
+        .collect()
+}
+
+#[test]
+fn readme_command_table_matches_the_binary() {
+    let rows = readme_rows();
+    let documented: BTreeSet<Vec<String>> = rows.iter().map(|r| r.0.clone()).collect();
+    let commands: BTreeSet<Vec<String>> = every_command().into_iter().collect();
+    assert_eq!(
+        documented, commands,
+        "the README's command table and the binary's commands differ"
+    );
+    for (words, flags, formats) in rows {
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let text = help(&words);
+        for flag in &flags {
+            let needle = if flag.starts_with("--") {
+                format!("{flag} ")
+            } else {
+                format!("{flag}, ")
+            };
+            assert!(
+                text.contains(&needle) || text.contains(&format!("{flag}\n")),
+                "README: `{}` has {flag}, which its --help does not list:\n{text}",
+                words.join(" ")
+            );
+        }
+        for format in formats {
+            assert!(
+                text.contains(&format!("- {format}:")),
+                "README: `{} -o {format}` is not a value its --help lists:\n{text}",
+                words.join(" ")
+            );
+        }
+    }
+}
+
+#[test]
+fn every_data_command_takes_the_same_output_formats() {
+    for words in [
+        &["create"][..],
+        &["resolve"],
+        &["images"],
+        &["upgrade-plan"],
+        &["catalog", "validate"],
+        &["catalog", "list"],
+    ] {
+        let text = help(words);
+        for f in ["- table:", "- json:", "- yaml:"] {
+            assert!(text.contains(f), "{words:?} lacks -o {f}:\n{text}");
+        }
+    }
+    // `text` is still accepted as the table.
+    let dir = crate::common::example();
+    cmd()
+        .args(["resolve", "-o", "text", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+}
+
+#[test]
+fn completions_for_every_shell() {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef po-manifests"),
+        ("fish", "complete -c po-manifests"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = cmd().args(["completion", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(marker), "{shell}: no {marker:?}");
+        assert!(text.contains("upgrade-plan"), "{shell}: no subcommand");
+        assert!(text.contains("allow-unchecked"), "{shell}: no flag");
+    }
+    cmd().args(["completion", "tcsh"]).assert().code(2);
+}
+
+#[test]
+fn create_json_lists_the_written_files_and_the_lock_summary() {
+    let dir = crate::common::example();
+    let out = cmd()
+        .args(["create", "-o", "json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let written = v["written"].as_array().unwrap();
+    assert!(!written.is_empty());
+    for f in written {
+        assert!(std::path::Path::new(f.as_str().unwrap()).is_file(), "{f}");
+    }
+    assert!(
+        v["lockFile"]
+            .as_str()
+            .unwrap()
+            .ends_with("platform-operators.lock.yaml")
+    );
+    assert_eq!(v["clusterVersion"], "4.14.8");
+    assert_eq!(v["operators"][0]["name"], "cert-operator");
+    assert_eq!(v["operators"][0]["version"], "1.2.0");
+}
+
+#[test]
+fn one_problem_of_several_operators_is_printed_once_with_its_place() {
+    let dir = crate::common::example();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("\"4.14.8\"", "\"4.18.3\"");
+    let text = format!(
+        "{}  - name: cert-operator-2\n    package: acme-cert-operator\n    namespace: acme-cert-2\n",
+        &text[..text.find("  - name: cloud-controller").unwrap()]
+    );
+    std::fs::write(&config, text).unwrap();
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("has no `image:`").count(), 1, "{err}");
+    assert!(
+        err.contains("operators \"cert-operator\", \"cert-operator-2\": "),
+        "{err}"
+    );
+    assert!(
+        err.contains("platform-operators.yaml:5:11: catalog \"acme-operators\" has no `image:`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn catalog_validate_failure_does_not_suggest_catalog_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("c.json"), "{\"schema\": ").unwrap();
+    let out = cmd()
+        .args(["catalog", "validate"])
+        .arg(dir.path().join("c.json"))
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("po-manifests catalog validate"), "{err}");
+}
