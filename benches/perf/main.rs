@@ -86,7 +86,8 @@ fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 
 fn layout_flag(args: &[String]) -> Result<Layout> {
     let s = flag(args, "--layout").unwrap_or("dir");
-    Layout::parse(s).ok_or_else(|| format!("--layout {s}: expected dir, file or jsonl"))
+    Layout::parse(s)
+        .ok_or_else(|| format!("--layout {s}: expected dir, file, jsonl, yaml or yaml-file"))
 }
 
 fn seed_flag(args: &[String]) -> Result<u64> {
@@ -171,11 +172,7 @@ fn prepare(work: &Path, size_text: &str, layout: Layout, seed: u64) -> Result<Pr
             start.elapsed().as_secs_f64()
         );
     }
-    let catalog = match layout {
-        Layout::Dir => dir.join("catalog"),
-        Layout::File => dir.join("catalog.json"),
-        Layout::Lines => dir.join("catalog.jsonl"),
-    };
+    let catalog = layout.catalog_path(&dir);
     let stamp = std::fs::read_to_string(dir.join("generated.txt")).map_err(|e| e.to_string())?;
     let field = |k: &str| -> usize {
         stamp
