@@ -397,3 +397,24 @@ mod lazy_bundle_objects {
         assert_eq!(from_json, lines(&yaml));
     }
 }
+
+mod digest {
+    use super::*;
+
+    #[test]
+    fn computed_on_first_use_and_equal_to_content_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = concat!(
+            "schema: olm.package\nname: a\ndefaultChannel: s\n---\n",
+            "schema: olm.channel\npackage: a\nname: s\nentries: [{name: a.v1}]\n---\n",
+            "schema: olm.bundle\npackage: a\nname: a.v1\nimage: quay.io/a:1\n",
+            "properties: [{type: olm.package, value: {packageName: a, version: 1.0.0}}]\n",
+        );
+        std::fs::write(dir.path().join("catalog.yaml"), text).unwrap();
+        let cat = load(dir.path(), &PackageFilter::All).unwrap();
+        assert!(cat.digest.get().is_none(), "loading does not hash");
+        let want = super::super::content_digest(dir.path()).unwrap();
+        assert_eq!(cat.digest().unwrap(), want);
+        assert_eq!(cat.digest.get(), Some(&want));
+    }
+}
