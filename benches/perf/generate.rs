@@ -35,6 +35,12 @@ pub enum Layout {
     Dir,
     /// One `catalog.jsonl`, one compact document per line (catalogd's `all.json`).
     Lines,
+    /// `<package>/catalog.yaml` per package, bundles with `olm.csv.metadata` instead of
+    /// `olm.bundle.object`: the shape of the community catalogs for OpenShift 4.17 and later
+    /// (`catalogs/v4.20/<package>/catalog.yaml`, about 4 bundles of 20 KB per package).
+    Yaml,
+    /// The same documents in one `catalog.yaml` (one large multi-document file).
+    YamlFile,
 }
 
 impl Layout {
@@ -44,6 +50,8 @@ impl Layout {
             "file" => Layout::File,
             "dir" => Layout::Dir,
             "jsonl" | "lines" => Layout::Lines,
+            "yaml" => Layout::Yaml,
+            "yaml-file" => Layout::YamlFile,
             _ => return None,
         })
     }
@@ -53,6 +61,23 @@ impl Layout {
             Layout::File => "file",
             Layout::Dir => "dir",
             Layout::Lines => "jsonl",
+            Layout::Yaml => "yaml",
+            Layout::YamlFile => "yaml-file",
+        }
+    }
+
+    /// Whether documents are written as YAML with `olm.csv.metadata` bundles.
+    pub fn is_yaml(self) -> bool {
+        matches!(self, Layout::Yaml | Layout::YamlFile)
+    }
+
+    /// The catalog path under the output directory.
+    pub fn catalog_path(self, out: &Path) -> PathBuf {
+        match self {
+            Layout::Dir | Layout::Yaml => out.join("catalog"),
+            Layout::File => out.join("catalog.json"),
+            Layout::Lines => out.join("catalog.jsonl"),
+            Layout::YamlFile => out.join("catalog.yaml"),
         }
     }
 }
@@ -529,7 +554,37 @@ struct PackageDocs {
 /// Bytes per bundle, measured on generated catalogs (used to size packages).
 const BUNDLE_BYTES: u64 = 260_000;
 
-fn package(seed: u64, index: u64, mean_bundles: f64) -> PackageDocs {
+/// Bytes per bundle of a YAML (`olm.csv.metadata`) catalog.
+const YAML_BUNDLE_BYTES: u64 = 20_000;
+
+/// The `olm.csv.metadata` value of a CSV (operator-registry `property.CSVMetadata`: the CSV's
+/// annotations and the descriptive part of its spec; no install strategy, no CRDs, no icon).
+fn csv_metadata(csv: &Value) -> Value {
+    let spec = &csv["spec"];
+    let mut m = serde_json::Map::new();
+    m.insert("annotations".into(), csv["metadata"]["annotations"].clone());
+    m.insert("apiServiceDefinitions".into(), json!({}));
+    m.insert(
+        "crdDescriptions".into(),
+        spec["customresourcedefinitions"].clone(),
+    );
+    for k in [
+        "description",
+        "displayName",
+        "installModes",
+        "keywords",
+        "links",
+        "maintainers",
+        "maturity",
+        "minKubeVersion",
+        "provider",
+    ] {
+        m.insert(k.into(), spec[k].clone());
+    }
+    Value::Object(m)
+}
+
+fn package(seed: u64, index: u64, mean_bundles: f64, csv_meta: bool) -> PackageDocs {
     let mut rng = Rng::new(seed, index + 1);
     let domain = rng.pick(DOMAINS);
     let flavour = rng.pick(FLAVOURS);
@@ -751,11 +806,15 @@ fn package(seed: u64, index: u64, mean_bundles: f64) -> PackageDocs {
         if k + 2 < n && rng.chance(0.3) {
             props.push(json!({"type": "olm.maxOpenShiftVersion", "value": rng.pick(&["4.12", "4.14", "4.16"])}));
         }
-        for a in apis {
-            props.push(json!({"type": "olm.bundle.object", "value": {"data": a.crd_b64}}));
+        if csv_meta {
+            props.push(json!({"type": "olm.csv.metadata", "value": csv_metadata(&csv)}));
+        } else {
+            for a in apis {
+                props.push(json!({"type": "olm.bundle.object", "value": {"data": a.crd_b64}}));
+            }
+            props.push(json!({"type": "olm.bundle.object", "value": {"data": b64(&csv)}}));
         }
-        props.push(json!({"type": "olm.bundle.object", "value": {"data": b64(&csv)}}));
-        if rng.chance(0.4) {
+        if !csv_meta && rng.chance(0.4) {
             let svc = json!({
                 "apiVersion": "v1",
                 "kind": "Service",
@@ -1002,6 +1061,12 @@ fn write_doc(out: &mut Vec<u8>, doc: &Value, layout: Layout) {
         Layout::Lines => {
             serde_json::to_writer(&mut *out, doc).unwrap();
         }
+        Layout::Yaml | Layout::YamlFile => {
+            // `opm render -o yaml` style: every document starts with `---`.
+            out.extend_from_slice(b"---\n");
+            out.extend_from_slice(serde_saphyr::to_string(doc).unwrap().as_bytes());
+            return;
+        }
         Layout::File | Layout::Dir => {
             let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
             let mut ser = serde_json::Serializer::with_formatter(&mut *out, fmt);
@@ -1015,11 +1080,7 @@ fn write_doc(out: &mut Vec<u8>, doc: &Value, layout: Layout) {
 /// catalog is `out/catalog` (a directory), `out/catalog.json` or `out/catalog.jsonl`.
 pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
     std::fs::create_dir_all(out)?;
-    let catalog = match spec.layout {
-        Layout::Dir => out.join("catalog"),
-        Layout::File => out.join("catalog.json"),
-        Layout::Lines => out.join("catalog.jsonl"),
-    };
+    let catalog = spec.layout.catalog_path(out);
     if catalog.is_dir() {
         std::fs::remove_dir_all(&catalog)?;
     } else if catalog.exists() {
@@ -1027,16 +1088,22 @@ pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
     }
     // Package count grows with the catalog: at least 30 (so 20 operators can be resolved at
     // every size), else about 2.5 MB each, the average of a full Red Hat index.
-    let packages_wanted = (spec.size / 2_500_000).max(30);
-    let mean_bundles = (spec.size as f64 / packages_wanted as f64 / BUNDLE_BYTES as f64).max(1.0);
+    // YAML catalogs: about 80 KB per package, like the community catalogs.
+    let (per_package, bundle_bytes) = if spec.layout.is_yaml() {
+        (80_000, YAML_BUNDLE_BYTES)
+    } else {
+        (2_500_000, BUNDLE_BYTES)
+    };
+    let packages_wanted = (spec.size / per_package).max(30);
+    let mean_bundles = (spec.size as f64 / packages_wanted as f64 / bundle_bytes as f64).max(1.0);
     let mut single = match spec.layout {
-        Layout::Dir => None,
+        Layout::Dir | Layout::Yaml => None,
         _ => Some(io::BufWriter::with_capacity(
             1 << 20,
             std::fs::File::create(&catalog)?,
         )),
     };
-    if spec.layout == Layout::Dir {
+    if matches!(spec.layout, Layout::Dir | Layout::Yaml) {
         std::fs::create_dir_all(&catalog)?;
     }
     let mut g = Generated {
@@ -1049,7 +1116,7 @@ pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
     let mut buf = Vec::with_capacity(8 << 20);
     let mut index = 0u64;
     while g.bytes < spec.size {
-        let p = package(spec.seed, index, mean_bundles);
+        let p = package(spec.seed, index, mean_bundles, spec.layout.is_yaml());
         index += 1;
         buf.clear();
         for d in &p.docs {
@@ -1060,7 +1127,12 @@ pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
             None => {
                 let dir = catalog.join(&p.name);
                 std::fs::create_dir_all(&dir)?;
-                std::fs::write(dir.join("catalog.json"), &buf)?;
+                let file = if spec.layout.is_yaml() {
+                    "catalog.yaml"
+                } else {
+                    "catalog.json"
+                };
+                std::fs::write(dir.join(file), &buf)?;
             }
         }
         g.bytes += buf.len() as u64;

@@ -25,12 +25,15 @@
 //! multi-doc, split on lines starting with `---` exactly as apimachinery's `YAMLReader` does;
 //! empty documents are skipped.
 //!
-//! The catalog's content digest is computed while reading (see [`super::content_digest`]).
+//! YAML files are split into documents in place and parsed in batches on every core; each
+//! document is read into a JSON value (which fixes the reading of scalars) and the typed
+//! structs decode from that value directly. The catalog's content digest is computed while
+//! reading only when [`LoadOptions::digest`] asks for it (see [`super::content_digest`]).
 
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -831,6 +834,70 @@ trait DocSink {
     ) -> Result<(), Error>;
     /// Forget everything received (the file is being re-read as YAML).
     fn reset(&mut self);
+    /// What [`DocSink::decode_yaml`] makes of one document.
+    type Yaml: Send;
+    /// Decode one YAML document's value, on any thread (documents of a YAML file are parsed
+    /// in parallel); the results are handed to [`DocSink::take_yaml`] in file order.
+    fn decode_yaml(
+        &self,
+        path: &Path,
+        line: usize,
+        value: &serde_json::Value,
+    ) -> Result<Self::Yaml, Error>;
+    /// Keep one decoded YAML document.
+    fn take_yaml(&mut self, item: Self::Yaml);
+}
+
+/// [`routing`] for a document already read into a value (YAML).
+fn routing_of_value(
+    path: &Path,
+    line: usize,
+    value: &serde_json::Value,
+    filter: &PackageFilter,
+) -> Result<(String, Routing, bool), Error> {
+    let origin = || Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    let routing = Routing::deserialize(value).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    let schema = match &routing.schema {
+        Some(s) if !s.is_empty() => s.clone(),
+        _ => return Err(Error::MissingSchema { origin: origin() }),
+    };
+    let kept = filter.keeps_doc(&schema, &routing.package, &routing.name);
+    Ok((schema, routing, kept))
+}
+
+/// [`meta_of`] for a document already read into a value (YAML): the blob is its JSON text.
+fn meta_of_value(
+    path: &Path,
+    line: usize,
+    value: &serde_json::Value,
+    schema: String,
+    routing: Routing,
+) -> Result<Meta, Error> {
+    let origin = || Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    let text = serde_json::to_string(value).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    let blob = RawValue::from_string(text).map_err(|source| Error::Json {
+        origin: origin(),
+        source,
+    })?;
+    Ok(Meta {
+        schema,
+        package: routing.package,
+        name: routing.name,
+        blob,
+        origin: origin(),
+    })
 }
 
 /// The routing keys of a document read from its first members without parsing the rest, for
@@ -1019,6 +1086,23 @@ impl DocSink for MetaSink<'_> {
         self.out.metas.clear();
         self.out.read = 0;
     }
+    type Yaml = Option<Meta>;
+    fn decode_yaml(
+        &self,
+        path: &Path,
+        line: usize,
+        value: &serde_json::Value,
+    ) -> Result<Option<Meta>, Error> {
+        let (schema, r, kept) = routing_of_value(path, line, value, self.filter)?;
+        if !kept {
+            return Ok(None);
+        }
+        meta_of_value(path, line, value, schema, r).map(Some)
+    }
+    fn take_yaml(&mut self, item: Option<Meta>) {
+        self.out.read += 1;
+        self.out.metas.extend(item);
+    }
 }
 
 /// Read one file's documents, keeping those the filter wants.
@@ -1037,7 +1121,11 @@ pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error>
 
 /// Read one file, feeding each document to `sink`; returns the file's sha256 (zeros when
 /// `digest` is false).
-fn read_with<S: DocSink>(path: &Path, sink: &mut S, digest: bool) -> Result<[u8; 32], Error> {
+fn read_with<S: DocSink + Sync>(
+    path: &Path,
+    sink: &mut S,
+    digest: bool,
+) -> Result<[u8; 32], Error> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -1095,7 +1183,7 @@ enum JsonFailure {
 }
 
 /// Split a JSON stream into top-level objects without holding the whole file.
-fn read_json<R: Read, S: DocSink>(
+fn read_json<R: Read, S: DocSink + Sync>(
     path: &Path,
     reader: &mut R,
     mut buf: Vec<u8>,
@@ -1256,57 +1344,148 @@ fn describe_json_start(b: u8) -> &'static str {
     }
 }
 
-/// Split YAML into documents on `---` lines (apimachinery `YAMLReader`) and route each.
-fn read_yaml<R: Read, S: DocSink>(
+/// How many bytes of complete YAML documents are collected before they are parsed (in
+/// parallel); the file is read in [`CHUNK`]s, so memory stays flat in the file's size.
+const YAML_BATCH: usize = 4 * CHUNK;
+
+/// One YAML document found by [`read_yaml`]: its byte range in the buffer and the line its
+/// text starts on (the line after the `---` separator, or 1).
+struct YamlDoc {
+    start: usize,
+    end: usize,
+    first_line: usize,
+}
+
+/// Split YAML into documents on `---` lines (apimachinery `YAMLReader`: a line starting with
+/// `---` separates documents; anything but a comment after it is an error) and route each.
+///
+/// The bytes are split in place (no per-line copy). Documents are parsed in batches of about
+/// [`YAML_BATCH`] bytes on every core (each document is independent once its boundaries are
+/// known), then handed to the sink in file order, so the first error in file order is the one
+/// reported, as when reading one document after another.
+fn read_yaml<R: Read, S: DocSink + Sync>(
     path: &Path,
     reader: &mut R,
-    prefix: Vec<u8>,
+    mut buf: Vec<u8>,
     sink: &mut S,
 ) -> Result<(), Error> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut reader = BufReader::with_capacity(256 * 1024, (&prefix[..]).chain(reader));
-    let mut doc = Vec::<u8>::new();
-    let mut doc_line = 1usize; // line of the first line in `doc`
-    let mut line_no = 0usize;
-    let mut line = Vec::new();
+    let mut eof = false;
+    let mut pos = 0usize; // start of the next line to look at
+    let mut line_no = 1usize; // line number of the line at `pos`
+    let mut doc_start = 0usize;
+    let mut doc_line = 1usize;
+    let mut pending: Vec<YamlDoc> = Vec::new();
     loop {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(io_err)?;
-        if n == 0 {
-            yaml_doc(path, doc_line, &doc, sink)?;
-            return Ok(());
-        }
-        line_no += 1;
-        if line.starts_with(b"---") {
-            let rest = String::from_utf8_lossy(&line[3..]);
-            let rest = rest.trim();
-            if !rest.is_empty() && !rest.starts_with('#') {
-                return Err(Error::YamlSeparator {
-                    origin: Origin {
-                        file: path.to_path_buf(),
-                        line: line_no,
-                    },
-                    rest: rest.to_owned(),
+        // Look at every complete line (or the last, unterminated one at end of file).
+        let mut separator_error = None;
+        while pos < buf.len() {
+            let line_end = match memchr::memchr(b'\n', &buf[pos..]) {
+                Some(i) => pos + i + 1,
+                None if eof => buf.len(),
+                None => break,
+            };
+            if buf[pos..line_end].starts_with(b"---") {
+                let rest = String::from_utf8_lossy(&buf[pos + 3..line_end]);
+                let rest = rest.trim();
+                if !rest.is_empty() && !rest.starts_with('#') {
+                    separator_error = Some(Error::YamlSeparator {
+                        origin: Origin {
+                            file: path.to_path_buf(),
+                            line: line_no,
+                        },
+                        rest: rest.to_owned(),
+                    });
+                    break;
+                }
+                pending.push(YamlDoc {
+                    start: doc_start,
+                    end: pos,
+                    first_line: doc_line,
                 });
+                doc_start = line_end;
+                doc_line = line_no + 1;
             }
-            yaml_doc(path, doc_line, &doc, sink)?;
-            doc.clear();
-            doc_line = line_no + 1;
-            continue;
+            // Lines without a separator are skipped at memchr speed: jump to the next
+            // newline that is followed by `---`.
+            pos = line_end;
+            line_no += 1;
+            if pos < buf.len() && !buf[pos..].starts_with(b"---") {
+                match memchr::memmem::find(&buf[pos..], b"\n---") {
+                    Some(i) => {
+                        line_no += memchr::memchr_iter(b'\n', &buf[pos..pos + i + 1]).count();
+                        pos += i + 1;
+                    }
+                    None => {
+                        // No separator in what is read: the rest is the current document.
+                        // Keep `pos` at the start of its last line, which may continue.
+                        let last = memchr::memrchr(b'\n', &buf[pos..]).map_or(pos, |i| pos + i + 1);
+                        line_no += memchr::memchr_iter(b'\n', &buf[pos..last]).count();
+                        pos = last;
+                        if !eof {
+                            break;
+                        }
+                    }
+                }
+            }
         }
-        doc.extend_from_slice(&line);
+        if separator_error.is_none() && eof {
+            pending.push(YamlDoc {
+                start: doc_start,
+                end: buf.len(),
+                first_line: doc_line,
+            });
+        }
+        let batch_bytes =
+            pending.last().map_or(0, |d| d.end) - pending.first().map_or(0, |d| d.start);
+        if eof || separator_error.is_some() || batch_bytes >= YAML_BATCH {
+            yaml_batch(path, &buf, &pending, sink)?;
+            pending.clear();
+            if let Some(e) = separator_error {
+                return Err(e);
+            }
+            if eof {
+                return Ok(());
+            }
+            // Drop what was parsed; the current document and the unread line stay.
+            buf.drain(..doc_start);
+            pos -= doc_start;
+            doc_start = 0;
+        }
+        eof = fill(reader, &mut buf).map_err(io_err)?;
     }
 }
 
+/// Parse a batch of documents on every core, then hand them to the sink in order.
+fn yaml_batch<S: DocSink + Sync>(
+    path: &Path,
+    buf: &[u8],
+    docs: &[YamlDoc],
+    sink: &mut S,
+) -> Result<(), Error> {
+    let shared: &S = sink;
+    let parsed: Vec<Result<Option<S::Yaml>, Error>> = docs
+        .par_iter()
+        .map(|d| yaml_doc(path, d.first_line, &buf[d.start..d.end], shared))
+        .collect();
+    for item in parsed {
+        if let Some(item) = item? {
+            sink.take_yaml(item);
+        }
+    }
+    Ok(())
+}
+
+/// Parse one YAML document and decode it for the sink; `None` for an empty document.
 fn yaml_doc<S: DocSink>(
     path: &Path,
     first_line: usize,
     doc: &[u8],
-    sink: &mut S,
-) -> Result<(), Error> {
+    sink: &S,
+) -> Result<Option<S::Yaml>, Error> {
     // The document's line: its first line that is neither blank nor a comment.
     let mut line = first_line;
     let mut has_content = false;
@@ -1319,20 +1498,23 @@ fn yaml_doc<S: DocSink>(
         line += 1;
     }
     if !has_content {
-        return Ok(());
+        return Ok(None);
     }
     let origin = || Origin {
         file: path.to_path_buf(),
         line,
     };
     let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
+    // The document is read into a JSON value first: that fixes the reading of every scalar
+    // (YAML 1.2 core schema, as before) before typed decoding sees it. The typed structs
+    // then decode from the value directly, without writing and re-parsing JSON text.
     let value: serde_json::Value = serde_saphyr::from_str_with_options(text, yaml_options())
         .map_err(|source| Error::Yaml {
             origin: origin(),
             source: Box::new(source),
         })?;
     match &value {
-        serde_json::Value::Null => return Ok(()),
+        serde_json::Value::Null => return Ok(None),
         serde_json::Value::Object(_) => {}
         other => {
             return Err(Error::NotAnObject {
@@ -1346,18 +1528,18 @@ fn yaml_doc<S: DocSink>(
             });
         }
     }
-    let json = serde_json::to_vec(&value).map_err(|source| Error::Json {
-        origin: origin(),
-        source,
-    })?;
-    sink.doc(path, line, None, &json)
+    sink.decode_yaml(path, line, &value).map(Some)
 }
 
 /// YAML options matching Go's `sigs.k8s.io/yaml` (yaml.v2): a repeated key keeps the last
-/// value instead of failing (oc-mirror's `exp-headsonly` test catalog has one).
+/// value instead of failing (oc-mirror's `exp-headsonly` test catalog has one). Comments are
+/// still checked but not captured (nothing reads them; about 3 % of the parse, measured
+/// with the benchmark's `yamlopts` phase). The default budget (alias expansion, nesting,
+/// event counts) stays on: catalogs are untrusted input.
 pub(crate) fn yaml_options() -> serde_saphyr::Options {
     serde_saphyr::options! {
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
+        emit_comments: false,
     }
 }
 
@@ -1408,8 +1590,10 @@ pub struct DeclarativeConfig {
     pub documents_read: usize,
     /// Names of the `olm.package` documents the filter left out (for "did you mean").
     pub skipped_packages: Vec<String>,
-    /// Content digest, `sha256:<hex>`.
+    /// Content digest, `sha256:<hex>`; empty unless [`LoadOptions::digest`] was set.
     pub digest: String,
+    /// The catalog path given to [`load_with`].
+    pub root: Option<PathBuf>,
 }
 
 #[derive(Default)]
@@ -1497,6 +1681,90 @@ impl DocSink for TypedSink<'_> {
     }
     fn reset(&mut self) {
         self.out = DeclarativeConfig::default();
+    }
+    type Yaml = YamlItem;
+    fn decode_yaml(
+        &self,
+        path: &Path,
+        line: usize,
+        value: &serde_json::Value,
+    ) -> Result<YamlItem, Error> {
+        let (schema, r, kept) = routing_of_value(path, line, value, self.filter)?;
+        if !kept {
+            return Ok(if !is_known_schema(&schema) {
+                YamlItem::SkippedOther
+            } else if schema == SCHEMA_PACKAGE {
+                YamlItem::SkippedPackage(r.name)
+            } else {
+                YamlItem::Skipped
+            });
+        }
+        Ok(match schema.as_str() {
+            SCHEMA_PACKAGE => YamlItem::Package(decode_value(path, line, value, &schema, &r)?),
+            SCHEMA_CHANNEL => YamlItem::Channel(decode_value(path, line, value, &schema, &r)?),
+            SCHEMA_BUNDLE => YamlItem::Bundle(decode_value(path, line, value, &schema, &r)?),
+            SCHEMA_DEPRECATIONS => {
+                YamlItem::Deprecation(decode_value(path, line, value, &schema, &r)?)
+            }
+            _ => YamlItem::Other(meta_of_value(path, line, value, schema, r)?),
+        })
+    }
+    fn take_yaml(&mut self, item: YamlItem) {
+        let dc = &mut self.out;
+        dc.documents_read += 1;
+        match item {
+            YamlItem::Package(p) => dc.packages.push(p),
+            YamlItem::Channel(c) => dc.channels.push(c),
+            YamlItem::Bundle(b) => dc.bundles.push(b),
+            YamlItem::Deprecation(d) => dc.deprecations.push(d),
+            YamlItem::Other(m) => {
+                dc.others_count += 1;
+                dc.others.push(m);
+            }
+            YamlItem::SkippedOther => dc.others_count += 1,
+            YamlItem::SkippedPackage(name) => dc.skipped_packages.push(name),
+            YamlItem::Skipped => {}
+        }
+    }
+}
+
+/// One YAML document as [`TypedSink`] keeps it.
+enum YamlItem {
+    Package(Located<Package>),
+    Channel(Located<Channel>),
+    Bundle(Located<Bundle>),
+    Deprecation(Located<Deprecation>),
+    Other(Meta),
+    /// Left out by the filter: a document of another schema.
+    SkippedOther,
+    /// Left out by the filter: an `olm.package` (its name).
+    SkippedPackage(String),
+    /// Left out by the filter.
+    Skipped,
+}
+
+/// [`decode`] from a value (YAML documents): the typed structs read the value's members
+/// directly; property values become JSON text (`RawValue`) as when read from a JSON file.
+fn decode_value<T: for<'a> Deserialize<'a>>(
+    path: &Path,
+    line: usize,
+    value: &serde_json::Value,
+    schema: &str,
+    r: &Routing,
+) -> Result<Located<T>, Error> {
+    let origin = Origin {
+        file: path.to_path_buf(),
+        line,
+    };
+    match T::deserialize(value) {
+        Ok(item) => Ok(Located { item, origin }),
+        Err(source) => Err(Error::Decode {
+            origin,
+            schema: schema.to_owned(),
+            package: r.package.clone(),
+            name: r.name.clone(),
+            source,
+        }),
     }
 }
 
@@ -1671,6 +1939,7 @@ pub fn load_with(
     if options.digest {
         dc.digest = combine_digest(files.single_file, &digests);
     }
+    dc.root = Some(files.root.clone());
     Ok(dc)
 }
 
@@ -1896,6 +2165,105 @@ mod tests {
 
     mod yaml {
         use super::*;
+
+        /// A YAML stream of `n` bundles of about 1 KB each after a package and a channel.
+        fn many_bundles(n: usize) -> String {
+            let mut text = String::from(
+                "schema: olm.package\nname: a\ndefaultChannel: s\n---\nschema: olm.channel\npackage: a\nname: s\nentries: []\n",
+            );
+            let filler = "x".repeat(900);
+            for i in 0..n {
+                text += &format!(
+                    "---\nschema: olm.bundle\npackage: a\nname: a.v{i}\nimage: quay.io/a:{i}\nproperties:\n- type: olm.package\n  value:\n    packageName: a\n    version: 1.0.{i}\n- type: olm.csv.metadata\n  value:\n    description: |\n      {filler}\n"
+                );
+            }
+            text
+        }
+
+        #[test]
+        fn many_documents_across_batches_keep_order_and_lines() {
+            // More than one parsing batch (YAML_BATCH), read in several chunks.
+            let n = YAML_BATCH / 800;
+            let text = many_bundles(n);
+            assert!(text.len() > YAML_BATCH + CHUNK);
+            let dc = load_text("c.yaml", &text).unwrap();
+            assert_eq!(dc.bundles.len(), n);
+            // Each bundle's line: the one after its `---`.
+            let lines: Vec<usize> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| *l == "schema: olm.bundle")
+                .map(|(i, _)| i + 1)
+                .collect();
+            for (i, b) in dc.bundles.iter().enumerate() {
+                assert_eq!(b.item.name, format!("a.v{i}"));
+                assert_eq!(b.origin.line, lines[i], "{}", b.item.name);
+            }
+            let v = b_prop(&dc.bundles[n - 1].item, PROPERTY_PACKAGE);
+            assert_eq!(
+                v,
+                format!(r#"{{"packageName":"a","version":"1.0.{}"}}"#, n - 1)
+            );
+        }
+
+        fn b_prop(b: &Bundle, ty: &str) -> String {
+            b.properties
+                .iter()
+                .find(|p| p.ty == ty)
+                .and_then(|p| p.value.text())
+                .unwrap()
+                .to_owned()
+        }
+
+        #[test]
+        fn first_error_in_file_order_is_reported_after_a_batch() {
+            let n = YAML_BATCH / 1000 + 10;
+            let mut text = many_bundles(n);
+            // A document without a schema far into the file, then a broken one after it.
+            text += "---\nname: nameless\n---\nschema: [\n";
+            let lines = text.lines().count();
+            let e = load_text("c.yaml", &text).unwrap_err();
+            assert!(matches!(e, Error::MissingSchema { .. }), "{e}");
+            assert!(
+                e.to_string().contains(&format!("c.yaml:{}", lines - 2)),
+                "{e}"
+            );
+        }
+
+        #[test]
+        fn separator_error_comes_after_the_documents_before_it() {
+            // The document just before the bad separator is not parsed (as apimachinery's
+            // reader stops there); earlier ones are, in order.
+            let e = load_text("c.yaml", "name: nameless\n--- x\n").unwrap_err();
+            assert!(matches!(e, Error::YamlSeparator { .. }), "{e}");
+            let text = "name: nameless\n---\nschema: olm.package\n--- x\n";
+            let e = load_text("c.yaml", text).unwrap_err();
+            assert!(matches!(e, Error::MissingSchema { .. }), "{e}");
+            let e = load_text("c.yaml", &format!("{}--- x\n", many_bundles(3))).unwrap_err();
+            assert!(matches!(e, Error::YamlSeparator { .. }), "{e}");
+            assert!(e.to_string().contains("c.yaml:51"), "{e}");
+        }
+
+        #[test]
+        fn scalars_read_as_before() {
+            // Plain scalars follow the YAML 1.2 core schema: `1.10` is a number (so JSON
+            // 1.1), `"4.10"` stays a string, `null` and `~` mean unset; a number where a
+            // string is expected is a decode error naming the document.
+            let text = "schema: olm.package\nname: a\ndefaultChannel: s\n---\nschema: olm.channel\npackage: a\nname: s\nentries: [{name: a.v1, replaces: ~}]\n---\nschema: olm.bundle\npackage: a\nname: a.v1\nimage: null\nproperties:\n- {type: olm.maxOpenShiftVersion, value: 4.10}\n- {type: x, value: \"4.10\"}\n- {type: zz, value: [true, 0x1F, 1e3]}\n";
+            let dc = load_text("c.yaml", text).unwrap();
+            let b = &dc.bundles[0].item;
+            assert_eq!(b.image, "");
+            assert_eq!(b_prop(b, PROPERTY_MAX_OPENSHIFT_VERSION), "4.1");
+            assert_eq!(b_prop(b, "x"), r#""4.10""#);
+            assert_eq!(b_prop(b, "zz"), "[true,31,1000.0]");
+            assert_eq!(dc.channels[0].item.entries[0].replaces, "");
+            let e = load_text("c.yaml", "schema: olm.package\nname: 1.0\n").unwrap_err();
+            assert!(matches!(e, Error::Json { .. }), "{e}");
+            let text = "schema: olm.package\nname: a\ndefaultChannel: 1.0\n";
+            let e = load_text("c.yaml", text).unwrap_err();
+            assert!(matches!(e, Error::Decode { .. }), "{e}");
+            assert!(e.to_string().contains("c.yaml:1"), "{e}");
+        }
 
         #[test]
         fn multi_doc_with_separators_and_comments() {

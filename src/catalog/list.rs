@@ -1,6 +1,11 @@
 //! Rows for `catalog list packages|channels|bundles PATH [--package P]`, like
 //! operator-registry's `opm alpha list` (`alpha/action/list.go`), plus a plain column
 //! renderer. Rows are sorted by package, channel, bundle.
+//!
+//! Text cells are elided to fit a terminal (a bundle that skips 80 versions would make every
+//! row thousands of characters wide): lists longer than [`MAX_LIST_CELL`] become a count
+//! ("80 skips"), any other cell longer than [`MAX_CELL`] keeps its start and end around `…`.
+//! The JSON rows always hold the full values.
 
 use serde::Serialize;
 
@@ -139,6 +144,35 @@ pub fn bundles(catalog: &Catalog, package: Option<&str>) -> Vec<BundleRow> {
     rows
 }
 
+/// Longest joined list (skips, heads) shown in full in a text cell.
+pub const MAX_LIST_CELL: usize = 40;
+/// Longest text cell (in characters) shown in full.
+pub const MAX_CELL: usize = 72;
+
+/// A list as a text cell: comma-joined when short, else its count ("3 skips").
+fn list_cell(items: &[String], singular: &str, plural: &str) -> String {
+    let joined = items.join(",");
+    if joined.chars().count() <= MAX_LIST_CELL {
+        return joined;
+    }
+    let noun = if items.len() == 1 { singular } else { plural };
+    elide(&format!("{} {noun}", items.len()))
+}
+
+/// A cell cut to [`MAX_CELL`] characters: its start and end around `…`.
+fn elide(cell: &str) -> String {
+    let n = cell.chars().count();
+    if n <= MAX_CELL {
+        return cell.to_owned();
+    }
+    let head = (MAX_CELL - 1) / 2;
+    let tail = MAX_CELL - 1 - head;
+    let mut out: String = cell.chars().take(head).collect();
+    out.push('…');
+    out.extend(cell.chars().skip(n - tail));
+    out
+}
+
 /// Render rows as left-aligned columns separated by two spaces, with a header line.
 pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
@@ -168,6 +202,15 @@ pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// [`render_table`] with every cell elided to [`MAX_CELL`] characters.
+fn render_elided(header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|r| r.iter().map(|c| elide(c)).collect())
+        .collect();
+    render_table(header, &rows)
+}
+
 /// Text table of [`packages`].
 pub fn packages_text(rows: &[PackageRow]) -> String {
     let cells: Vec<Vec<String>> = rows
@@ -180,16 +223,22 @@ pub fn packages_text(rows: &[PackageRow]) -> String {
             ]
         })
         .collect();
-    render_table(&["NAME", "DISPLAY NAME", "DEFAULT CHANNEL"], &cells)
+    render_elided(&["NAME", "DISPLAY NAME", "DEFAULT CHANNEL"], cells)
 }
 
 /// Text table of [`channels`].
 pub fn channels_text(rows: &[ChannelRow]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| vec![r.package.clone(), r.channel.clone(), r.heads.join(",")])
+        .map(|r| {
+            vec![
+                r.package.clone(),
+                r.channel.clone(),
+                list_cell(&r.heads, "head", "heads"),
+            ]
+        })
         .collect();
-    render_table(&["PACKAGE", "CHANNEL", "HEAD"], &cells)
+    render_elided(&["PACKAGE", "CHANNEL", "HEAD"], cells)
 }
 
 /// Text table of [`bundles`].
@@ -203,7 +252,7 @@ pub fn bundles_text(rows: &[BundleRow]) -> String {
                 r.bundle.clone(),
                 r.version.clone(),
                 r.replaces.clone().unwrap_or_default(),
-                r.skips.join(","),
+                list_cell(&r.skips, "skip", "skips"),
                 r.skip_range.clone().unwrap_or_default(),
                 r.image.clone(),
                 if r.deprecated { "deprecated" } else { "" }.to_owned(),
@@ -211,7 +260,7 @@ pub fn bundles_text(rows: &[BundleRow]) -> String {
             ]
         })
         .collect();
-    render_table(
+    render_elided(
         &[
             "PACKAGE",
             "CHANNEL",
@@ -224,7 +273,7 @@ pub fn bundles_text(rows: &[BundleRow]) -> String {
             "DEPRECATED",
             "MAX OCP",
         ],
-        &cells,
+        cells,
     )
 }
 
@@ -293,5 +342,58 @@ mod tests {
         assert_eq!(json[1]["maxOpenShiftVersion"], "4.10");
         assert_eq!(json[1]["skipRange"], serde_json::Value::Null);
         assert!(json[1].get("skip_range").is_none());
+    }
+
+    mod elision {
+        use super::super::*;
+
+        fn names(n: usize) -> Vec<String> {
+            (0..n).map(|i| format!("op.v1.0.{i}")).collect()
+        }
+
+        #[test]
+        fn short_lists_are_joined() {
+            assert_eq!(list_cell(&names(2), "skip", "skips"), "op.v1.0.0,op.v1.0.1");
+            assert_eq!(list_cell(&[], "skip", "skips"), "");
+        }
+
+        #[test]
+        fn long_lists_become_a_count() {
+            assert_eq!(list_cell(&names(80), "skip", "skips"), "80 skips");
+            let one = vec!["x".repeat(60)];
+            assert_eq!(list_cell(&one, "skip", "skips"), "1 skip");
+        }
+
+        #[test]
+        fn long_cells_keep_start_and_end() {
+            let cell = format!("quay.io/{}@sha256:{}", "r".repeat(40), "d".repeat(64));
+            let e = elide(&cell);
+            assert_eq!(e.chars().count(), MAX_CELL);
+            assert!(e.starts_with("quay.io/r") && e.ends_with("ddd") && e.contains('…'));
+            assert_eq!(elide("short"), "short");
+            // Multi-byte characters are cut on character boundaries.
+            assert_eq!(elide(&"é".repeat(100)).chars().count(), MAX_CELL);
+        }
+
+        #[test]
+        fn rows_stay_narrow_and_json_keeps_everything() {
+            let row = BundleRow {
+                package: "p".into(),
+                channel: "stable".into(),
+                bundle: "p.v2".into(),
+                version: "2.0.0".into(),
+                replaces: None,
+                skips: names(80),
+                skip_range: None,
+                image: format!("quay.io/x/p@sha256:{}", "a".repeat(64)),
+                deprecated: false,
+                max_openshift_version: None,
+            };
+            let text = bundles_text(std::slice::from_ref(&row));
+            assert!(text.lines().all(|l| l.chars().count() < 200), "{text}");
+            assert!(text.contains("80 skips"), "{text}");
+            let json = serde_json::to_value([&row]).unwrap();
+            assert_eq!(json[0]["skips"].as_array().unwrap().len(), 80);
+        }
     }
 }

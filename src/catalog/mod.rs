@@ -174,7 +174,8 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error
         filter,
         &fbc::LoadOptions {
             lazy_bundle_objects: true,
-            ..Default::default()
+            // Computed on first use (see `model::Catalog::digest`).
+            digest: false,
         },
     )?;
     let (catalog, problems) = model::build(dc, &model::BuildOptions::default());

@@ -44,8 +44,11 @@ impl std::fmt::Display for Origin {
 pub struct Catalog {
     /// Packages sorted by name.
     pub packages: Vec<Package>,
-    /// `sha256:<hex>` of the content read (see [`super::content_digest`]).
-    pub digest: String,
+    /// `sha256:<hex>` of the content read (see [`super::content_digest`]), when computed
+    /// while loading; else computed on first use by [`Catalog::digest`].
+    pub(crate) digest: std::sync::OnceLock<String>,
+    /// The path the catalog was loaded from (for a digest computed later).
+    pub(crate) source: Option<PathBuf>,
     /// Documents with schemas other than the four known ones (ignored).
     pub others_count: usize,
     /// Names of packages in the catalog that the load filter left out, sorted.
@@ -53,6 +56,22 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// The content digest, `sha256:<hex>` (see [`super::content_digest`]). Computed only
+    /// when first asked for (a pin, the lock file), not while loading: hashing every byte is
+    /// about a third of loading a large catalog, and most commands never need it. Like the
+    /// bundle objects left in the file, this reads the catalog again, so the catalog must not
+    /// change while it is in use.
+    pub fn digest(&self) -> Result<String, super::Error> {
+        if let Some(d) = self.digest.get() {
+            return Ok(d.clone());
+        }
+        let d = match &self.source {
+            Some(path) => super::fbc::digest_only(path)?,
+            None => String::new(),
+        };
+        Ok(self.digest.get_or_init(|| d).clone())
+    }
+
     /// The package with this name.
     pub fn package(&self, name: &str) -> Option<&Package> {
         self.packages
@@ -1057,7 +1076,12 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
     super::validate::sort_problems(&mut problems);
     let catalog = Catalog {
         packages: packages.into_values().collect(),
-        digest: dc.digest,
+        digest: if dc.digest.is_empty() {
+            std::sync::OnceLock::new()
+        } else {
+            std::sync::OnceLock::from(dc.digest)
+        },
+        source: dc.root,
         others_count: dc.others_count,
         skipped_packages: {
             let mut names = dc.skipped_packages;

@@ -105,7 +105,7 @@ mod realdata {
             assert!(problems.is_empty(), "{rel}: {problems:?}");
             assert!(!cat.packages.is_empty());
             assert_eq!(
-                cat.digest,
+                cat.digest().unwrap(),
                 super::super::content_digest(&path).unwrap(),
                 "{rel}"
             );
@@ -276,7 +276,7 @@ mod realdata {
         let names: Vec<&str> = cat.packages.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["kube-green"]);
         let all = load(&path, &PackageFilter::All).unwrap();
-        assert_eq!(all.digest, cat.digest);
+        assert_eq!(all.digest().unwrap(), cat.digest().unwrap());
         assert!(all.packages.len() > 1);
     }
 
@@ -395,5 +395,26 @@ mod lazy_bundle_objects {
         assert_eq!(from_json.len(), 1, "{from_json:?}");
         assert!(from_json[0].contains("property #2"), "{from_json:?}");
         assert_eq!(from_json, lines(&yaml));
+    }
+}
+
+mod digest {
+    use super::*;
+
+    #[test]
+    fn computed_on_first_use_and_equal_to_content_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = concat!(
+            "schema: olm.package\nname: a\ndefaultChannel: s\n---\n",
+            "schema: olm.channel\npackage: a\nname: s\nentries: [{name: a.v1}]\n---\n",
+            "schema: olm.bundle\npackage: a\nname: a.v1\nimage: quay.io/a:1\n",
+            "properties: [{type: olm.package, value: {packageName: a, version: 1.0.0}}]\n",
+        );
+        std::fs::write(dir.path().join("catalog.yaml"), text).unwrap();
+        let cat = load(dir.path(), &PackageFilter::All).unwrap();
+        assert!(cat.digest.get().is_none(), "loading does not hash");
+        let want = super::super::content_digest(dir.path()).unwrap();
+        assert_eq!(cat.digest().unwrap(), want);
+        assert_eq!(cat.digest.get(), Some(&want));
     }
 }

@@ -2,6 +2,9 @@
 //! bundle embedded in a catalog) converted into the plain objects OLM v1 would create, one
 //! object per file; `po-manifests bundle pull`: one bundle image unpacked into a directory.
 //! [`sources`] builds the bundle content sources that `create` uses too.
+//!
+//! `bundle render --catalog PATH --all` renders every bundle of a catalog in one process, on
+//! every core (the catalog is read once), each into its own `OUTPUT_DIR/<bundle>/`.
 
 use std::io::Write;
 use std::path::Path;
@@ -9,7 +12,7 @@ use std::path::Path;
 use super::flags::{
     BundleCommand, BundlePullArgs, BundleRenderArgs, BundleSourceArgs, NetworkArgs,
 };
-use super::{EXIT_OK, Error};
+use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::bundle::RegistryV1;
 use crate::bundle::source::Sources;
 use crate::catalog::{self, PackageFilter};
@@ -17,6 +20,7 @@ use crate::config::install;
 use crate::convert;
 use crate::output::yaml;
 use crate::registry;
+use rayon::prelude::*;
 
 pub(super) fn run(
     command: &BundleCommand,
@@ -163,7 +167,7 @@ fn load(args: &BundleRenderArgs) -> Result<RegistryV1, Error> {
     }
     let (Some(path), Some(name)) = (&args.catalog, &args.bundle) else {
         return Err(Error::Usage(
-            "give a bundle directory, or --catalog PATH --bundle NAME".into(),
+            "give a bundle directory, or --catalog PATH with --bundle NAME or --all".into(),
         ));
     };
     let catalog = catalog::load(path, &PackageFilter::All).map_err(|e| Error::Catalog {
@@ -184,11 +188,13 @@ fn load(args: &BundleRenderArgs) -> Result<RegistryV1, Error> {
     Ok(loaded.bundle)
 }
 
-fn render(
+/// The target release's OLM v1 and the conversion options for `args` (`--cluster-version`,
+/// `--feature-set`, `--namespace`, `--watch-namespace`); a watch namespace the release ignores
+/// is refused.
+fn render_options(
     args: &BundleRenderArgs,
-    stdout: &mut dyn Write,
     stderr: &mut dyn Write,
-) -> Result<u8, Error> {
+) -> Result<(crate::openshift::OlmV1, convert::Options), Error> {
     let target = render_target(args)?;
     let olm = target.olm_v1().ok_or_else(|| {
         Error::Unsupported(format!(
@@ -210,12 +216,21 @@ fn render(
                 .unwrap_or_default()
         )));
     }
-    let content = load(args)?;
     let mut options = convert::Options::for_olm_v1(&olm, &args.namespace);
     options.target_namespaces = watch.map(|ns| vec![ns.to_string()]).unwrap_or_default();
-    let objects = convert::convert(&content, &options).map_err(|e| {
+    Ok((olm, options))
+}
+
+/// One bundle's objects as `(file name, YAML)`, converted as `olm` does; a refusal for want of a
+/// watch namespace says how to give one.
+fn object_files(
+    content: &RegistryV1,
+    olm: &crate::openshift::OlmV1,
+    options: &convert::Options,
+) -> Result<Vec<(String, String)>, Error> {
+    let objects = convert::convert(content, options).map_err(|e| {
         let mut text = crate::error_chain(&e);
-        if watch.is_none()
+        if options.target_namespaces.is_empty()
             && matches!(
                 e,
                 convert::Error::TargetNamespaces {
@@ -237,6 +252,155 @@ fn render(
         let text = yaml::to_yaml(object).map_err(Error::Bundle)?;
         files.push((convert::object_file_name(i, object), text));
     }
+    Ok(files)
+}
+
+/// Why a bundle's name cannot be a directory under `--output-dir`, if it cannot: the name
+/// comes from the catalog, so it must not climb out of the output directory.
+fn unusable_dir_name(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("its name is empty")
+    } else if name == "." || name == ".." || name.starts_with(".po-manifests-render-") {
+        Some("its name is not usable as a directory name")
+    } else if name.contains(['/', '\\', '\0']) {
+        Some("its name contains a path separator or NUL")
+    } else {
+        None
+    }
+}
+
+/// `bundle render --catalog PATH --all [--package P]…`.
+fn render_all(
+    args: &BundleRenderArgs,
+    path: &Path,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    let filter = if args.packages.is_empty() {
+        PackageFilter::All
+    } else {
+        PackageFilter::Only(args.packages.clone())
+    };
+    let catalog = catalog::load(path, &filter).map_err(|e| Error::Catalog {
+        name: path.display().to_string(),
+        location: path.display().to_string(),
+        source: Box::new(e),
+    })?;
+    for p in &args.packages {
+        if catalog.package(p).is_none() {
+            return Err(Error::Usage(format!(
+                "package \"{p}\" is not in {}",
+                path.display()
+            )));
+        }
+    }
+    let out = &args.output_dir;
+    if out.exists() {
+        let mut entries = std::fs::read_dir(out).map_err(|source| {
+            Error::Output(crate::output::Error::Io {
+                action: "cannot read",
+                path: out.clone(),
+                source,
+            })
+        })?;
+        if entries.next().is_some() {
+            return Err(Error::Usage(format!(
+                "--output-dir {} is not empty",
+                out.display()
+            )));
+        }
+    }
+    std::fs::create_dir_all(out).map_err(|source| {
+        Error::Output(crate::output::Error::Io {
+            action: "cannot create",
+            path: out.clone(),
+            source,
+        })
+    })?;
+    let install = read_install(args.dir.as_deref())?;
+    let sources = sources(&args.sources, &args.network, install.as_ref())?;
+    let (olm, options) = render_options(args, stderr)?;
+    let bundles: Vec<&catalog::model::Bundle> = catalog
+        .packages
+        .iter()
+        .flat_map(|p| p.bundles.iter())
+        .collect();
+    // The first bundle of a name gets the directory; a later one of the same name (in
+    // another package) is refused rather than overwriting it.
+    let mut first_of_name = std::collections::HashMap::new();
+    for (i, b) in bundles.iter().enumerate() {
+        first_of_name.entry(b.name.as_str()).or_insert(i);
+    }
+    let render_one = |i: usize, bundle: &catalog::model::Bundle| -> Result<usize, String> {
+        if let Some(why) = unusable_dir_name(&bundle.name) {
+            return Err(why.to_owned());
+        }
+        let first = first_of_name[bundle.name.as_str()];
+        if first != i {
+            return Err(format!(
+                "package {} has a bundle of the same name",
+                bundles[first].package
+            ));
+        }
+        let loaded = sources
+            .load_catalog_bundle(bundle)
+            .map_err(|e| crate::error_chain(&e))?;
+        let files = object_files(&loaded.bundle, &olm, &options).map_err(|e| e.to_string())?;
+        write_dir(&out.join(&bundle.name), &files).map_err(|e| e.to_string())?;
+        Ok(files.len())
+    };
+    let results: Vec<Result<usize, String>> = bundles
+        .par_iter()
+        .enumerate()
+        .map(|(i, b)| render_one(i, b))
+        .collect();
+    let mut refused = 0usize;
+    let mut objects = 0usize;
+    for (bundle, result) in bundles.iter().zip(&results) {
+        match result {
+            Ok(n) => {
+                objects += n;
+                writeln!(stdout, "{}", out.join(&bundle.name).display())?;
+            }
+            Err(reason) => {
+                refused += 1;
+                writeln!(
+                    stderr,
+                    "refused bundle \"{}\" of package \"{}\": {reason}",
+                    bundle.name, bundle.package
+                )?;
+            }
+        }
+    }
+    writeln!(
+        stderr,
+        "rendered {} of {} bundles ({objects} objects) into {}{}",
+        bundles.len() - refused,
+        bundles.len(),
+        out.display(),
+        if refused > 0 {
+            format!("; {refused} refused")
+        } else {
+            String::new()
+        }
+    )?;
+    Ok(if refused > 0 { EXIT_INVALID } else { EXIT_OK })
+}
+
+fn render(
+    args: &BundleRenderArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    if args.all {
+        let Some(path) = &args.catalog else {
+            return Err(Error::Usage("--all needs --catalog PATH".into()));
+        };
+        return render_all(args, path, stdout, stderr);
+    }
+    let (olm, options) = render_options(args, stderr)?;
+    let content = load(args)?;
+    let files = object_files(&content, &olm, &options)?;
     write_dir(&args.output_dir, &files)?;
     for (name, _) in &files {
         writeln!(stdout, "{}", args.output_dir.join(name).display())?;

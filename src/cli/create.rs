@@ -299,11 +299,17 @@ pub(super) fn check_install(
         profile: profile.map(|p| format!("{p:?}")),
         catalogs: catalogs
             .iter()
-            .map(|c| lock::LockedCatalog {
-                name: c.name.clone(),
-                digest: c.catalog.digest.clone(),
+            .map(|c| {
+                Ok(lock::LockedCatalog {
+                    name: c.name.clone(),
+                    digest: c.catalog.digest().map_err(|e| Error::Catalog {
+                        name: c.name.clone(),
+                        location: c.location.clone(),
+                        source: Box::new(e),
+                    })?,
+                })
             })
-            .collect(),
+            .collect::<Result<_, Error>>()?,
         operators: locked_operators,
         manifests: files.iter().map(|f| f.name.clone()).collect(),
     };

@@ -246,12 +246,21 @@ pub struct BundleRenderArgs {
     /// (`registry/repository@sha256:…`) to pull.
     #[arg(required_unless_present = "catalog", conflicts_with = "catalog")]
     pub bundle_dir: Option<PathBuf>,
-    /// A catalog holding the bundle (with `--bundle`), instead of a bundle directory.
-    #[arg(long, requires = "bundle")]
+    /// A catalog holding the bundle (with `--bundle`, or every bundle with `--all`), instead
+    /// of a bundle directory.
+    #[arg(long)]
     pub catalog: Option<PathBuf>,
     /// The bundle's name in the catalog.
-    #[arg(long, requires = "catalog")]
+    #[arg(long, requires = "catalog", conflicts_with = "all")]
     pub bundle: Option<String>,
+    /// Render every bundle of the catalog (or of the `--package`s), each into
+    /// `OUTPUT_DIR/<bundle>/`; a bundle that cannot be rendered is listed with its reason and
+    /// does not stop the others (exit code 1 when any was refused).
+    #[arg(long, requires = "catalog")]
+    pub all: bool,
+    /// With `--all`: only the bundles of this package (repeatable).
+    #[arg(long = "package", value_name = "PACKAGE", requires = "all")]
+    pub packages: Vec<String>,
     /// Install namespace.
     #[arg(long)]
     pub namespace: String,

@@ -125,7 +125,12 @@ impl Invocation {
                 source: Box::new(e),
             })?;
             if let Some(pin) = &source.sha256 {
-                let actual = catalog.digest.trim_start_matches("sha256:").to_string();
+                let actual = catalog.digest().map_err(|e| Error::Catalog {
+                    name: source.name.value.clone(),
+                    location: location.clone(),
+                    source: Box::new(e),
+                })?;
+                let actual = actual.trim_start_matches("sha256:").to_string();
                 if actual != pin.value {
                     return Err(Error::DigestMismatch {
                         name: source.name.value.clone(),

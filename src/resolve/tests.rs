@@ -71,9 +71,9 @@ fn catalog(name: &str, priority: i32, packages: Vec<Package>) -> LoadedCatalog {
         location: format!("/catalogs/{name}"),
         catalog: Catalog {
             packages,
-            digest: "sha256:00".into(),
             others_count: 0,
             skipped_packages: vec![],
+            ..Catalog::default()
         },
     }
 }

@@ -258,3 +258,117 @@ fn a_non_empty_output_dir_is_refused() {
         .code(2);
     assert!(out.path().join("keep").exists());
 }
+
+/// Our example catalog copied into `dir`, plus a package `broken` whose one bundle embeds a
+/// ClusterServiceVersion without an install strategy (refused when converting).
+fn example_catalog_with_a_broken_bundle(dir: &std::path::Path) {
+    use base64::Engine as _;
+    let src = root().join("testdata/example/catalog");
+    for entry in walkdir::WalkDir::new(&src) {
+        let entry = entry.unwrap();
+        let to = dir.join(entry.path().strip_prefix(&src).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    let csv = r#"{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"broken.v1.0.0"},"spec":{"version":"1.0.0"}}"#;
+    let data = base64::engine::general_purpose::STANDARD.encode(csv);
+    let text = format!(
+        r#"{{"schema":"olm.package","name":"broken","defaultChannel":"stable"}}
+{{"schema":"olm.channel","package":"broken","name":"stable","entries":[{{"name":"broken.v1.0.0"}}]}}
+{{"schema":"olm.bundle","package":"broken","name":"broken.v1.0.0","image":"quay.io/x/broken@sha256:{}","properties":[{{"type":"olm.package","value":{{"packageName":"broken","version":"1.0.0"}}}},{{"type":"olm.bundle.object","value":{{"data":"{data}"}}}}]}}
+"#,
+        "0".repeat(64)
+    );
+    std::fs::create_dir_all(dir.join("broken")).unwrap();
+    std::fs::write(dir.join("broken/catalog.json"), text).unwrap();
+}
+
+#[test]
+fn render_all_lists_a_refused_bundle_and_renders_the_others() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("catalog");
+    example_catalog_with_a_broken_bundle(&catalog);
+    let out = tmp.path().join("out");
+    let a = cmd()
+        .args([
+            "bundle",
+            "render",
+            "--all",
+            "--namespace",
+            "ns",
+            "--catalog",
+        ])
+        .arg(&catalog)
+        .arg("--output-dir")
+        .arg(&out)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+    assert!(
+        stderr.contains(r#"refused bundle "broken.v1.0.0" of package "broken": "#),
+        "{stderr}"
+    );
+    assert!(stderr.contains("; 1 refused"), "{stderr}");
+    assert!(!out.join("broken.v1.0.0").exists());
+    // Every other bundle has its directory, named on stdout, with a deployment in it.
+    let dirs: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        dirs.contains(&"acme-cert-operator.v1.2.0".to_owned()),
+        "{dirs:?}"
+    );
+    assert_eq!(stdout.lines().count(), dirs.len(), "{stdout}");
+    assert!(!dirs.iter().any(|d| d.starts_with('.')), "{dirs:?}");
+    let files: Vec<String> = std::fs::read_dir(out.join("acme-cert-operator.v1.2.0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        files
+            .iter()
+            .any(|n| n.contains("_deployment_acme-cert-operator")),
+        "{files:?}"
+    );
+}
+
+#[test]
+fn render_all_of_one_package_succeeds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("catalog");
+    example_catalog_with_a_broken_bundle(&catalog);
+    let out = tmp.path().join("out");
+    cmd()
+        .args(["bundle", "render", "--all", "--namespace", "ns"])
+        .args(["--package", "acme-cert-operator", "--catalog"])
+        .arg(&catalog)
+        .arg("--output-dir")
+        .arg(&out)
+        .assert()
+        .success();
+    let dirs: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!dirs.is_empty());
+    assert!(
+        dirs.iter().all(|d| d.starts_with("acme-cert-operator.")),
+        "{dirs:?}"
+    );
+    // An unknown package is a usage error, and nothing is written.
+    let out2 = tmp.path().join("out2");
+    cmd()
+        .args(["bundle", "render", "--all", "--namespace", "ns"])
+        .args(["--package", "nope", "--catalog"])
+        .arg(&catalog)
+        .arg("--output-dir")
+        .arg(&out2)
+        .assert()
+        .code(2);
+    assert!(!out2.exists());
+}
