@@ -12,7 +12,6 @@
 pub mod files;
 mod objects;
 pub mod readiness;
-pub mod release;
 pub mod rules;
 mod schema;
 pub mod yaml;
@@ -23,7 +22,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use release::Release;
+pub use crate::openshift::provided::Provided;
 pub use rules::{Role, Rule, Severity};
 
 use crate::config::install::InstallConfig;
@@ -94,7 +93,7 @@ pub struct Waiver {
 #[derive(Debug, Clone)]
 pub struct Options<'a> {
     /// What the target release provides.
-    pub release: Release,
+    pub release: Provided,
     /// install-config facts, with the file they came from and its text (for lines).
     pub install: Option<InstallSource<'a>>,
     /// Roles by workload: `NAME` or `NAMESPACE/NAME` (`check --role`).

@@ -8,9 +8,9 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::files::Object;
-use super::release::{Release, Scope};
 use super::{Options, Sink, str_at, yaml};
 use crate::mirror::{self, ImageRef};
+use crate::openshift::provided::{Provided, Scope};
 
 /// The objects with the indexes the rules need.
 pub(crate) struct ObjectSet<'f> {
@@ -21,11 +21,11 @@ pub(crate) struct ObjectSet<'f> {
     /// Namespaces in the set, by name.
     pub namespaces: BTreeMap<String, usize>,
     /// The release.
-    pub release: &'f Release,
+    pub release: &'f Provided,
 }
 
 impl<'f> ObjectSet<'f> {
-    pub(crate) fn new(objects: &[Object<'f>], release: &'f Release) -> ObjectSet<'f> {
+    pub(crate) fn new(objects: &[Object<'f>], release: &'f Provided) -> ObjectSet<'f> {
         let mut objects = objects.to_vec();
         objects.sort_by(|a, b| {
             a.file

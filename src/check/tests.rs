@@ -115,7 +115,7 @@ fn run(
 ) -> Report {
     let version = crate::config::ClusterVersion::parse("4.16").unwrap();
     let options = Options {
-        release: Release::new(Some(&version), capabilities),
+        release: Provided::new(Some(&version), capabilities),
         install: Some(InstallSource {
             config: install,
             path: "install-config.yaml".into(),
@@ -473,7 +473,7 @@ fn waivers_remove_problems_and_keep_the_reason() {
     let install = external_install();
     let version = crate::config::ClusterVersion::parse("4.16").unwrap();
     let options = Options {
-        release: Release::new(Some(&version), None),
+        release: Provided::new(Some(&version), None),
         install: Some(InstallSource {
             config: &install,
             path: "install-config.yaml".into(),
@@ -637,7 +637,7 @@ fn general(extra: &[ManifestFile], mirrors: bool) -> Report {
     };
     let version = crate::config::ClusterVersion::parse("4.16").unwrap();
     let options = Options {
-        release: Release::new(Some(&version), None),
+        release: Provided::new(Some(&version), None),
         install: Some(InstallSource {
             config: &install,
             path: "install-config.yaml".into(),
@@ -819,7 +819,7 @@ fn directory_rules_for_dotfiles_and_ignored_files() {
     std::fs::write(dir.path().join("manifests/ns.yaml"), NAMESPACE).unwrap();
     let version = crate::config::ClusterVersion::parse("4.16").unwrap();
     let options = Options {
-        release: Release::new(Some(&version), None),
+        release: Provided::new(Some(&version), None),
         install: None,
         roles: Default::default(),
         waivers: Vec::new(),

@@ -67,7 +67,7 @@ pub(super) fn run(
         .collect();
     let install_source = install.as_ref().map(install_source);
     let options = Options {
-        release: check::Release::new(
+        release: check::Provided::new(
             version.as_ref(),
             install
                 .as_ref()
@@ -285,7 +285,7 @@ pub(super) fn check_create(
         })
         .collect();
     let options = Options {
-        release: check::Release::new(
+        release: check::Provided::new(
             Some(cluster_version),
             install.and_then(|i| i.config.capabilities.as_ref()),
         ),

@@ -608,11 +608,7 @@ fn check_capabilities(inv: &Invocation, objects: &[RenderedObject]) -> Result<()
         let Some(o) = objects.iter().find(|o| kinds.contains(&o.kind())) else {
             continue;
         };
-        if !capability_enabled(
-            caps.baseline_capability_set.as_deref(),
-            &caps.additional_enabled_capabilities,
-            capability,
-        ) {
+        if !capability_enabled(Some(caps), capability) {
             return Err(Error::Unsupported(format!(
                 "install-config `capabilities` (baselineCapabilitySet: {}) does not enable {}, so the cluster will have no {} CRD and bootstrap would wait for it; add {} to additionalEnabledCapabilities",
                 caps.baseline_capability_set

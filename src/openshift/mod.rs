@@ -23,6 +23,8 @@
 
 use std::fmt;
 
+pub mod provided;
+
 use crate::config::ClusterVersion;
 
 /// A cluster's `featureSet` (install-config), with the gates of `CustomNoUpgrade`.
@@ -622,33 +624,13 @@ impl Capability {
     }
 }
 
-/// Whether a `baselineCapabilitySet` contains `capability` (openshift/api
-/// `config/v1/types_cluster_version.go` `ClusterVersionCapabilitySets`: `marketplace` is in
-/// every set from `v4.11`, `OperatorLifecycleManagerV1` in `v4.18` and `vCurrent`); `None`: the
-/// set is not one openshift/api defines.
-pub fn capability_set_contains(set: &str, capability: Capability) -> Option<bool> {
-    let since = match capability {
-        Capability::Marketplace => 11,
-        Capability::OperatorLifecycleManagerV1 => 18,
-    };
-    match set {
-        "None" => Some(false),
-        "vCurrent" => Some(true),
-        _ => {
-            let minor: u64 = set.strip_prefix("v4.")?.parse().ok()?;
-            (11..=18).contains(&minor).then_some(minor >= since)
-        }
-    }
-}
-
-/// Whether install-config `capabilities` enables `capability` (no `capabilities`: `vCurrent`).
+/// Whether install-config `capabilities` enables `capability` (no `capabilities`: `vCurrent`),
+/// by the capability sets of [`provided`]'s data file.
 pub fn capability_enabled(
-    baseline: Option<&str>,
-    additional: &[String],
+    capabilities: Option<&crate::config::install::Capabilities>,
     capability: Capability,
 ) -> bool {
-    additional.iter().any(|c| c == capability.name())
-        || capability_set_contains(baseline.unwrap_or("vCurrent"), capability).unwrap_or(true)
+    provided::Provided::new(None, capabilities).capability_enabled(capability.name())
 }
 
 /// The first and last releases of the table whose `api` (before feature gates) is `api`, as
@@ -886,33 +868,31 @@ mod tests {
 
     #[test]
     fn capability_sets() {
+        use crate::config::install::Capabilities;
         use Capability::*;
-        assert_eq!(capability_set_contains("None", Marketplace), Some(false));
-        assert_eq!(capability_set_contains("v4.11", Marketplace), Some(true));
-        assert_eq!(
-            capability_set_contains("v4.17", OperatorLifecycleManagerV1),
-            Some(false)
-        );
-        assert_eq!(
-            capability_set_contains("v4.18", OperatorLifecycleManagerV1),
-            Some(true)
-        );
-        assert_eq!(
-            capability_set_contains("vCurrent", OperatorLifecycleManagerV1),
-            Some(true)
-        );
-        assert_eq!(capability_set_contains("v4.10", Marketplace), None);
+        let set = |s: &str, extra: &[&str]| Capabilities {
+            baseline_capability_set: Some(s.into()),
+            additional_enabled_capabilities: extra.iter().map(|e| e.to_string()).collect(),
+        };
+        assert!(!capability_enabled(Some(&set("None", &[])), Marketplace));
+        assert!(capability_enabled(Some(&set("v4.11", &[])), Marketplace));
         assert!(!capability_enabled(
-            Some("None"),
-            &[],
+            Some(&set("v4.17", &[])),
             OperatorLifecycleManagerV1
         ));
         assert!(capability_enabled(
-            Some("None"),
-            &["OperatorLifecycleManagerV1".into()],
+            Some(&set("v4.18", &[])),
             OperatorLifecycleManagerV1
         ));
-        assert!(capability_enabled(None, &[], Marketplace));
+        assert!(capability_enabled(
+            Some(&set("vCurrent", &[])),
+            OperatorLifecycleManagerV1
+        ));
+        assert!(capability_enabled(
+            Some(&set("None", &["OperatorLifecycleManagerV1"])),
+            OperatorLifecycleManagerV1
+        ));
+        assert!(capability_enabled(None, Marketplace));
     }
 
     #[test]

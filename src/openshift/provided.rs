@@ -1,6 +1,6 @@
 //! What an OpenShift release provides by itself (namespaces, CRD-backed kinds, the Kubernetes
-//! API groups), read from the data file `src/check/openshift.yaml`, the one place that knows
-//! which release and which capability brings what.
+//! API groups), read from the data file `src/openshift/provided.yaml`: which release and which
+//! capability brings what. Provided numbers are looked up in [`super::RELEASES`].
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -11,7 +11,7 @@ use crate::config::ClusterVersion;
 use crate::config::install::Capabilities;
 
 /// The data file, embedded.
-const DATA: &str = include_str!("openshift.yaml");
+const DATA: &str = include_str!("provided.yaml");
 
 /// Whether a kind's objects live in a namespace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -29,7 +29,6 @@ struct Data {
     crds: Vec<CrdEntry>,
     namespaces: Vec<NamespaceEntry>,
     capability_sets: BTreeMap<String, Vec<String>>,
-    newest: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -63,7 +62,7 @@ struct NamespaceEntry {
 fn data() -> &'static Data {
     static DATA_CELL: OnceLock<Data> = OnceLock::new();
     DATA_CELL
-        .get_or_init(|| serde_saphyr::from_str(DATA).expect("src/check/openshift.yaml is valid"))
+        .get_or_init(|| serde_saphyr::from_str(DATA).expect("src/openshift/provided.yaml is valid"))
 }
 
 fn minor_of(text: &str) -> u64 {
@@ -75,7 +74,7 @@ fn minor_of(text: &str) -> u64 {
 
 /// The facts of one release with its enabled capabilities.
 #[derive(Debug, Clone)]
-pub struct Release {
+pub struct Provided {
     /// The 4.N minor looked up.
     pub minor: u64,
     /// When the release is newer than the data: the newest known one, which is used instead.
@@ -83,15 +82,23 @@ pub struct Release {
     enabled: Capabilities,
 }
 
-impl Release {
+impl Provided {
     /// The release `version` (the newest known one when `None`), with install-config
     /// `capabilities`.
-    pub fn new(version: Option<&ClusterVersion>, capabilities: Option<&Capabilities>) -> Release {
-        let newest = minor_of(&data().newest);
-        let wanted = version.map(|v| v.minor).unwrap_or(newest);
-        Release {
-            minor: wanted.min(newest),
-            newer_than_known: (wanted > newest).then(|| data().newest.clone()),
+    pub fn new(version: Option<&ClusterVersion>, capabilities: Option<&Capabilities>) -> Provided {
+        let newest = super::RELEASES
+            .last()
+            .expect("the table is not empty")
+            .minor;
+        let (minor, newer_than_known) = match version.map(|v| (v, super::lookup(v))) {
+            Some((_, Ok(r))) => (r.row.minor, r.newer_than_known.then(|| r.known_as())),
+            // Older than the table: its own minor, so every entry reads as not yet there.
+            Some((v, Err(_))) => (v.minor, None),
+            None => (newest, None),
+        };
+        Provided {
+            minor,
+            newer_than_known,
             enabled: capabilities.cloned().unwrap_or_default(),
         }
     }
@@ -179,8 +186,8 @@ fn is_optional(capability: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn release(v: &str, caps: Option<Capabilities>) -> Release {
-        Release::new(Some(&ClusterVersion::parse(v).unwrap()), caps.as_ref())
+    fn release(v: &str, caps: Option<Capabilities>) -> Provided {
+        Provided::new(Some(&ClusterVersion::parse(v).unwrap()), caps.as_ref())
     }
 
     #[test]
