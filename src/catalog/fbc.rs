@@ -855,20 +855,7 @@ fn routing_of_value(
     value: &serde_json::Value,
     filter: &PackageFilter,
 ) -> Result<(String, Routing, bool), Error> {
-    let origin = || Origin {
-        file: path.to_path_buf(),
-        line,
-    };
-    let routing = Routing::deserialize(value).map_err(|source| Error::Json {
-        origin: origin(),
-        source,
-    })?;
-    let schema = match &routing.schema {
-        Some(s) if !s.is_empty() => s.clone(),
-        _ => return Err(Error::MissingSchema { origin: origin() }),
-    };
-    let kept = filter.keeps_doc(&schema, &routing.package, &routing.name);
-    Ok((schema, routing, kept))
+    routed(path, line, filter, || Routing::deserialize(value))
 }
 
 /// [`meta_of`] for a document already read into a value (YAML): the blob is its JSON text.
@@ -1020,11 +1007,21 @@ fn routing(
     doc: &[u8],
     filter: &PackageFilter,
 ) -> Result<(String, Routing, bool), Error> {
+    routed(path, line, filter, || serde_json::from_slice(doc))
+}
+
+/// The routing keys `decode` reads, checked for a schema, and whether the filter keeps them.
+fn routed(
+    path: &Path,
+    line: usize,
+    filter: &PackageFilter,
+    decode: impl FnOnce() -> Result<Routing, serde_json::Error>,
+) -> Result<(String, Routing, bool), Error> {
     let origin = || Origin {
         file: path.to_path_buf(),
         line,
     };
-    let routing: Routing = serde_json::from_slice(doc).map_err(|source| Error::Json {
+    let routing = decode().map_err(|source| Error::Json {
         origin: origin(),
         source,
     })?;
