@@ -21,10 +21,14 @@
 //!    moved into the install namespace when namespaced, Deployments. RBAC names are hashed
 //!    ([`naming`]).
 //!
+//! 5. the typed round trip ([`roundtrip`]): what Go's typed structs make of every object but
+//!    the bundle's unstructured others.
+//!
 //! No Namespace object is generated (OLM v1 does not either).
 
 mod deployment;
 pub mod naming;
+pub mod roundtrip;
 mod validate;
 
 use std::collections::BTreeSet;
@@ -146,6 +150,15 @@ pub enum Error {
         expected: &'static str,
         /// JSON type found.
         found: &'static str,
+    },
+    /// An object does not fit the typed struct OLM v1 decodes it into.
+    #[error("bundle {csv:?}: {source}")]
+    Typed {
+        /// The CSV name.
+        csv: String,
+        /// The object and field.
+        #[source]
+        source: roundtrip::Error,
     },
     /// An object in the bundle is not a mapping with metadata.
     #[error("bundle {csv:?}: {kind} {name:?}: metadata must be a mapping")]
@@ -458,7 +471,8 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
     // CRDs, as they are.
     objects.extend(bundle.crds.iter().cloned());
 
-    // Other objects: namespaced kinds move to the install namespace.
+    // Other objects: namespaced kinds move to the install namespace. They stay unstructured.
+    let mut unstructured = Vec::with_capacity(bundle.others.len());
     for obj in &bundle.others {
         let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
         let mut obj = obj.clone();
@@ -483,7 +497,7 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
             };
             md.insert("namespace".into(), json!(install_ns));
         }
-        objects.push(obj);
+        unstructured.push(obj);
     }
 
     // Deployments.
@@ -498,6 +512,11 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
             options.deployment_config.as_ref(),
         )?);
     }
+
+    // 5. The typed round trip.
+    let mut objects =
+        roundtrip::apply(&roundtrip::TypedKinds::registry_v1(), objects, unstructured)
+            .map_err(|source| Error::Typed { csv, source })?;
 
     sort_objects(&mut objects);
     Ok(objects)
