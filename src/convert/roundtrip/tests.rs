@@ -167,3 +167,33 @@ proptest! {
         }
     }
 }
+
+/// The OLM v1 e2e bundle that carries `defaultMode: 0755` (read in place from
+/// `../shared/realdata`): the converted Deployment holds the integer 493.
+#[test]
+fn realdata_e2e_test_operator_default_mode() {
+    let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/realdata"));
+    let dir = root.join("olmv1-e2e-test-catalog/bundles/test-operator/v1.0.0");
+    if !dir.is_dir() {
+        eprintln!("skipped: {} is absent", dir.display());
+        return;
+    }
+    let bundle = crate::bundle::RegistryV1::from_dir(&dir).unwrap();
+    let objects = crate::convert::convert(
+        &bundle,
+        &crate::convert::Options {
+            install_namespace: "test-ns".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let dep = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
+    let volumes = dep["spec"]["template"]["spec"]["volumes"]
+        .as_array()
+        .unwrap();
+    let modes: Vec<&Value> = volumes
+        .iter()
+        .filter_map(|v| v.get("configMap").and_then(|c| c.get("defaultMode")))
+        .collect();
+    assert_eq!(modes, [&json!(493)]);
+}
