@@ -79,6 +79,12 @@ impl Path<'_> {
 pub(crate) struct GoValue<'de, 'p> {
     pub(crate) value: &'de Value,
     pub(crate) path: Path<'p>,
+    /// Inside a value Go decodes with `encoding/json` rather than the converter: the
+    /// `UnmarshalJSON` of apiextensions' `JSONSchemaPropsOrArray`, `JSONSchemaPropsOrBool` and
+    /// `JSONSchemaPropsOrStringArray` (`items`, `additionalProperties`, `dependencies`)
+    /// calls `json.Unmarshal`, which matches a field name case-insensitively when no field
+    /// has it exactly.
+    pub(crate) fold: bool,
 }
 
 /// Go's name for a JSON value's type in `cannot convert X to Y`.
@@ -137,6 +143,7 @@ struct Seq<'de, 'p> {
     items: std::slice::Iter<'de, Value>,
     index: usize,
     parent: Path<'p>,
+    fold: bool,
 }
 
 impl<'de> SeqAccess<'de> for Seq<'de, '_> {
@@ -151,7 +158,12 @@ impl<'de> SeqAccess<'de> for Seq<'de, '_> {
         };
         let path = Path::Index(&self.parent, self.index);
         self.index += 1;
-        seed.deserialize(GoValue { value: v, path }).map(Some)
+        seed.deserialize(GoValue {
+            value: v,
+            path,
+            fold: self.fold,
+        })
+        .map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -165,6 +177,9 @@ struct Map<'de, 'p> {
     parent: Path<'p>,
     /// Struct context: `null` fields are skipped (Go: zero value, as if absent).
     skip_nulls: bool,
+    /// Struct fields to match case-insensitively (`encoding/json`), when folding.
+    fields: Option<&'static [&'static str]>,
+    fold: bool,
 }
 
 impl<'de> MapAccess<'de> for Map<'de, '_> {
@@ -182,7 +197,15 @@ impl<'de> MapAccess<'de> for Map<'de, '_> {
                 continue;
             }
             self.current = Some((k, v));
-            let key: de::value::StrDeserializer<'_, FieldError> = k.as_str().into_deserializer();
+            let name = match self.fields {
+                Some(fields) if !fields.contains(&k.as_str()) => fields
+                    .iter()
+                    .find(|f| f.eq_ignore_ascii_case(k))
+                    .copied()
+                    .unwrap_or(k.as_str()),
+                _ => k.as_str(),
+            };
+            let key: de::value::StrDeserializer<'_, FieldError> = name.into_deserializer();
             return seed.deserialize(key).map(Some);
         }
     }
@@ -196,7 +219,11 @@ impl<'de> MapAccess<'de> for Map<'de, '_> {
             .take()
             .ok_or_else(|| <FieldError as de::Error>::custom("value without a key"))?;
         let path = Path::Key(&self.parent, k);
-        seed.deserialize(GoValue { value: v, path })
+        seed.deserialize(GoValue {
+            value: v,
+            path,
+            fold: self.fold,
+        })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -205,7 +232,12 @@ impl<'de> MapAccess<'de> for Map<'de, '_> {
 }
 
 impl<'de, 'p> GoValue<'de, 'p> {
-    fn map<V: Visitor<'de>>(self, visitor: V, skip_nulls: bool) -> Result<V::Value, FieldError> {
+    fn map<V: Visitor<'de>>(
+        self,
+        visitor: V,
+        skip_nulls: bool,
+        fields: Option<&'static [&'static str]>,
+    ) -> Result<V::Value, FieldError> {
         static EMPTY: std::sync::OnceLock<serde_json::Map<String, Value>> =
             std::sync::OnceLock::new();
         let m = match self.value {
@@ -224,6 +256,8 @@ impl<'de, 'p> GoValue<'de, 'p> {
             current: None,
             parent: path,
             skip_nulls,
+            fields: fields.filter(|_| self.fold),
+            fold: self.fold,
         });
         r.map_err(|e| {
             if e.path.is_none() {
@@ -236,6 +270,52 @@ impl<'de, 'p> GoValue<'de, 'p> {
             }
         })
     }
+}
+
+/// The JSON field names of apiextensions/v1 `JSONSchemaProps`, as k8s-openapi declares them:
+/// read once from its `Deserialize` impl, which names them in `deserialize_struct`.
+fn json_schema_props_fields() -> &'static [&'static str] {
+    static FIELDS: std::sync::OnceLock<&'static [&'static str]> = std::sync::OnceLock::new();
+    FIELDS.get_or_init(|| {
+        struct Probe;
+        #[derive(Debug)]
+        struct Found(&'static [&'static str]);
+        impl fmt::Display for Found {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("probe")
+            }
+        }
+        impl std::error::Error for Found {}
+        impl de::Error for Found {
+            fn custom<T: fmt::Display>(_: T) -> Self {
+                Found(&[])
+            }
+        }
+        impl<'de> de::Deserializer<'de> for Probe {
+            type Error = Found;
+            fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Found> {
+                Err(Found(&[]))
+            }
+            fn deserialize_struct<V: Visitor<'de>>(
+                self,
+                _: &'static str,
+                fields: &'static [&'static str],
+                _: V,
+            ) -> Result<V::Value, Found> {
+                Err(Found(fields))
+            }
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+                byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+                identifier ignored_any
+            }
+        }
+        use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
+        match <JSONSchemaProps as serde::Deserialize>::deserialize(Probe) {
+            Err(Found(fields)) => fields,
+            Ok(_) => &[],
+        }
+    })
 }
 
 /// Go's `reflect.Kind` name of an unstructured value.
@@ -262,7 +342,13 @@ macro_rules! integers {
 impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
     type Error = FieldError;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
+    fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, FieldError> {
+        // k8s-openapi's visitors for the `JSONSchemaPropsOr…` unions: Go decodes what is
+        // below them with `encoding/json`.
+        let union = std::any::type_name::<V>().contains("JSONSchemaPropsOr");
+        if union {
+            self.fold = true;
+        }
         let r = match self.value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(*b),
@@ -282,10 +368,15 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
                         items: items.iter(),
                         index: 0,
                         parent: self.path,
+                        fold: self.fold,
                     })
                     .map_err(|e| self.with_path(e));
             }
-            Value::Object(_) => return self.map(visitor, false),
+            // The union's object form is a `JSONSchemaProps`, decoded as a struct.
+            Value::Object(_) if union => {
+                return self.map(visitor, true, Some(json_schema_props_fields()));
+            }
+            Value::Object(_) => return self.map(visitor, false, None),
         };
         r.map_err(|e| self.with_path(e))
     }
@@ -405,12 +496,14 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
                     items: items.iter(),
                     index: 0,
                     parent: self.path,
+                    fold: self.fold,
                 })
                 .map_err(|e| self.with_path(e)),
             Value::Null => visitor.visit_seq(Seq {
                 items: [].iter(),
                 index: 0,
                 parent: self.path,
+                fold: self.fold,
             }),
             _ => Err(FieldError {
                 path: Some(self.path.render()),
@@ -437,16 +530,16 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
-        self.map(visitor, false)
+        self.map(visitor, false, None)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, FieldError> {
-        self.map(visitor, true)
+        self.map(visitor, true, Some(fields))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(

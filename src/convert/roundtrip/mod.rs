@@ -160,6 +160,7 @@ fn round_trip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<Value, Fie
     let typed: T = T::deserialize(de::GoValue {
         value: obj,
         path: de::Path::Root,
+        fold: false,
     })?;
     serde_json::to_value(&typed).map_err(|e| <FieldError as serde::de::Error>::custom(e))
 }

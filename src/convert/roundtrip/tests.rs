@@ -197,3 +197,20 @@ fn realdata_e2e_test_operator_default_mode() {
         .collect();
     assert_eq!(modes, [&json!(493)]);
 }
+
+/// `JSONSchemaPropsOrArray.UnmarshalJSON` (apiextensions-apiserver `v1/marshal.go`) decodes
+/// an `items` schema with `encoding/json`, which matches `Type` to the `type` field
+/// (`indirect` / `fieldByName` fold the case); the converter above it does not fold.
+#[test]
+fn schemas_under_items_match_field_names_case_insensitively() {
+    let crd = yaml(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.example.com}\nspec:\n  group: example.com\n  names: {kind: A, plural: a}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        Type: object\n        type: object\n        properties:\n          list:\n            type: array\n            items: {Type: string, MaxLength: 5}\n",
+    );
+    let out = rt(&crd);
+    let schema = &out["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    assert_eq!(schema.get("Type"), None);
+    assert_eq!(
+        schema["properties"]["list"]["items"],
+        json!({"type": "string", "maxLength": 5})
+    );
+}
