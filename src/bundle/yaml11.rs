@@ -459,8 +459,7 @@ impl<'a> Builder<'a> {
             }),
             Event::SequenceStart(_, anchor, _) => {
                 let mut items = Vec::new();
-                loop {
-                    let Some((ev, sp)) = self.next()? else { break };
+                while let Some((ev, sp)) = self.next()? {
                     if matches!(ev, Event::SequenceEnd) {
                         break;
                     }
@@ -479,8 +478,7 @@ impl<'a> Builder<'a> {
                 let mut map = Map::new();
                 // Keys set by merges are overridden by explicit keys, wherever they stand.
                 let mut merged: Vec<Map<String, Value>> = Vec::new();
-                loop {
-                    let Some((ev, sp)) = self.next()? else { break };
+                while let Some((ev, sp)) = self.next()? {
                     if matches!(ev, Event::MappingEnd) {
                         break;
                     }
@@ -607,13 +605,12 @@ pub fn from_multiple(text: &str) -> Result<Vec<Value>, Yaml11Error> {
         anchors: HashMap::new(),
     };
     let mut docs = Vec::new();
-    while let Some((ev, span)) = b.next()? {
+    while let Some((ev, _)) = b.next()? {
         match ev {
             Event::DocumentStart(..) => {
                 b.anchors.clear();
                 let mut doc = Value::Null;
-                loop {
-                    let Some((ev, sp)) = b.next()? else { break };
+                while let Some((ev, sp)) = b.next()? {
                     match ev {
                         Event::DocumentEnd | Event::StreamEnd => break,
                         ev if skip(&ev) => {}
@@ -623,9 +620,7 @@ pub fn from_multiple(text: &str) -> Result<Vec<Value>, Yaml11Error> {
                 docs.push(doc);
             }
             Event::StreamEnd => break,
-            _ => {
-                let _ = span;
-            }
+            _ => {}
         }
     }
     Ok(docs)

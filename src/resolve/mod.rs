@@ -232,8 +232,6 @@ pub enum Error {
         "error getting resolved bundle version for bundle \"{bundle}\": version {version:?} does not parse: {reason}"
     )]
     UnparsableVersion {
-        /// The package.
-        package: String,
         /// The bundle that would be the answer.
         bundle: String,
         /// Its version text.
@@ -376,7 +374,6 @@ fn resolve_from<'a>(
     }
     if best.bundle.version.is_none() {
         return Err(Error::UnparsableVersion {
-            package: request.package.to_string(),
             bundle: best.bundle.name.clone(),
             version: best.bundle.version_text.clone(),
             reason: version_error(best.bundle),

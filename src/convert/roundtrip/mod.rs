@@ -162,7 +162,7 @@ fn round_trip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<Value, Fie
         path: de::Path::Root,
         fold: false,
     })?;
-    serde_json::to_value(&typed).map_err(|e| <FieldError as serde::de::Error>::custom(e))
+    serde_json::to_value(&typed).map_err(<FieldError as serde::de::Error>::custom)
 }
 
 /// Decode `obj` into its typed struct and encode it again, when its kind is in `kinds`;
