@@ -462,6 +462,8 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
         if name == "Quantity" {
             // `Quantity.UnmarshalJSON` gets the JSON text of the unstructured value.
             let text = match self.value {
+                // `fromUnstructured`: nil sets the zero Quantity, which marshals as "0".
+                Value::Null => "0".to_owned(),
                 Value::String(s) => s.clone(),
                 Value::Number(n) => match n.as_f64() {
                     Some(f) if n.is_f64() => quantity::go_float_text(f),
