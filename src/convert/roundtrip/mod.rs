@@ -200,20 +200,30 @@ pub fn typed(kinds: &TypedKinds, obj: &Value) -> Result<Value, Error> {
             .to_owned(),
         source,
     })?;
-    Ok(untyped(&order_like(obj, out)))
+    let mut out = order_like(obj, out);
+    untyped_in_place(&mut out);
+    Ok(out)
 }
 
 /// What Go's `encoding/json` writes for an unstructured object, read back: a float64 with an
 /// integral value below 1e21 is written without a fraction, so it is an integer.
 pub fn untyped(obj: &Value) -> Value {
-    match obj {
-        Value::Number(n) if n.is_f64() => n
-            .as_f64()
-            .and_then(crate::bundle::yaml11::go_json_float)
-            .unwrap_or_else(|| obj.clone()),
-        Value::Array(items) => Value::Array(items.iter().map(untyped).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), untyped(v))).collect()),
-        other => other.clone(),
+    let mut v = obj.clone();
+    untyped_in_place(&mut v);
+    v
+}
+
+/// [`untyped`], in place.
+pub fn untyped_in_place(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(int) = n.as_f64().and_then(crate::bundle::yaml11::go_json_float) {
+                *v = int;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(untyped_in_place),
+        Value::Object(m) => m.values_mut().for_each(untyped_in_place),
+        _ => {}
     }
 }
 
@@ -224,7 +234,8 @@ fn order_like(old: &Value, new: Value) -> Value {
         (Value::Object(o), Value::Object(mut n)) => {
             let mut out = Map::with_capacity(n.len());
             for (k, ov) in o {
-                if let Some(nv) = n.remove(k) {
+                // `swap_remove`: O(1); what is left is re-appended below in any case.
+                if let Some(nv) = n.swap_remove(k) {
                     out.insert(k.clone(), order_like(ov, nv));
                 }
             }
@@ -255,10 +266,18 @@ pub fn apply(
     unstructured: Vec<Value>,
 ) -> Result<Vec<Value>, Error> {
     let mut out = Vec::with_capacity(typed_objects.len() + unstructured.len());
-    for obj in &typed_objects {
-        out.push(typed(kinds, obj)?);
+    for mut obj in typed_objects {
+        if TypedKind::of(&obj).is_some_and(|k| kinds.contains(k)) {
+            out.push(typed(kinds, &obj)?);
+        } else {
+            untyped_in_place(&mut obj);
+            out.push(obj);
+        }
     }
-    out.extend(unstructured.iter().map(untyped));
+    for mut obj in unstructured {
+        untyped_in_place(&mut obj);
+        out.push(obj);
+    }
     Ok(out)
 }
 
