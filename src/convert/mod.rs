@@ -468,8 +468,17 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
         ));
     }
 
-    // CRDs, as they are.
-    objects.extend(bundle.crds.iter().cloned());
+    // CRDs, as they are (round-tripped from the bundle's copy, which saves cloning them).
+    let typed_kinds = roundtrip::TypedKinds::registry_v1();
+    let crds = bundle
+        .crds
+        .iter()
+        .map(|crd| roundtrip::typed(&typed_kinds, crd))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| Error::Typed {
+            csv: csv.clone(),
+            source,
+        })?;
 
     // Other objects: namespaced kinds move to the install namespace. They stay unstructured.
     let mut unstructured = Vec::with_capacity(bundle.others.len());
@@ -514,9 +523,9 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
     }
 
     // 5. The typed round trip.
-    let mut objects =
-        roundtrip::apply(&roundtrip::TypedKinds::registry_v1(), objects, unstructured)
-            .map_err(|source| Error::Typed { csv, source })?;
+    let mut objects = roundtrip::apply(&typed_kinds, objects, unstructured)
+        .map_err(|source| Error::Typed { csv, source })?;
+    objects.extend(crds);
 
     sort_objects(&mut objects);
     Ok(objects)
