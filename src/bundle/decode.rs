@@ -1,6 +1,7 @@
 //! Decoding manifest text into objects, the way `k8s.io/cli-runtime`'s resource builder and
 //! `sigs.k8s.io/yaml` do for operator-controller (`rukpak/bundle/source/source.go`).
 //!
+//! - YAML scalars are read as YAML 1.1, the way go-yaml v2 does ([`super::yaml11`]);
 //! - a file is a stream of documents: JSON when its first non-blank byte is `{` or `[`
 //!   (apimachinery `YAMLOrJSONDecoder` sniffs the same way), YAML documents otherwise;
 //! - empty documents are skipped;
@@ -18,9 +19,9 @@ use serde_json::Value;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecodeError {
-    /// The text is not valid YAML.
-    #[error("invalid YAML: {0}")]
-    Yaml(#[from] serde_saphyr::Error),
+    /// The text is not valid YAML, or holds a value Go's reader refuses.
+    #[error(transparent)]
+    Yaml(#[from] super::yaml11::Yaml11Error),
     /// The text looked like JSON but is not valid JSON.
     #[error("invalid JSON: {0}")]
     Json(#[from] serde_json::Error),
@@ -62,7 +63,7 @@ pub fn decode_documents(text: &str) -> Result<Vec<Value>, DecodeError> {
             .into_iter::<Value>()
             .collect::<Result<_, _>>()?
     } else {
-        serde_saphyr::from_multiple_with_options(text, yaml_options())?
+        super::yaml11::from_multiple(text)?
     };
     let mut out = Vec::with_capacity(docs.len());
     for (index, doc) in docs.into_iter().enumerate() {
@@ -71,17 +72,9 @@ pub fn decode_documents(text: &str) -> Result<Vec<Value>, DecodeError> {
     Ok(out)
 }
 
-/// Options for manifest YAML: no size budget, since real CRDs reach megabytes and the
-/// input is a bundle we were asked to render, not untrusted network input.
-fn yaml_options() -> serde_saphyr::Options {
-    serde_saphyr::options! {
-        budget: None,
-    }
-}
-
 /// Parse a single YAML (or JSON) document into a value; an empty document gives `Null`.
 pub(crate) fn decode_single(text: &str) -> Result<Value, DecodeError> {
-    let docs: Vec<Value> = serde_saphyr::from_multiple_with_options(text, yaml_options())?;
+    let docs: Vec<Value> = super::yaml11::from_multiple(text)?;
     Ok(docs.into_iter().next().unwrap_or(Value::Null))
 }
 

@@ -23,6 +23,7 @@
 mod csv;
 mod decode;
 pub mod source;
+pub mod yaml11;
 
 use std::path::{Path, PathBuf};
 

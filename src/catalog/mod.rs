@@ -161,7 +161,8 @@ pub enum PackageFilter {
 
 /// Load and link a catalog: [`fbc::load`] then [`model::build`]. Fails on I/O and parse
 /// errors, and with [`Error::Link`] listing every linking problem that `opm`'s
-/// `ConvertToModel` would stop on. Model rules (heads, stranded bundles, …) are not checked
+/// `ConvertToModel` would stop on, except a bundle version that does not parse (the bundle
+/// is kept with `version: None`, as OLM v1 keeps it). Model rules (heads, stranded bundles, …) are not checked
 /// here; see [`validate`].
 ///
 /// The catalog keeps an index of embedded manifests, not the manifests: `olm.bundle.object`
@@ -179,6 +180,14 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error
         },
     )?;
     let (catalog, problems) = model::build(dc, &model::BuildOptions::default());
+    // A bundle whose `olm.package` version does not parse is kept (with no parsed version):
+    // OLM v1 resolves such catalogs, skipping the bundle unless it would be the answer
+    // (`resolve`'s `broken_bundle_warnings` says so once per bundle). `catalog validate`
+    // still reports it, as `opm validate` does.
+    let problems: Vec<validate::Problem> = problems
+        .into_iter()
+        .filter(|p| !matches!(p.kind, validate::ProblemKind::InvalidVersion { .. }))
+        .collect();
     if problems.is_empty() {
         Ok(catalog)
     } else {

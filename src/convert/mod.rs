@@ -25,11 +25,15 @@
 //!    provider the webhook configurations, their Services and the CRDs' conversion webhooks.
 //!    RBAC names are hashed ([`naming`]).
 //!
+//! 5. the typed round trip ([`roundtrip`]): what Go's typed structs make of every object but
+//!    the bundle's unstructured others.
+//!
 //! No Namespace object is generated (OLM v1 does not either).
 
 mod deployment;
 pub mod naming;
 mod release;
+pub mod roundtrip;
 mod validate;
 pub mod webhooks;
 
@@ -234,6 +238,15 @@ pub enum Error {
         expected: &'static str,
         /// JSON type found.
         found: &'static str,
+    },
+    /// An object does not fit the typed struct OLM v1 decodes it into.
+    #[error("bundle {csv:?}: {source}")]
+    Typed {
+        /// The CSV name.
+        csv: String,
+        /// The object and field.
+        #[source]
+        source: roundtrip::Error,
     },
     /// An object in the bundle is not a mapping with metadata.
     #[error("bundle {csv:?}: {kind} {name:?}: metadata must be a mapping")]
@@ -565,14 +578,24 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
         ));
     }
 
-    // CRDs, as they are, but for conversion webhooks.
-    let mut crds = bundle.crds.clone();
+    // CRDs, round-tripped as the release reads them (from the bundle's copy, which saves
+    // cloning them), then given their conversion webhooks.
+    let typed_kinds = roundtrip::TypedKinds::for_renderer(options.renderer);
+    let mut crds = bundle
+        .crds
+        .iter()
+        .map(|crd| roundtrip::typed(&typed_kinds, crd))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| Error::Typed {
+            csv: csv.clone(),
+            source,
+        })?;
     if let Some(provider) = options.cert_provider {
         webhooks::convert_crds(bundle, &mut crds, install_ns, provider)?;
     }
-    objects.extend(crds);
 
-    // Other objects: namespaced kinds move to the install namespace.
+    // Other objects: namespaced kinds move to the install namespace. They stay unstructured.
+    let mut unstructured = Vec::with_capacity(bundle.others.len());
     for obj in &bundle.others {
         let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
         let mut obj = obj.clone();
@@ -597,7 +620,7 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
             };
             md.insert("namespace".into(), json!(install_ns));
         }
-        objects.push(obj);
+        unstructured.push(obj);
     }
 
     // Deployments; those serving webhooks mount the provider's certificate.
@@ -625,6 +648,11 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
         )?);
         objects.extend(webhooks::services(bundle, install_ns, provider)?);
     }
+
+    // 5. The typed round trip.
+    let mut objects = roundtrip::apply(&typed_kinds, objects, unstructured)
+        .map_err(|source| Error::Typed { csv, source })?;
+    objects.extend(crds);
 
     sort_objects(&mut objects);
     Ok(objects)

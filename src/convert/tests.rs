@@ -752,7 +752,9 @@ mod fixtures {
             pod["affinity"],
             json!({
                 "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]},
-                "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1}]}
+                // `WeightedPodAffinityTerm.PodAffinityTerm` is a non-pointer struct whose
+                // `topologyKey` has no omitempty: Go's typed round trip writes it.
+                "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {"topologyKey": ""}}]}
             })
         );
     }

@@ -33,7 +33,12 @@ impl Rejection {
                 [one] => format!("not in channel {one}"),
                 many => format!("in none of the channels {}", many.join(", ")),
             },
-            Rejection::InvalidVersion => "not versioned with strict semver".into(),
+            Rejection::InvalidVersion { reason } => {
+                format!("unparsable as a version ({reason}), so it matches no range")
+            }
+            Rejection::UnparsableRankedLast { by, reason } => {
+                format!("ranked last, as its version does not parse ({reason}); chosen: {by}")
+            }
             Rejection::OutsideRange { range } => format!("outside {range}"),
             Rejection::MaxOpenShiftVersion { max, cluster } => {
                 format!(

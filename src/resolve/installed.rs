@@ -72,9 +72,12 @@ impl Installed {
         bundle: &Bundle,
         successors: Option<&BTreeSet<&str>>,
     ) -> Option<Rejection> {
-        let version = bundle.version.as_ref()?;
+        // A version that does not parse matches no range (OLM v1 `InSemverRange`), is never
+        // the installed version (`ExactVersionRelease`), but can still be a successor by
+        // `replaces` or `skips` (`legacySuccessor` reads only names there).
+        let version = bundle.version.as_ref();
         if let Some(bound) = &self.bound
-            && !bound.range.matches(version)
+            && !version.is_some_and(|v| bound.range.matches(v))
         {
             return Some(Rejection::OutsideUpgradePolicy {
                 policy: bound.rule.clone(),
@@ -82,7 +85,7 @@ impl Installed {
             });
         }
         let successors = successors?;
-        let stays = *version == self.version;
+        let stays = version == Some(&self.version);
         if stays || successors.contains(bundle.name.as_str()) {
             None
         } else {

@@ -102,8 +102,20 @@ pub enum Rejection {
         /// The requested channels.
         requested: Vec<String>,
     },
-    /// The version is not strict semver.
-    InvalidVersion,
+    /// The version does not parse, and a version range was requested: OLM v1's
+    /// `InSemverRange` predicate is false for a bundle whose version it cannot read.
+    InvalidVersion {
+        /// Why the version does not parse.
+        reason: String,
+    },
+    /// The version does not parse, so the bundle sorts after every other candidate
+    /// (`compare.ByVersionAndRelease`), and one of them won.
+    UnparsableRankedLast {
+        /// The bundle that won this catalog.
+        by: String,
+        /// Why the version does not parse.
+        reason: String,
+    },
     /// Outside the requested range.
     OutsideRange {
         /// The range.
@@ -159,7 +171,9 @@ impl Rejection {
     pub fn is_ordering(&self) -> bool {
         matches!(
             self,
-            Rejection::Outranked { .. } | Rejection::OtherCatalog { .. }
+            Rejection::Outranked { .. }
+                | Rejection::OtherCatalog { .. }
+                | Rejection::UnparsableRankedLast { .. }
         )
     }
 }
@@ -212,6 +226,21 @@ pub enum Error {
         /// What would help.
         hints: Vec<String>,
     },
+    /// The pick is a bundle whose version does not parse: OLM v1 fails the same way, with
+    /// the same words (`resolve/catalog.go`), rather than fall back to another bundle.
+    #[error(
+        "error getting resolved bundle version for bundle \"{bundle}\": version {version:?} does not parse: {reason}"
+    )]
+    UnparsableVersion {
+        /// The bundle that would be the answer.
+        bundle: String,
+        /// Its version text.
+        version: String,
+        /// Why it does not parse.
+        reason: String,
+        /// Every candidate.
+        candidates: Vec<Candidate>,
+    },
     /// Equal-priority catalogs each offer a pick.
     #[error("package \"{package}\" resolves in several catalogs with the same priority {priority}: {}", picks.iter().map(|(c, b)| format!("{b} in {c}")).collect::<Vec<_>>().join(", "))]
     Ambiguous {
@@ -230,9 +259,9 @@ impl Error {
     /// Candidates considered, when any were.
     pub fn candidates(&self) -> &[Candidate] {
         match self {
-            Error::NoCandidate { candidates, .. } | Error::Ambiguous { candidates, .. } => {
-                candidates
-            }
+            Error::NoCandidate { candidates, .. }
+            | Error::Ambiguous { candidates, .. }
+            | Error::UnparsableVersion { candidates, .. } => candidates,
             Error::UnknownPackage { .. } => &[],
         }
     }
@@ -288,6 +317,7 @@ fn resolve_from<'a>(
             continue;
         };
         found_package = true;
+        warnings.extend(broken_bundle_warnings(loaded, package));
         let (mut cands, pick) = resolve_in_catalog(request, installed, loaded, package, cluster);
         if let Some(pick) = pick {
             if let MaxOpenShiftVersion::Valid { major, minor, raw } =
@@ -339,6 +369,14 @@ fn resolve_from<'a>(
                 .map(|p| (p.catalog.name.clone(), p.bundle.name.clone()))
                 .collect(),
             priority: best.catalog.priority,
+            candidates,
+        });
+    }
+    if best.bundle.version.is_none() {
+        return Err(Error::UnparsableVersion {
+            bundle: best.bundle.name.clone(),
+            version: best.bundle.version_text.clone(),
+            reason: version_error(best.bundle),
             candidates,
         });
     }
@@ -425,6 +463,12 @@ fn resolve_in_catalog<'a>(
         {
             Some(rejection) => Verdict::Rejected(rejection),
             None => match winner {
+                Some(w) if bundle.version.is_none() => {
+                    Verdict::Rejected(Rejection::UnparsableRankedLast {
+                        by: w.name.clone(),
+                        reason: version_error(bundle),
+                    })
+                }
                 Some(w) => Verdict::Rejected(Rejection::Outranked { by: w.name.clone() }),
                 None => match cluster_fit(bundle, cluster) {
                     Some(rejection) => Verdict::Rejected(rejection),
@@ -474,17 +518,50 @@ fn request_filter(request: &Request<'_>, bundle: &Bundle) -> Option<Rejection> {
             requested: request.channels.to_vec(),
         });
     }
-    let Some(version) = &bundle.version else {
-        return Some(Rejection::InvalidVersion);
-    };
-    if let Some((text, range)) = request.range
-        && !range.matches(version)
-    {
-        return Some(Rejection::OutsideRange {
-            range: text.to_string(),
-        });
+    if let Some((text, range)) = request.range {
+        // OLM v1's `InSemverRange`: a version that does not parse never matches. Without a
+        // range the bundle stays a candidate and sorts last.
+        let Some(version) = &bundle.version else {
+            return Some(Rejection::InvalidVersion {
+                reason: version_error(bundle),
+            });
+        };
+        if !range.matches(version) {
+            return Some(Rejection::OutsideRange {
+                range: text.to_string(),
+            });
+        }
     }
     None
+}
+
+/// Why a bundle's version does not parse (empty when it does).
+fn version_error(bundle: &Bundle) -> String {
+    crate::catalog::model::parse_version(&bundle.version_text)
+        .err()
+        .unwrap_or_default()
+}
+
+/// One warning per bundle of `package` whose version does not parse: where it is, what is
+/// wrong, and what OLM v1 does with it. `opm validate` refuses such a catalog; catalogd
+/// serves it and operator-controller resolves around the bundle.
+fn broken_bundle_warnings(loaded: &LoadedCatalog, package: &Package) -> Vec<Warning> {
+    package
+        .bundles
+        .iter()
+        .filter(|b| b.version.is_none())
+        .map(|b| {
+            Warning(format!(
+                "{}: bundle {} of package {} in catalog {}: version {:?} does not parse ({}); like OLM v1, it never matches a version range and is an error only if it would be the answer",
+                b.origin,
+                b.name,
+                package.name,
+                loaded.name,
+                b.version_text,
+                version_error(b)
+            ))
+        })
+        .collect()
 }
 
 /// Whether a bundle fits the target cluster: `olm.maxOpenShiftVersion` not below its minor,

@@ -55,7 +55,13 @@ impl Fbc {
     }
 
     /// A bundle named `<package>.v<version>` with extra properties.
-    pub(crate) fn bundle_with(mut self, version: &str, extra: Vec<Value>) -> Fbc {
+    pub(crate) fn bundle_with(self, version: &str, extra: Vec<Value>) -> Fbc {
+        let name = format!("{}.v{version}", self.package);
+        self.bundle_named(&name, version, extra)
+    }
+
+    /// A bundle with its own name, whatever its version text.
+    pub(crate) fn bundle_named(mut self, name: &str, version: &str, extra: Vec<Value>) -> Fbc {
         let mut properties = vec![json!({
             "type": "olm.package",
             "value": {"packageName": self.package, "version": version}
@@ -63,9 +69,9 @@ impl Fbc {
         properties.extend(extra);
         self.docs.push(json!({
             "schema": "olm.bundle",
-            "name": format!("{}.v{version}", self.package),
+            "name": name,
             "package": self.package,
-            "image": format!("quay.io/acme/{}-bundle@sha256:{:0>64}", self.package, version.replace(['.', '-', '+'], "")),
+            "image": format!("quay.io/acme/{}-bundle@sha256:{:0>64}", self.package, version.chars().filter(char::is_ascii_digit).collect::<String>()),
             "properties": properties,
         }));
         self

@@ -345,11 +345,208 @@ fn invalid_versions_are_rejected_not_fatal() {
     p.bundles[0].version_text = "v1".into();
     let cats = [catalog("c", 0, vec![p])];
     let r = resolve(&req(&[], None), &cats, &cluster("4.14")).unwrap();
-    assert!(
-        r.candidates
+    assert!(r.candidates.iter().any(|c| matches!(
+        c.verdict,
+        Verdict::Rejected(Rejection::UnparsableRankedLast { .. })
+    )));
+}
+
+/// A catalog with one bundle whose `olm.package` version does not parse (`v1.7.0`), resolved
+/// as operator-controller `resolve/catalog.go` does: `InSemverRange` is false for it,
+/// `compare.ByVersionAndRelease` sorts it last, and only when it is the pick does
+/// resolution fail, with "error getting resolved bundle version for bundle …". Upgrades use
+/// `SuccessorsOf`: the broken bundle can be a successor by `replaces`, never the installed
+/// version (`ExactVersionRelease`).
+mod broken_bundle {
+    use super::*;
+    use crate::resolve::installed::{Installed, resolve_installed};
+    use crate::resolve::testcat::{Fbc, entry};
+
+    /// stable: op.v1.0.0 ← op.v1.1.0 ← op.v1.7.0 (version text `v1.7.0`); edge: only
+    /// op.v1.7.0, which replaces op.v1.1.0.
+    fn broken() -> LoadedCatalog {
+        Fbc::new("op")
+            .bundle("1.0.0", None)
+            .bundle("1.1.0", None)
+            .bundle_named("op.v1.7.0", "v1.7.0", Vec::new())
+            .channel(
+                "stable",
+                vec![
+                    entry("op.v1.0.0", None, &[], None),
+                    entry("op.v1.1.0", Some("op.v1.0.0"), &[], None),
+                    entry("op.v1.7.0", Some("op.v1.1.0"), &[], None),
+                ],
+            )
+            .channel(
+                "edge",
+                vec![entry("op.v1.7.0", Some("op.v1.1.0"), &[], None)],
+            )
+            .load("c")
+    }
+
+    fn request<'a>(
+        channels: &'a [String],
+        range: Option<&'a (String, masterminds::Range)>,
+    ) -> Request<'a> {
+        Request {
+            package: "op",
+            channels,
+            range: range.map(|(t, r)| (t.as_str(), r)),
+            catalog: None,
+        }
+    }
+
+    fn verdict<'a>(cands: &'a [Candidate], bundle: &str) -> &'a Verdict {
+        &cands.iter().find(|c| c.bundle == bundle).unwrap().verdict
+    }
+
+    #[test]
+    fn the_catalog_loads_and_keeps_the_bundle_unversioned() {
+        let cat = broken();
+        let b = cat.catalog.package("op").unwrap();
+        let broken = b.bundles.iter().find(|b| b.name == "op.v1.7.0").unwrap();
+        assert_eq!(broken.version, None);
+        assert_eq!(broken.version_text, "v1.7.0");
+    }
+
+    #[test]
+    fn without_a_range_it_ranks_last_and_the_highest_valid_version_wins() {
+        let cats = [broken()];
+        let r = resolve(&request(&[], None), &cats, &cluster("4.18")).unwrap();
+        assert_eq!(r.bundle.name, "op.v1.1.0");
+        assert!(matches!(
+            verdict(&r.candidates, "op.v1.7.0"),
+            Verdict::Rejected(Rejection::UnparsableRankedLast { by, .. }) if by == "op.v1.1.0"
+        ));
+        // Ranked last, so listed last.
+        assert_eq!(r.candidates.last().unwrap().bundle, "op.v1.7.0");
+    }
+
+    #[test]
+    fn it_never_matches_a_range() {
+        let cats = [broken()];
+        let range = (
+            ">=1.0.0".to_string(),
+            masterminds::Range::parse(">=1.0.0").unwrap(),
+        );
+        let r = resolve(&request(&[], Some(&range)), &cats, &cluster("4.18")).unwrap();
+        assert_eq!(r.bundle.name, "op.v1.1.0");
+        assert!(matches!(
+            verdict(&r.candidates, "op.v1.7.0"),
+            Verdict::Rejected(Rejection::InvalidVersion { reason }) if !reason.is_empty()
+        ));
+    }
+
+    #[test]
+    fn it_is_an_error_only_when_it_would_be_the_answer() {
+        let cats = [broken()];
+        let edge = ["edge".to_string()];
+        let e = resolve(&request(&edge, None), &cats, &cluster("4.18")).unwrap_err();
+        assert!(matches!(e, Error::UnparsableVersion { ref bundle, .. } if bundle == "op.v1.7.0"));
+        assert!(
+            e.to_string()
+                .starts_with("error getting resolved bundle version for bundle \"op.v1.7.0\""),
+            "{e}"
+        );
+        // With a range it is no candidate at all.
+        let range = (
+            ">=1.0.0".to_string(),
+            masterminds::Range::parse(">=1.0.0").unwrap(),
+        );
+        let e = resolve(&request(&edge, Some(&range)), &cats, &cluster("4.18")).unwrap_err();
+        assert!(matches!(e, Error::NoCandidate { .. }), "{e}");
+    }
+
+    #[test]
+    fn one_warning_names_the_file_line_and_what_is_wrong() {
+        let cats = [broken()];
+        let r = resolve(&request(&[], None), &cats, &cluster("4.18")).unwrap();
+        let w: Vec<&Warning> = r
+            .warnings
             .iter()
-            .any(|c| c.verdict == Verdict::Rejected(Rejection::InvalidVersion))
-    );
+            .filter(|w| w.0.contains("op.v1.7.0"))
+            .collect();
+        assert_eq!(w.len(), 1, "{:?}", r.warnings);
+        assert!(w[0].0.contains("catalog.json:"), "{}", w[0]);
+        assert!(
+            w[0].0.contains("version \"v1.7.0\" does not parse"),
+            "{}",
+            w[0]
+        );
+    }
+
+    #[test]
+    fn explain_shows_it_and_why_it_was_skipped() {
+        let cats = [broken()];
+        let r = resolve(&request(&[], None), &cats, &cluster("4.18")).unwrap();
+        let table = explain::table(&r.candidates);
+        let line = table.lines().find(|l| l.contains("op.v1.7.0")).unwrap();
+        assert!(line.contains("v1.7.0"), "{table}");
+        assert!(
+            line.contains("ranked last, as its version does not parse"),
+            "{table}"
+        );
+    }
+
+    fn installed(version: &str) -> Installed {
+        Installed {
+            bundle: format!("op.v{version}"),
+            version: version.parse().unwrap(),
+            policy: crate::config::UpgradeConstraintPolicy::CatalogProvided,
+            bound: None,
+        }
+    }
+
+    #[test]
+    fn upgrade_from_its_predecessor_stays_when_a_valid_candidate_remains() {
+        // From 1.1.0 the candidates are 1.1.0 itself and its successor op.v1.7.0, which sorts
+        // last: the cluster stays on 1.1.0.
+        let cats = [broken()];
+        let r = resolve_installed(
+            &request(&[], None),
+            &installed("1.1.0"),
+            &cats,
+            &cluster("4.18"),
+        )
+        .unwrap();
+        assert_eq!(r.bundle.name, "op.v1.1.0");
+        assert!(matches!(
+            verdict(&r.candidates, "op.v1.7.0"),
+            Verdict::Rejected(Rejection::UnparsableRankedLast { .. })
+        ));
+    }
+
+    #[test]
+    fn upgrade_towards_it_alone_is_the_version_error() {
+        // In `edge` the only successor of 1.1.0 is the broken bundle, and 1.1.0 is not there.
+        let cats = [broken()];
+        let edge = ["edge".to_string()];
+        let e = resolve_installed(
+            &request(&edge, None),
+            &installed("1.1.0"),
+            &cats,
+            &cluster("4.18"),
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::UnparsableVersion { .. }), "{e}");
+    }
+
+    #[test]
+    fn upgrade_from_further_back_does_not_reach_it() {
+        let cats = [broken()];
+        let r = resolve_installed(
+            &request(&[], None),
+            &installed("1.0.0"),
+            &cats,
+            &cluster("4.18"),
+        )
+        .unwrap();
+        assert_eq!(r.bundle.name, "op.v1.1.0");
+        assert!(matches!(
+            verdict(&r.candidates, "op.v1.7.0"),
+            Verdict::Rejected(Rejection::NotASuccessor { .. })
+        ));
+    }
 }
 
 mod check_installable {

@@ -9,6 +9,7 @@ mod common;
 #[path = "../../benches/perf/generate.rs"]
 mod generate;
 
+mod broken_bundle;
 mod bundle;
 mod catalog;
 mod check;

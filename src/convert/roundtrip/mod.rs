@@ -1,0 +1,300 @@
+//! The typed round trip: what OLM v1's objects look like after Go decodes them into its
+//! typed Kubernetes structs and encodes them again.
+//!
+//! OLM v1 does not pass a bundle's objects through. `rukpak/bundle/source/source.go` reads
+//! each manifest as unstructured (YAML 1.1 scalars, then JSON: [`crate::bundle::yaml11`]),
+//! converts the CSV and the CRDs into typed structs with
+//! `runtime.DefaultUnstructuredConverter.FromUnstructured`, and the generators
+//! (`render/registryv1/generators/generators.go`) build typed `appsv1.Deployment`,
+//! `corev1.ServiceAccount`, `corev1.Service`, `rbacv1.*` and webhook configurations; only the
+//! bundle's other objects stay `unstructured.Unstructured`. Whatever is typed is written by
+//! `encoding/json`, so unknown fields are gone, `resource.Quantity` is in canonical form,
+//! and a value of the wrong type is an error.
+//!
+//! [`typed`] does that for one object whose kind is in a [`TypedKinds`] set; [`untyped`]
+//! does what Go's JSON encoder does to every other object (an integral float is written as
+//! an integer). [`apply`] is the single call at the end of conversion.
+//!
+//! Field types come from the `k8s-openapi` crate, generated from the Kubernetes OpenAPI
+//! document, with the `v1_35` API: Kubernetes 1.35 is what OpenShift 4.22, the newest
+//! release we know, ships (OpenShift 4.18–4.22 ship 1.31–1.35). The kinds typed here
+//! (apps/v1, core/v1, rbac/v1, admissionregistration/v1, apiextensions/v1) only gained
+//! optional fields across those releases, so the newest schema drops nothing an older
+//! cluster's OLM would keep, except fields that cluster's API server ignores anyway.
+//!
+//! Not modelled (Go facts the OpenAPI schema does not carry): `omitempty` on non-pointer
+//! scalars (Go drops `priority: 0` or `readOnly: false`; we keep them, which the API server
+//! reads the same), and the zero values Go writes for non-pointer structs
+//! (`creationTimestamp: null`, `status: {}`, `resources: {}`); both are "empty values" the
+//! regression comparison normalises.
+
+mod de;
+pub mod quantity;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use k8s_openapi::api::admissionregistration::v1 as admissionregistration;
+use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::api::rbac::v1 as rbac;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
+
+pub use de::FieldError;
+
+/// A kind OLM v1 holds in a typed Go struct.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum TypedKind {
+    /// `apps/v1` Deployment (from the CSV's deployment specs).
+    Deployment,
+    /// `apiextensions.k8s.io/v1` CustomResourceDefinition.
+    CustomResourceDefinition,
+    /// `v1` ServiceAccount.
+    ServiceAccount,
+    /// `v1` Service.
+    Service,
+    /// `rbac.authorization.k8s.io/v1` Role.
+    Role,
+    /// `rbac.authorization.k8s.io/v1` RoleBinding.
+    RoleBinding,
+    /// `rbac.authorization.k8s.io/v1` ClusterRole.
+    ClusterRole,
+    /// `rbac.authorization.k8s.io/v1` ClusterRoleBinding.
+    ClusterRoleBinding,
+    /// `admissionregistration.k8s.io/v1` ValidatingWebhookConfiguration.
+    ValidatingWebhookConfiguration,
+    /// `admissionregistration.k8s.io/v1` MutatingWebhookConfiguration.
+    MutatingWebhookConfiguration,
+}
+
+impl TypedKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [TypedKind; 10] = [
+        TypedKind::Deployment,
+        TypedKind::CustomResourceDefinition,
+        TypedKind::ServiceAccount,
+        TypedKind::Service,
+        TypedKind::Role,
+        TypedKind::RoleBinding,
+        TypedKind::ClusterRole,
+        TypedKind::ClusterRoleBinding,
+        TypedKind::ValidatingWebhookConfiguration,
+        TypedKind::MutatingWebhookConfiguration,
+    ];
+
+    /// `apiVersion` and `kind` of objects of this kind.
+    pub fn type_meta(self) -> (&'static str, &'static str) {
+        match self {
+            TypedKind::Deployment => ("apps/v1", "Deployment"),
+            TypedKind::CustomResourceDefinition => {
+                ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+            }
+            TypedKind::ServiceAccount => ("v1", "ServiceAccount"),
+            TypedKind::Service => ("v1", "Service"),
+            TypedKind::Role => ("rbac.authorization.k8s.io/v1", "Role"),
+            TypedKind::RoleBinding => ("rbac.authorization.k8s.io/v1", "RoleBinding"),
+            TypedKind::ClusterRole => ("rbac.authorization.k8s.io/v1", "ClusterRole"),
+            TypedKind::ClusterRoleBinding => ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
+            TypedKind::ValidatingWebhookConfiguration => (
+                "admissionregistration.k8s.io/v1",
+                "ValidatingWebhookConfiguration",
+            ),
+            TypedKind::MutatingWebhookConfiguration => (
+                "admissionregistration.k8s.io/v1",
+                "MutatingWebhookConfiguration",
+            ),
+        }
+    }
+
+    fn of(obj: &Value) -> Option<TypedKind> {
+        let api_version = obj.get("apiVersion")?.as_str()?;
+        let kind = obj.get("kind")?.as_str()?;
+        TypedKind::ALL
+            .into_iter()
+            .find(|k| k.type_meta() == (api_version, kind))
+    }
+}
+
+/// Which kinds a renderer round-trips through typed structs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedKinds(Vec<TypedKind>);
+
+impl TypedKinds {
+    /// operator-controller's `render/registryv1` (OpenShift 4.20 and later, and 4.19's
+    /// `rukpak/convert`): the CSV's deployments, the CRDs, and every generated object.
+    pub fn registry_v1() -> Self {
+        TypedKinds(TypedKind::ALL.to_vec())
+    }
+
+    /// What `renderer` decodes into typed structs: 4.18's converter passes the bundle's CRDs
+    /// through as they are (openshift/operator-framework-operator-controller release-4.18
+    /// `internal/rukpak/convert/registryv1.go`); later ones type every kind.
+    pub fn for_renderer(renderer: crate::openshift::Renderer) -> Self {
+        match renderer {
+            crate::openshift::Renderer::Convert418 => TypedKinds::of(
+                TypedKind::ALL
+                    .iter()
+                    .copied()
+                    .filter(|k| *k != TypedKind::CustomResourceDefinition),
+            ),
+            _ => TypedKinds::registry_v1(),
+        }
+    }
+
+    /// A set of the given kinds (a renderer that passes some kind through untyped, such as
+    /// the 4.18 converter with CRDs, leaves it out).
+    pub fn of(kinds: impl IntoIterator<Item = TypedKind>) -> Self {
+        let mut v: Vec<TypedKind> = kinds.into_iter().collect();
+        v.sort();
+        v.dedup();
+        TypedKinds(v)
+    }
+
+    /// Whether `kind` is round-tripped.
+    pub fn contains(&self, kind: TypedKind) -> bool {
+        self.0.contains(&kind)
+    }
+}
+
+/// An object that Go's typed decode would refuse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} {name:?}: {source}")]
+pub struct Error {
+    /// The object's kind.
+    pub kind: String,
+    /// The object's name.
+    pub name: String,
+    /// The field and what is wrong with it.
+    #[source]
+    pub source: FieldError,
+}
+
+fn round_trip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<Value, FieldError> {
+    let typed: T = T::deserialize(de::GoValue {
+        value: obj,
+        path: de::Path::Root,
+        fold: false,
+    })?;
+    serde_json::to_value(&typed).map_err(<FieldError as serde::de::Error>::custom)
+}
+
+/// Decode `obj` into its typed struct and encode it again, when its kind is in `kinds`;
+/// otherwise as [`untyped`]. Keys keep the order they had in `obj` (new ones go last), so
+/// the output differs from the input only where Go's would.
+pub fn typed(kinds: &TypedKinds, obj: &Value) -> Result<Value, Error> {
+    let Some(kind) = TypedKind::of(obj).filter(|k| kinds.contains(*k)) else {
+        return Ok(untyped(obj));
+    };
+    let out = match kind {
+        TypedKind::Deployment => round_trip::<apps::Deployment>(obj),
+        TypedKind::CustomResourceDefinition => {
+            round_trip::<apiextensions::CustomResourceDefinition>(obj)
+        }
+        TypedKind::ServiceAccount => round_trip::<core::ServiceAccount>(obj),
+        TypedKind::Service => round_trip::<core::Service>(obj),
+        TypedKind::Role => round_trip::<rbac::Role>(obj),
+        TypedKind::RoleBinding => round_trip::<rbac::RoleBinding>(obj),
+        TypedKind::ClusterRole => round_trip::<rbac::ClusterRole>(obj),
+        TypedKind::ClusterRoleBinding => round_trip::<rbac::ClusterRoleBinding>(obj),
+        TypedKind::ValidatingWebhookConfiguration => {
+            round_trip::<admissionregistration::ValidatingWebhookConfiguration>(obj)
+        }
+        TypedKind::MutatingWebhookConfiguration => {
+            round_trip::<admissionregistration::MutatingWebhookConfiguration>(obj)
+        }
+    }
+    .map_err(|source| Error {
+        kind: kind.type_meta().1.to_owned(),
+        name: obj
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        source,
+    })?;
+    let mut out = order_like(obj, out);
+    untyped_in_place(&mut out);
+    Ok(out)
+}
+
+/// What Go's `encoding/json` writes for an unstructured object, read back: a float64 with an
+/// integral value below 1e21 is written without a fraction, so it is an integer.
+pub fn untyped(obj: &Value) -> Value {
+    let mut v = obj.clone();
+    untyped_in_place(&mut v);
+    v
+}
+
+/// [`untyped`], in place.
+pub fn untyped_in_place(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(int) = n.as_f64().and_then(crate::bundle::yaml11::go_json_float) {
+                *v = int;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(untyped_in_place),
+        Value::Object(m) => m.values_mut().for_each(untyped_in_place),
+        _ => {}
+    }
+}
+
+/// `new` with its object keys in the order `old` had them, recursively; keys only `new`
+/// has go last, in `new`'s order.
+fn order_like(old: &Value, new: Value) -> Value {
+    match (old, new) {
+        (Value::Object(o), Value::Object(mut n)) => {
+            let mut out = Map::with_capacity(n.len());
+            for (k, ov) in o {
+                // `swap_remove`: O(1); what is left is re-appended below in any case.
+                if let Some(nv) = n.swap_remove(k) {
+                    out.insert(k.clone(), order_like(ov, nv));
+                }
+            }
+            for (k, nv) in n {
+                out.insert(k, nv);
+            }
+            Value::Object(out)
+        }
+        (Value::Array(o), Value::Array(n)) => Value::Array(
+            n.into_iter()
+                .enumerate()
+                .map(|(i, nv)| match o.get(i) {
+                    Some(ov) => order_like(ov, nv),
+                    None => nv,
+                })
+                .collect(),
+        ),
+        (_, n) => n,
+    }
+}
+
+/// The one pass at the end of conversion: `typed_objects` (the CSV's deployments, the CRDs,
+/// every generated object) go through [`typed`], `unstructured` (the bundle's other
+/// objects) through [`untyped`].
+pub fn apply(
+    kinds: &TypedKinds,
+    typed_objects: Vec<Value>,
+    unstructured: Vec<Value>,
+) -> Result<Vec<Value>, Error> {
+    let mut out = Vec::with_capacity(typed_objects.len() + unstructured.len());
+    for mut obj in typed_objects {
+        if TypedKind::of(&obj).is_some_and(|k| kinds.contains(k)) {
+            out.push(typed(kinds, &obj)?);
+        } else {
+            untyped_in_place(&mut obj);
+            out.push(obj);
+        }
+    }
+    for mut obj in unstructured {
+        untyped_in_place(&mut obj);
+        out.push(obj);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

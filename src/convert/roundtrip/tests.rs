@@ -1,0 +1,216 @@
+use super::*;
+use crate::bundle::yaml11;
+use proptest::prelude::*;
+use serde_json::json;
+
+fn yaml(text: &str) -> Value {
+    yaml11::from_multiple(text).unwrap().remove(0)
+}
+
+fn deployment(spec_yaml: &str) -> Value {
+    let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "op"}});
+    d["spec"] = yaml(spec_yaml);
+    d
+}
+
+fn rt(obj: &Value) -> Value {
+    typed(&TypedKinds::registry_v1(), obj).unwrap()
+}
+
+/// `defaultMode: 0755` in a CSV deployment volume (olmv1-e2e-test-catalog test-operator
+/// v1.0.0). go-yaml v2 `resolve` reads it as octal, `fromUnstructured` puts 493 into
+/// `SecretVolumeSource.DefaultMode *int32`, `encoding/json` writes `493`.
+#[test]
+fn octal_default_mode_is_the_integer_493() {
+    let d = deployment(
+        "template:\n  spec:\n    volumes:\n    - name: certs\n      secret:\n        secretName: s\n        defaultMode: 0755\n",
+    );
+    let out = rt(&d);
+    let mode = &out["spec"]["template"]["spec"]["volumes"][0]["secret"]["defaultMode"];
+    assert_eq!(mode, &json!(493));
+    assert!(mode.is_i64());
+}
+
+/// `resource.Quantity.MarshalJSON` (apimachinery `quantity.go`) writes the canonical form
+/// of what `UnmarshalJSON` read: the pairs from the issue, plus a number.
+#[test]
+fn quantities_are_canonical() {
+    let d = deployment(
+        "template:\n  spec:\n    containers:\n    - name: c\n      resources:\n        limits: {memory: 1024Mi, cpu: 1000m}\n        requests: {memory: 2560Mi, cpu: 0.5, ephemeral-storage: 3072Mi}\n",
+    );
+    let out = rt(&d);
+    let res = &out["spec"]["template"]["spec"]["containers"][0]["resources"];
+    assert_eq!(res["limits"], json!({"memory": "1Gi", "cpu": "1"}));
+    assert_eq!(
+        res["requests"],
+        json!({"memory": "2560Mi", "cpu": "500m", "ephemeral-storage": "3Gi"})
+    );
+}
+
+/// `structFromUnstructured` (apimachinery `converter.go`) looks each Go field up by its
+/// exact JSON name: a field the struct does not declare, or one spelled with other
+/// capitals, is dropped.
+#[test]
+fn unknown_and_mixed_case_fields_are_dropped() {
+    let d = deployment(
+        "replicas: 2\nnotAField: x\ntemplate:\n  spec:\n    ServiceAccountName: wrong-case\n    serviceAccountName: op\n    containers:\n    - name: c\n      Image: nope\n      image: quay.io/op:1\n",
+    );
+    let out = rt(&d);
+    assert_eq!(out["spec"].get("notAField"), None);
+    let pod = &out["spec"]["template"]["spec"];
+    assert_eq!(pod.get("ServiceAccountName"), None);
+    assert_eq!(pod["serviceAccountName"], "op");
+    assert_eq!(pod["containers"][0].get("Image"), None);
+    assert_eq!(pod["containers"][0]["image"], "quay.io/op:1");
+    assert_eq!(out["spec"]["replicas"], 2);
+}
+
+/// `CustomResourceColumnDefinition.Priority` is an `int32` with `omitempty` in Go, so Go
+/// drops `priority: 0`. The schema does not say whether the Go field is a pointer, so we
+/// keep the zero (the API server reads both the same); any other value goes through typed.
+#[test]
+fn printer_column_priority_keeps_its_value() {
+    let crd = yaml(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.example.com}\nspec:\n  group: example.com\n  names: {kind: A, plural: a}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    additionalPrinterColumns:\n    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp, priority: 1, bogus: x}\n",
+    );
+    let out = rt(&crd);
+    let col = &out["spec"]["versions"][0]["additionalPrinterColumns"][0];
+    assert_eq!(col["priority"], 1);
+    assert_eq!(col.get("bogus"), None);
+}
+
+/// `fromUnstructured`: `cannot convert string to bool`, and a float with a fraction does
+/// not go into an int32.
+#[test]
+fn wrong_types_are_refused_with_the_field() {
+    let d = deployment("paused: \"yes\"\n");
+    let err = typed(&TypedKinds::registry_v1(), &d).unwrap_err();
+    assert_eq!(err.source.path.as_deref(), Some("spec.paused"));
+    assert!(
+        err.to_string().contains("cannot convert string to bool"),
+        "{err}"
+    );
+
+    let d = deployment("replicas: 1.5\n");
+    let err = typed(&TypedKinds::registry_v1(), &d).unwrap_err();
+    assert_eq!(err.source.path.as_deref(), Some("spec.replicas"));
+    assert!(
+        err.to_string().contains("cannot convert float64 to int32"),
+        "{err}"
+    );
+
+    // An integral float is accepted, as `sv.Float() == math.Trunc(sv.Float())` allows.
+    let d = deployment("replicas: 3.0\n");
+    assert_eq!(rt(&d)["spec"]["replicas"], 3);
+}
+
+#[test]
+fn a_bad_quantity_names_the_field() {
+    let d = deployment(
+        "template:\n  spec:\n    containers:\n    - name: c\n      resources: {limits: {memory: 12 GB}}\n",
+    );
+    let err = typed(&TypedKinds::registry_v1(), &d).unwrap_err();
+    assert_eq!(
+        err.source.path.as_deref(),
+        Some("spec.template.spec.containers[0].resources.limits.memory")
+    );
+}
+
+#[test]
+fn kinds_outside_the_set_stay_unstructured() {
+    let cm =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "extra": 1.0});
+    assert_eq!(
+        rt(&cm),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "extra": 1})
+    );
+    let no_crds = TypedKinds::of([TypedKind::Deployment]);
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "x"}, "unknown": true});
+    assert_eq!(typed(&no_crds, &crd).unwrap()["unknown"], true);
+}
+
+#[test]
+fn key_order_is_kept() {
+    let d = deployment("template: {spec: {containers: [{name: c, image: i}]}}\nreplicas: 1\n");
+    let out = rt(&d);
+    let keys: Vec<&String> = out["spec"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["template", "replicas", "selector"]);
+}
+
+fn int_valued() -> impl Strategy<Value = (String, i64)> {
+    prop_oneof![
+        any::<i32>().prop_map(|i| (i.to_string(), i as i64)),
+        (0i64..0o7777).prop_map(|i| (format!("0{i:o}"), i)),
+        (0i64..0xffff).prop_map(|i| (format!("0x{i:x}"), i)),
+        (-100000i64..100000).prop_map(|i| (format!("{i}.0"), i)),
+        (1i64..1000).prop_map(|i| (format!("{i}e3"), i * 1000)),
+        (0i64..1_000_000).prop_map(|i| (format!("+{i}"), i)),
+    ]
+}
+
+proptest! {
+    /// Any integer-valued number in a bundle's manifest, in any spelling go-yaml v2 reads
+    /// as a number, is an integer after conversion: in typed int32 fields and in
+    /// unstructured objects alike.
+    #[test]
+    fn integer_valued_numbers_stay_integers((text, want) in int_valued()) {
+        let cm = yaml(&format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\ncount: {text}\n"));
+        let out = rt(&cm);
+        prop_assert!(out["count"].is_i64(), "{} gave {}", text, out["count"]);
+        prop_assert_eq!(out["count"].as_i64(), Some(want));
+
+        if i32::try_from(want).is_ok() {
+            let d = deployment(&format!("minReadySeconds: {text}\n"));
+            let out = rt(&d);
+            prop_assert!(out["spec"]["minReadySeconds"].is_i64());
+            prop_assert_eq!(out["spec"]["minReadySeconds"].as_i64(), Some(want));
+        }
+    }
+}
+
+/// The OLM v1 e2e bundle that carries `defaultMode: 0755` (read in place from
+/// `../shared/realdata`): the converted Deployment holds the integer 493.
+#[test]
+fn realdata_e2e_test_operator_default_mode() {
+    let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/realdata"));
+    let dir = root.join("olmv1-e2e-test-catalog/bundles/test-operator/v1.0.0");
+    if !dir.is_dir() {
+        eprintln!("skipped: {} is absent", dir.display());
+        return;
+    }
+    let bundle = crate::bundle::RegistryV1::from_dir(&dir).unwrap();
+    let objects = crate::convert::convert(
+        &bundle,
+        &crate::convert::Options {
+            install_namespace: "test-ns".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let dep = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
+    let volumes = dep["spec"]["template"]["spec"]["volumes"]
+        .as_array()
+        .unwrap();
+    let modes: Vec<&Value> = volumes
+        .iter()
+        .filter_map(|v| v.get("configMap").and_then(|c| c.get("defaultMode")))
+        .collect();
+    assert_eq!(modes, [&json!(493)]);
+}
+
+/// `JSONSchemaPropsOrArray.UnmarshalJSON` (apiextensions-apiserver `v1/marshal.go`) decodes
+/// an `items` schema with `encoding/json`, which matches `Type` to the `type` field
+/// (`indirect` / `fieldByName` fold the case); the converter above it does not fold.
+#[test]
+fn schemas_under_items_match_field_names_case_insensitively() {
+    let crd = yaml(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.example.com}\nspec:\n  group: example.com\n  names: {kind: A, plural: a}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        Type: object\n        type: object\n        properties:\n          list:\n            type: array\n            items: {Type: string, MaxLength: 5}\n",
+    );
+    let out = rt(&crd);
+    let schema = &out["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    assert_eq!(schema.get("Type"), None);
+    assert_eq!(
+        schema["properties"]["list"]["items"],
+        json!({"type": "string", "maxLength": 5})
+    );
+}
