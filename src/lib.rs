@@ -17,6 +17,7 @@ pub mod cli;
 pub mod config;
 pub mod convert;
 pub mod fetch;
+pub mod fsread;
 pub mod mirror;
 pub mod output;
 pub mod registry;

@@ -20,6 +20,8 @@ pub(super) fn run(
 ) -> Result<u8, Error> {
     let mut inv = Invocation::read(&args.input)?;
     inv.locked = args.locked;
+    // Held until this function returns: one writing run per install directory.
+    let _held = lock_install_dir(&inv, args.no_wait, stderr)?;
     let Some(cluster_version) = inv.cluster_version.clone() else {
         return Err(Error::Usage(
             "the target cluster version is not set: add `clusterVersion` to platformOperators or pass --cluster-version"
@@ -55,6 +57,33 @@ pub(super) fn run(
         stdout,
         stderr,
     )
+}
+
+/// Take the install directory's lock (saying so when another run holds it and we wait), then
+/// finish or undo what an interrupted run left, before anything reads the lock file.
+pub(super) fn lock_install_dir(
+    inv: &Invocation,
+    no_wait: bool,
+    stderr: &mut dyn Write,
+) -> Result<output::InstallLock, Error> {
+    use output::install_lock::Wait;
+    let mut said = Ok(());
+    let held = output::InstallLock::acquire(
+        &inv.dir,
+        if no_wait { Wait::NoWait } else { Wait::Wait },
+        || {
+            said = writeln!(
+                stderr,
+                "waiting for another po-manifests run to finish writing {} (--no-wait fails instead)",
+                inv.dir.display()
+            );
+        },
+    )?;
+    said?;
+    if let Some(recovery) = output::recover(&inv.dir.join("manifests"), &inv.lock_path)? {
+        writeln!(stderr, "{}: {recovery}", inv.dir.display())?;
+    }
+    Ok(held)
 }
 
 /// The output profile for the non-bootstrap operators of `inv` on `cluster_version`; `None`

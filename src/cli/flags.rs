@@ -284,6 +284,10 @@ pub struct CreateArgs {
     /// Where bundle content comes from when the catalog does not embed it.
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,
+    /// Fail at once when another po-manifests run is writing the same install directory
+    /// (default: wait for it).
+    #[arg(long)]
+    pub no_wait: bool,
 }
 
 /// `resolve`.
@@ -363,6 +367,10 @@ pub struct UpgradePlanArgs {
     /// Directory with template overrides (with --write).
     #[arg(long, value_name = "DIR", requires = "write")]
     pub templates: Option<PathBuf>,
+    /// With --write: fail at once when another po-manifests run is writing the same install
+    /// directory (default: wait for it).
+    #[arg(long, requires = "write")]
+    pub no_wait: bool,
     /// Fetching `https://` catalogs.
     #[command(flatten)]
     pub network: NetworkArgs,
