@@ -21,3 +21,4 @@ mod realdata;
 mod remote;
 mod resolve;
 mod upgrade;
+mod write_protocol;
