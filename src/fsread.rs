@@ -131,12 +131,16 @@ fn describe(t: &std::fs::FileType) -> &'static str {
             return "a socket";
         }
     }
-    if t.is_dir() { "a directory" } else { "not a regular file" }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
 }
 
 /// Refuse `path` when it, or a directory between `root` and it, is a symbolic link whose
 /// target is outside `root`. The message names the link only.
-fn check_confined(path: &Path, root: &Path) -> io::Result<()> {
+pub fn check_confined(path: &Path, root: &Path) -> io::Result<()> {
     let Ok(rel) = path.strip_prefix(root) else {
         return Ok(());
     };
@@ -220,9 +224,18 @@ mod tests {
         std::os::unix::fs::symlink("inside.yaml", root.join("ok.yaml")).unwrap();
         let e = read(&root.join("link.yaml"), 100, Some(&root)).unwrap_err();
         let text = e.to_string();
-        assert!(text.contains("link.yaml") && text.contains("leaves"), "{text}");
-        assert!(!text.contains("secret") && !text.contains("hunter2"), "{text}");
-        assert_eq!(read(&root.join("ok.yaml"), 100, Some(&root)).unwrap(), b"a: 1\n");
+        assert!(
+            text.contains("link.yaml") && text.contains("leaves"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("secret") && !text.contains("hunter2"),
+            "{text}"
+        );
+        assert_eq!(
+            read(&root.join("ok.yaml"), 100, Some(&root)).unwrap(),
+            b"a: 1\n"
+        );
     }
 
     #[cfg(unix)]

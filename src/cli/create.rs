@@ -269,6 +269,10 @@ fn render_operator(
     let op = outcome.operator;
     let channels: Vec<String> = op.channels.iter().map(|c| c.value.clone()).collect();
     let namespace = outcome.install_namespace().unwrap_or_default();
+    // The namespace may come from the bundle (suggested-namespace): untrusted, so checked like
+    // a configured one, and a platform namespace only when the configuration names it.
+    let checked_namespace =
+        || crate::output::names::check_install_namespace(&namespace, op.namespace.is_some());
     let operator = OperatorContext {
         name: &op.name.value,
         package: &op.package.value,
@@ -287,6 +291,7 @@ fn render_operator(
     };
     let text = |e: crate::render::Error| e.to_string();
     let (objects, namespace) = if op.bootstrap {
+        checked_namespace()?;
         let converted = convert_bundle(content, r, &namespace)?;
         let mut out =
             vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
@@ -323,6 +328,7 @@ fn render_operator(
                         profile::OPENSHIFT_DEFAULT_CATALOGS.join(", ")
                     ));
                 }
+                checked_namespace()?;
                 let converted = convert_bundle(content, r, &namespace)?;
                 let objects =
                     profile::cluster_extension(templates, &operator, &bundle, &catalog, &converted)

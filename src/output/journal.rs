@@ -58,7 +58,10 @@ pub struct Journal {
 /// Whether `name` is a plain manifest file name po-manifests could have written (so a tampered
 /// lock or journal cannot make a run touch anything else).
 pub fn is_our_file_name(name: &str) -> bool {
-    name.starts_with(FILE_PREFIX) && !name.contains(['/', '\\', '\0']) && name != "." && name != ".."
+    name.starts_with(FILE_PREFIX)
+        && !name.contains(['/', '\\', '\0'])
+        && name != "."
+        && name != ".."
 }
 
 /// The staged lock file's path: hidden, beside the lock file, so its rename stays in one
@@ -180,7 +183,11 @@ impl Plan {
     fn apply(&self, applied: &mut Applied) -> Result<(), Error> {
         let m = &self.manifests;
         for name in &self.journal.remove {
-            rename(&m.join(name), &self.stage.join("old").join(name), "move aside")?;
+            rename(
+                &m.join(name),
+                &self.stage.join("old").join(name),
+                "move aside",
+            )?;
             applied.moved_aside.push(name.clone());
         }
         for name in &self.journal.place {
@@ -197,10 +204,18 @@ impl Plan {
     fn roll_back(&self, applied: &Applied) -> Result<(), Error> {
         let m = &self.manifests;
         for name in applied.placed.iter().rev() {
-            rename(&m.join(name), &self.stage.join("new").join(name), "undo place")?;
+            rename(
+                &m.join(name),
+                &self.stage.join("new").join(name),
+                "undo place",
+            )?;
         }
         for name in applied.moved_aside.iter().rev() {
-            rename(&self.stage.join("old").join(name), &m.join(name), "undo move aside")?;
+            rename(
+                &self.stage.join("old").join(name),
+                &m.join(name),
+                "undo move aside",
+            )?;
         }
         sync_dir(m)?;
         remove_file_if_present(&self.lock_staged)?;
@@ -292,11 +307,10 @@ pub fn recover(manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error>
     let path = dir.join(JOURNAL_FILE);
     match crate::fsread::read(&path, MAX_JOURNAL_BYTES, None) {
         Ok(bytes) => {
-            let journal: Journal =
-                serde_json::from_slice(&bytes).map_err(|e| Error::Journal {
-                    path: path.clone(),
-                    problem: format!("is not valid: {e}"),
-                })?;
+            let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| Error::Journal {
+                path: path.clone(),
+                problem: format!("is not valid: {e}"),
+            })?;
             roll_forward(&dir, manifests, &path, &journal).map(Some)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => discard(&dir, manifests, lock),
@@ -308,12 +322,7 @@ pub fn recover(manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error>
     }
 }
 
-fn roll_forward(
-    dir: &Path,
-    m: &Path,
-    path: &Path,
-    journal: &Journal,
-) -> Result<Recovery, Error> {
+fn roll_forward(dir: &Path, m: &Path, path: &Path, journal: &Journal) -> Result<Recovery, Error> {
     let bad = |problem: String| Error::Journal {
         path: path.to_path_buf(),
         problem,
@@ -330,7 +339,9 @@ fn roll_forward(
         .chain(&journal.remove)
         .find(|n| !is_our_file_name(n))
     {
-        return Err(bad(format!("names a file po-manifests does not write: {name:?}")));
+        return Err(bad(format!(
+            "names a file po-manifests does not write: {name:?}"
+        )));
     }
     let stage = m.join(STAGE_DIR);
     let lock_staged = staged_lock_path(&journal.lock);
@@ -377,7 +388,10 @@ fn discard(dir: &Path, manifests: &Path, lock: &Path) -> Result<Option<Recovery>
         remove_dir_all_if_present(&stage)?;
         paths.push(stage);
     }
-    for staged in [staged_lock_path(lock), dir.join(format!("{JOURNAL_FILE}.new"))] {
+    for staged in [
+        staged_lock_path(lock),
+        dir.join(format!("{JOURNAL_FILE}.new")),
+    ] {
         if staged.symlink_metadata().is_ok() {
             remove_file_if_present(&staged)?;
             paths.push(staged);
@@ -408,7 +422,10 @@ fn rename(from: &Path, to: &Path, what: &'static str) -> Result<(), Error> {
     fs::rename(from, to).map_err(|source| Error::Io {
         action: "cannot move",
         path: from.to_path_buf(),
-        source: std::io::Error::new(source.kind(), format!("to {} ({what}): {source}", to.display())),
+        source: std::io::Error::new(
+            source.kind(),
+            format!("to {} ({what}): {source}", to.display()),
+        ),
     })
 }
 
@@ -426,9 +443,7 @@ fn sync_dir(dir: &Path) -> Result<(), Error> {
     crash::point("fsync a directory");
     let d = fs::File::open(dir).map_err(io("cannot open", dir))?;
     match d.sync_all() {
-        Err(e) if e.kind() != std::io::ErrorKind::InvalidInput => {
-            Err(io("cannot sync", dir)(e))
-        }
+        Err(e) if e.kind() != std::io::ErrorKind::InvalidInput => Err(io("cannot sync", dir)(e)),
         _ => Ok(()),
     }
 }

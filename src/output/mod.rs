@@ -13,6 +13,7 @@ mod crash;
 pub mod install_lock;
 pub mod journal;
 pub mod lock;
+pub mod names;
 pub mod yaml;
 
 pub use install_lock::InstallLock;
@@ -78,6 +79,17 @@ pub enum Error {
     Journal {
         /// The journal file.
         path: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// An object to be written is not a valid Kubernetes object by name or shape (bundle
+    /// content is untrusted).
+    #[error("operator \"{operator}\": object {index} {problem}; nothing was written")]
+    InvalidObject {
+        /// The operator the object belongs to.
+        operator: String,
+        /// Its position among the operator's objects.
+        index: usize,
         /// What is wrong.
         problem: String,
     },
@@ -150,6 +162,11 @@ pub fn manifest_files(objects: &[RenderedObject]) -> Result<Vec<ManifestFile>, E
             current = Some(&o.operator);
             index = 0;
         }
+        names::check_object(&o.object).map_err(|problem| Error::InvalidObject {
+            operator: o.operator.clone(),
+            index,
+            problem,
+        })?;
         let name = file_name(&o.operator, index, o.kind(), o.name());
         index += 1;
         let bytes = yaml::to_yaml(&o.object).map_err(|message| Error::Serialize {

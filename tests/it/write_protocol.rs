@@ -10,12 +10,7 @@ use crate::common::{cmd, copy_dir, example, tree};
 const CRASH_ENV: &str = "PO_MANIFESTS_TEST_CRASH_AT";
 
 fn create(dir: &Path) -> Output {
-    cmd()
-        .arg("create")
-        .arg("--dir")
-        .arg(dir)
-        .output()
-        .unwrap()
+    cmd().arg("create").arg("--dir").arg(dir).output().unwrap()
 }
 
 /// Entry names of a directory, sorted.
@@ -288,7 +283,10 @@ fn two_concurrent_creates_leave_one_complete_set() {
                 .unwrap()
         };
         let (pa, pb) = (spawn(&a), spawn(&b));
-        let (oa, ob) = (pa.wait_with_output().unwrap(), pb.wait_with_output().unwrap());
+        let (oa, ob) = (
+            pa.wait_with_output().unwrap(),
+            pb.wait_with_output().unwrap(),
+        );
         assert!(oa.status.success() && ob.status.success(), "round {round}");
         let got = tree(&d.path().join("manifests"));
         let lock = std::fs::read_to_string(d.path().join("platform-operators.lock.yaml")).unwrap();
@@ -315,8 +313,16 @@ fn manifests_on_another_filesystem_are_written() {
     let other = tempfile::tempdir_in(shm).unwrap();
     std::os::unix::fs::symlink(other.path(), d.path().join("manifests")).unwrap();
     let out = create(d.path());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(entries(other.path()).iter().any(|n| n.starts_with("99_po_")));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        entries(other.path())
+            .iter()
+            .any(|n| n.starts_with("99_po_"))
+    );
     // A second run replaces them, also across the filesystems.
     assert!(create(d.path()).status.success());
     assert!(!entries(other.path()).iter().any(|n| n.starts_with('.')));
@@ -335,7 +341,10 @@ fn a_config_on_another_filesystem_gets_its_lock_beside_it() {
     let config = other.path().join("po.yaml");
     let text = std::fs::read_to_string(d.path().join("platform-operators.yaml"))
         .unwrap()
-        .replace("source: catalog", &format!("source: {}", d.path().join("catalog").display()));
+        .replace(
+            "source: catalog",
+            &format!("source: {}", d.path().join("catalog").display()),
+        );
     std::fs::write(&config, text).unwrap();
     let out = cmd()
         .arg("create")
@@ -345,8 +354,15 @@ fn a_config_on_another_filesystem_gets_its_lock_beside_it() {
         .arg(&config)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(entries(other.path()), ["platform-operators.lock.yaml", "po.yaml"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        entries(other.path()),
+        ["platform-operators.lock.yaml", "po.yaml"]
+    );
 }
 
 #[cfg(target_os = "linux")]
