@@ -14,6 +14,7 @@ mod catalog;
 mod cluster_extension;
 mod create;
 mod disconnected;
+mod hostile;
 mod images;
 mod net;
 mod range;
