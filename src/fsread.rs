@@ -3,8 +3,9 @@
 //!
 //! - The cap counts bytes actually read, never the length the filesystem reports (0 for a pipe
 //!   or a device, and a file may grow while it is read).
-//! - Only regular files are read. A FIFO, a device or a socket is refused before any byte is
-//!   read; the file is opened with `O_NONBLOCK` so opening a FIFO cannot block either.
+//! - Only regular files are read (no command reads a stream such as `-` for stdin). A FIFO, a
+//!   device or a socket is refused before any byte is read; the file is opened with
+//!   `O_NONBLOCK` so opening a FIFO cannot block either.
 //! - Under a root (a catalog or template folder), a symbolic link is followed only when its
 //!   target stays inside the root. A link that leaves it is refused naming the link, never its
 //!   target, so no error quotes a file the user did not point at.
@@ -51,11 +52,6 @@ pub fn read(path: &Path, limit: u64, root: Option<&Path>) -> io::Result<Vec<u8>>
 /// [`read`], as UTF-8 text.
 pub fn read_to_string(path: &Path, limit: u64, root: Option<&Path>) -> io::Result<String> {
     utf8(read(path, limit, root)?)
-}
-
-/// Read standard input (the documented stream input `-`), at most `limit` bytes.
-pub fn read_stdin(limit: u64) -> io::Result<Vec<u8>> {
-    read_capped(io::stdin().lock(), limit)
 }
 
 /// Turn bytes into text, naming the first byte that is not UTF-8.

@@ -2,8 +2,10 @@
 //! anything is written: a bundle is untrusted content. Kubernetes' rules, from
 //! `k8s.io/apimachinery/pkg/util/validation/validation.go` (`IsDNS1123Label`,
 //! `IsDNS1123Subdomain`, `IsDNS1035Label`) and `k8s.io/apimachinery/pkg/api/validation/path`
-//! (`IsValidPathSegmentName`, which RBAC objects use), per kind as
-//! `k8s.io/kubernetes/pkg/apis/core/validation` and `pkg/apis/rbac/validation` apply them.
+//! (`IsValidPathSegmentName`), per kind as kubernetes `pkg/apis/core/validation/validation.go`
+//! (`ValidateNamespaceName = NameIsDNSLabel`, `ValidateServiceName = NameIsDNS1035Label`, most
+//! others `NameIsDNSSubdomain`) and `pkg/apis/rbac/validation/validation.go`
+//! (`ValidateRBACName = path.IsValidPathSegmentName`) apply them.
 
 use serde_json::Value;
 
