@@ -222,6 +222,41 @@ mod tests {
         }
     }
 
+    mod replaces_cycles {
+        use super::*;
+
+        #[test]
+        fn a_loop_is_named_from_its_smallest_bundle() {
+            let ch = channel(vec![
+                entry("a.v1", Some("a.v3"), &[], None),
+                entry("a.v2", Some("a.v1"), &[], None),
+                entry("a.v3", Some("a.v2"), &[], None),
+                entry("a.v4", Some("a.v3"), &[], None),
+            ]);
+            assert_eq!(replaces_cycles(&ch), [["a.v1", "a.v3", "a.v2", "a.v1"]]);
+        }
+
+        #[test]
+        fn a_chain_or_a_skipped_edge_is_no_loop() {
+            let chain = channel(vec![
+                entry("a.v1", None, &[], None),
+                entry("a.v2", Some("a.v1"), &[], None),
+            ]);
+            assert!(replaces_cycles(&chain).is_empty());
+            let skipped = channel(vec![
+                entry("a.v1", Some("a.v2"), &[], None),
+                entry("a.v2", Some("a.v1"), &["a.v1"], None),
+            ]);
+            assert!(replaces_cycles(&skipped).is_empty());
+        }
+
+        #[test]
+        fn a_bundle_replacing_itself_is_a_loop() {
+            let ch = channel(vec![entry("a.v1", Some("a.v1"), &[], None)]);
+            assert_eq!(replaces_cycles(&ch), [["a.v1", "a.v1"]]);
+        }
+    }
+
     mod heads {
         use super::*;
 
