@@ -18,6 +18,7 @@ pub mod cli;
 pub mod config;
 pub mod convert;
 pub mod fetch;
+pub mod fsread;
 pub mod mirror;
 pub mod openshift;
 pub mod output;

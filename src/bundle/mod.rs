@@ -266,7 +266,9 @@ impl RegistryV1 {
                     path,
                 });
             }
-            let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+            let text =
+                crate::fsread::read_to_string(&path, crate::fsread::BUNDLE_FILE_LIMIT, Some(dir))
+                    .map_err(io_err(&path))?;
             let location = path.display().to_string();
             let docs = decode_documents(&text).map_err(|source| Error::Decode {
                 location: location.clone(),
@@ -315,7 +317,8 @@ impl RegistryV1 {
     /// Append `metadata/properties.yaml` (if present and non-empty) to the CSV annotation
     /// `olm.properties`, as operator-controller's `copyMetadataPropertiesToCSV` does.
     fn merge_metadata_properties(&mut self, path: &Path) -> Result<(), Error> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::fsread::read_to_string(path, crate::fsread::BUNDLE_FILE_LIMIT, None)
+        {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(source) => {
@@ -460,7 +463,8 @@ struct RawProperty<'a> {
 
 fn read_package_name(dir: &Path) -> Result<String, Error> {
     let file = dir.join("metadata").join("annotations.yaml");
-    let text = std::fs::read_to_string(&file).map_err(io_err(&file))?;
+    let text = crate::fsread::read_to_string(&file, crate::fsread::BUNDLE_FILE_LIMIT, Some(dir))
+        .map_err(io_err(&file))?;
     let doc = decode::decode_single(&text).map_err(|source| Error::Decode {
         location: file.display().to_string(),
         source: Box::new(source),

@@ -32,7 +32,6 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -719,6 +718,9 @@ pub struct CatalogFiles {
     pub files: Vec<(PathBuf, String)>,
 }
 
+/// Largest catalog file read (real per-package files are at most tens of MB).
+const MAX_CATALOG_FILE_BYTES: u64 = 1 << 30;
+
 /// List the files of a catalog: the file itself, or every non-ignored file of a directory in
 /// lexical order (`fs.WalkDir` order: entries sorted by name, depth first).
 pub fn catalog_files(root: &Path) -> Result<CatalogFiles, Error> {
@@ -760,6 +762,11 @@ pub fn catalog_files(root: &Path) -> Result<CatalogFiles, Error> {
             continue;
         }
         let path = entry.into_path();
+        // A symlink is followed only when it stays inside the catalog (issue 14).
+        crate::fsread::check_confined(&path, root).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
         let rel = path
             .strip_prefix(root)
             .unwrap_or(&path)
@@ -1127,9 +1134,10 @@ fn read_with<S: DocSink + Sync>(
         path: path.to_path_buf(),
         source,
     };
-    let file = File::open(path).map_err(io_err)?;
+    // Regular files only, capped by bytes read (issue 14).
+    let file = crate::fsread::open(path, None).map_err(io_err)?;
     let mut reader = HashingReader {
-        inner: file,
+        inner: crate::fsread::Capped::new(file, MAX_CATALOG_FILE_BYTES),
         hasher: digest.then(Sha256::new),
     };
     let mut buf = Vec::with_capacity(64 * 1024);
@@ -1153,10 +1161,8 @@ fn read_with<S: DocSink + Sync>(
             Err(JsonFailure::Fallback(json_err)) => {
                 // apimachinery falls back to YAML when the first object does not decode.
                 // The file is read again from the start (the only case with a second read).
-                let mut bytes = Vec::new();
-                File::open(path)
-                    .and_then(|mut f| f.read_to_end(&mut bytes))
-                    .map_err(io_err)?;
+                let bytes =
+                    crate::fsread::read(path, MAX_CATALOG_FILE_BYTES, None).map_err(io_err)?;
                 sink.reset();
                 return match read_yaml(path, &mut &bytes[..], Vec::new(), sink) {
                     Ok(()) => Ok(Sha256::digest(&bytes).into()),
@@ -1945,10 +1951,12 @@ pub fn digest_only(path: &Path) -> Result<String, Error> {
     let files = catalog_files(path)?;
     let mut digests = Vec::with_capacity(files.files.len());
     for (file, rel) in &files.files {
-        let mut f = File::open(file).map_err(|source| Error::Io {
-            path: file.clone(),
-            source,
-        })?;
+        let mut f = crate::fsread::open(file, None)
+            .map(|f| crate::fsread::Capped::new(f, MAX_CATALOG_FILE_BYTES))
+            .map_err(|source| Error::Io {
+                path: file.clone(),
+                source,
+            })?;
         let mut h = Sha256::new();
         let mut buf = vec![0u8; CHUNK];
         loop {

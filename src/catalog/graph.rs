@@ -114,6 +114,52 @@ pub fn replaces_chain(channel: &Channel) -> Result<Vec<&str>, ChainError> {
     Ok(chain)
 }
 
+/// Every loop of `replaces` edges in a channel, each as its bundle names from the smallest
+/// name round to it again (`a -> b -> a`), sorted. An edge to a bundle that some entry skips,
+/// or that is not in the channel, ends the walk, as in [`replaces_chain`]; so a loop this
+/// finds is one that `catalog validate` reports (as a cycle, or as having no head when every
+/// entry is on a loop). Each entry has at most one `replaces`, so the loops are disjoint.
+pub fn replaces_cycles(channel: &Channel) -> Vec<Vec<String>> {
+    let by_name: HashMap<&str, &super::model::ChannelEntry> = channel
+        .entries
+        .iter()
+        .map(|e| (e.name.as_str(), e))
+        .collect();
+    let skipped: HashSet<&str> = channel
+        .entries
+        .iter()
+        .flat_map(|e| e.skips.iter().map(String::as_str))
+        .collect();
+    let next = |name: &str| -> Option<&str> {
+        let r = by_name.get(name)?.replaces.as_deref()?;
+        (!skipped.contains(r) && by_name.contains_key(r)).then_some(r)
+    };
+    let mut done: HashSet<&str> = HashSet::new();
+    let mut cycles = Vec::new();
+    for e in &channel.entries {
+        let mut path: Vec<&str> = Vec::new();
+        let mut at = Some(e.name.as_str());
+        while let Some(n) = at {
+            if done.contains(n) {
+                break;
+            }
+            if let Some(i) = path.iter().position(|p| *p == n) {
+                let mut cycle: Vec<String> = path[i..].iter().map(|s| s.to_string()).collect();
+                let min = (0..cycle.len()).min_by_key(|&j| &cycle[j]).unwrap_or(0);
+                cycle.rotate_left(min);
+                cycle.push(cycle[0].clone());
+                cycles.push(cycle);
+                break;
+            }
+            path.push(n);
+            at = next(n);
+        }
+        done.extend(path);
+    }
+    cycles.sort();
+    cycles
+}
+
 /// Bundles that are a direct (one hop) upgrade from the installed bundle, in the given
 /// channels (all channels when empty): an entry that `replaces` it, lists it in `skips`, or
 /// whose blang `skipRange` contains `installed_version` (a range that does not parse matches
@@ -173,6 +219,41 @@ mod tests {
             name: "stable".into(),
             entries,
             ..Channel::default()
+        }
+    }
+
+    mod replaces_cycles {
+        use super::*;
+
+        #[test]
+        fn a_loop_is_named_from_its_smallest_bundle() {
+            let ch = channel(vec![
+                entry("a.v1", Some("a.v3"), &[], None),
+                entry("a.v2", Some("a.v1"), &[], None),
+                entry("a.v3", Some("a.v2"), &[], None),
+                entry("a.v4", Some("a.v3"), &[], None),
+            ]);
+            assert_eq!(replaces_cycles(&ch), [["a.v1", "a.v3", "a.v2", "a.v1"]]);
+        }
+
+        #[test]
+        fn a_chain_or_a_skipped_edge_is_no_loop() {
+            let chain = channel(vec![
+                entry("a.v1", None, &[], None),
+                entry("a.v2", Some("a.v1"), &[], None),
+            ]);
+            assert!(replaces_cycles(&chain).is_empty());
+            let skipped = channel(vec![
+                entry("a.v1", Some("a.v2"), &[], None),
+                entry("a.v2", Some("a.v1"), &["a.v1"], None),
+            ]);
+            assert!(replaces_cycles(&skipped).is_empty());
+        }
+
+        #[test]
+        fn a_bundle_replacing_itself_is_a_loop() {
+            let ch = channel(vec![entry("a.v1", Some("a.v1"), &[], None)]);
+            assert_eq!(replaces_cycles(&ch), [["a.v1", "a.v1"]]);
         }
     }
 

@@ -173,8 +173,18 @@ fn elide(cell: &str) -> String {
     out
 }
 
-/// Render rows as left-aligned columns separated by two spaces, with a header line.
+/// Render rows as left-aligned columns separated by two spaces, with a header line. Cells come
+/// from catalogs: control characters (terminal escapes, newlines) are printed escaped.
 pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| crate::output::names::printable(c).into_owned())
+                .collect()
+        })
+        .collect();
+    let rows = &rows[..];
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
         for (w, cell) in widths.iter_mut().zip(r) {

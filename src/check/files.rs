@@ -192,10 +192,13 @@ pub(crate) fn read_dir(dir: &Path, sink: &mut Sink) -> Result<Vec<ManifestFile>,
                 sink.push("file-type", &file, 0, None, "not a .yaml, .yml or .json file, yet the installer puts every file of manifests/ into the bootstrap and cluster-bootstrap fails on it".into());
                 continue;
             }
-            let bytes = std::fs::read(&file_path).map_err(|source| Error {
-                path: file_path.clone(),
-                source,
-            })?;
+            let bytes =
+                crate::fsread::read(&file_path, MAX_DECODE_BYTES, None).map_err(|source| {
+                    Error {
+                        path: file_path.clone(),
+                        source,
+                    }
+                })?;
             match String::from_utf8(bytes) {
                 Ok(text) => file.text = text,
                 Err(e) => {

@@ -43,10 +43,11 @@ pub(super) fn sources(
     let (options, cache) = super::invocation::network_settings(network, install)?;
     let mut credentials = registry::Credentials::default();
     if let Some(path) = &args.authfile {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::ReadFile {
-            path: path.clone(),
-            source,
-        })?;
+        let text = crate::fsread::read_to_string(path, crate::fsread::SMALL_FILE_LIMIT, None)
+            .map_err(|source| Error::ReadFile {
+                path: path.clone(),
+                source,
+            })?;
         credentials =
             registry::Credentials::parse(&text, &format!("--authfile {}", path.display()))?;
     }
@@ -123,10 +124,11 @@ fn pull(
             if !path.is_file() {
                 continue;
             }
-            let text = std::fs::read_to_string(&path).map_err(|source| Error::ReadFile {
-                path: path.clone(),
-                source,
-            })?;
+            let text = crate::fsread::read_to_string(&path, crate::fsread::BUNDLE_FILE_LIMIT, None)
+                .map_err(|source| Error::ReadFile {
+                    path: path.clone(),
+                    source,
+                })?;
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())

@@ -189,7 +189,7 @@ fn install_source(found: &config::install::Found) -> check::InstallSource<'_> {
         config: &found.config,
         path,
         text: if is_install_config {
-            std::fs::read_to_string(&found.path).ok()
+            crate::fsread::read_to_string(&found.path, crate::fsread::SMALL_FILE_LIMIT, None).ok()
         } else {
             None
         },

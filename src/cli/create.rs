@@ -20,6 +20,8 @@ pub(super) fn run(
 ) -> Result<u8, Error> {
     let mut inv = Invocation::read(&args.input)?;
     inv.locked = args.locked;
+    // Held until this function returns: one writing run per install directory.
+    let _held = lock_install_dir(&inv, args.no_wait, stderr)?;
     let Some(cluster_version) = inv.cluster_version.clone() else {
         return Err(Error::Usage(
             "the target cluster version is not set: add `clusterVersion` to platformOperators or pass --cluster-version"
@@ -65,6 +67,33 @@ pub(super) fn run(
         stdout,
         stderr,
     )
+}
+
+/// Take the install directory's lock (saying so when another run holds it and we wait), then
+/// finish or undo what an interrupted run left, before anything reads the lock file.
+pub(super) fn lock_install_dir(
+    inv: &Invocation,
+    no_wait: bool,
+    stderr: &mut dyn Write,
+) -> Result<output::InstallLock, Error> {
+    use output::install_lock::Wait;
+    let mut said = Ok(());
+    let held = output::InstallLock::acquire(
+        &inv.dir,
+        if no_wait { Wait::NoWait } else { Wait::Wait },
+        || {
+            said = writeln!(
+                stderr,
+                "waiting for another po-manifests run to finish writing {} (--no-wait fails instead)",
+                inv.dir.display()
+            );
+        },
+    )?;
+    said?;
+    if let Some(recovery) = output::recover(&inv.dir.join("manifests"), &inv.lock_path)? {
+        writeln!(stderr, "{}: {recovery}", inv.dir.display())?;
+    }
+    Ok(held)
 }
 
 /// The output profile for the non-bootstrap operators of `inv` on `cluster_version`; `None`
@@ -469,6 +498,10 @@ fn render_operator(
     let op = outcome.operator;
     let channels: Vec<String> = op.channels.iter().map(|c| c.value.clone()).collect();
     let namespace = outcome.install_namespace().unwrap_or_default();
+    // The namespace may come from the bundle (suggested-namespace): untrusted, so checked like
+    // a configured one, and a platform namespace only when the configuration names it.
+    let checked_namespace =
+        || crate::output::names::check_install_namespace(&namespace, op.namespace.is_some());
     let operator = OperatorContext {
         name: &op.name.value,
         package: &op.package.value,
@@ -495,6 +528,7 @@ fn render_operator(
     let (objects, namespace) = if op.bootstrap {
         // A bootstrap operator's objects are applied as they are: no OLM reads a watch
         // namespace, so it goes straight to the conversion's target namespaces.
+        checked_namespace()?;
         let converted = convert_bundle(content, r, &namespace, None, watch)?;
         let mut out =
             vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
@@ -546,7 +580,9 @@ fn render_operator(
                             .join(", ")
                     ));
                 }
+                checked_namespace()?;
                 cluster_extension_api_rules(op, r, default_catalogs)?;
+                checked_namespace()?;
                 let converted = convert_bundle(content, r, &namespace, olm.as_ref(), watch)?;
                 owned_crds = converted
                     .iter()

@@ -342,6 +342,10 @@ pub struct CreateArgs {
     /// removed files and the lock summary.
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
+    /// Fail at once when another po-manifests run is writing the same install directory
+    /// (default: wait for it).
+    #[arg(long)]
+    pub no_wait: bool,
 }
 
 /// `resolve`.
@@ -450,6 +454,10 @@ pub struct UpgradePlanArgs {
     /// Where bundle content comes from (with --write) when the catalog does not embed it.
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,
+    /// With --write: fail at once when another po-manifests run is writing the same install
+    /// directory (default: wait for it).
+    #[arg(long, requires = "write")]
+    pub no_wait: bool,
     /// Fetching `https://` catalogs.
     #[command(flatten)]
     pub network: NetworkArgs,

@@ -243,10 +243,13 @@ pub fn network_settings(
         ));
     }
     for path in &net.ca_file {
-        let pem = std::fs::read(path).map_err(|source| Error::CaFile {
-            path: path.clone(),
-            source,
-        })?;
+        let pem =
+            crate::fsread::read(path, crate::fsread::SMALL_FILE_LIMIT, None).map_err(|source| {
+                Error::CaFile {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
         extra_roots.push((format!("--ca-file {}", path.display()), pem));
     }
     let env = |names: &[&str]| {
@@ -366,6 +369,37 @@ pub fn resolve_all<'a>(
         .collect()
 }
 
+/// A warning per `replaces` loop in the requested channels (all channels when none is
+/// requested) of the operator's package: `catalog validate` refuses such a catalog, and OLM's
+/// upgrade edges through the loop are meaningless (issue 14).
+fn replaces_cycle_warnings(
+    operator: &config::Operator,
+    catalog: &crate::catalog::model::Catalog,
+) -> Vec<Warning> {
+    let Some(package) = catalog.package(&operator.package.value) else {
+        return Vec::new();
+    };
+    package
+        .channels
+        .iter()
+        .filter(|c| operator.channels.is_empty() || operator.channels.iter().any(|r| r.value == c.name))
+        .flat_map(|c| {
+            crate::catalog::graph::replaces_cycles(c).into_iter().map(move |cycle| {
+                Warning(format!(
+                    "channel {} of package {} has a replaces cycle: {} (`catalog validate` refuses this catalog; upgrades along it are undefined)",
+                    c.name,
+                    package.name,
+                    cycle
+                        .iter()
+                        .map(|b| crate::output::names::printable(b).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
+                ))
+            })
+        })
+        .collect()
+}
+
 impl<'a> Outcome<'a> {
     /// Run the checks on a resolution (the profile checks; only dependencies for bootstrap
     /// operators) and gather its warnings.
@@ -390,6 +424,7 @@ impl<'a> Outcome<'a> {
         };
         if let Ok(r) = &resolution {
             warnings.splice(0..0, r.warnings.iter().cloned());
+            warnings.extend(replaces_cycle_warnings(operator, &r.catalog.catalog));
         }
         Outcome {
             operator,

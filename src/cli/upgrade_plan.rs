@@ -35,6 +35,12 @@ pub(super) fn run(
     for spec in &args.catalog {
         override_catalog(&mut inv, spec)?;
     }
+    // --write: held for the rest of the run (see create's lock_install_dir).
+    let _held = if args.write {
+        Some(super::create::lock_install_dir(&inv, args.no_wait, stderr)?)
+    } else {
+        None
+    };
     let lock = lock::read(&inv.lock_path)?;
     let from = match (
         &args.from,

@@ -360,21 +360,8 @@ pub(crate) fn read_source(path: &Path) -> Result<Arc<SourceFile>, Error> {
         path: path.to_path_buf(),
         source,
     };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(io(std::io::Error::other(format!(
-            "file is {} bytes, more than the {} bytes a configuration may have",
-            meta.len(),
-            MAX_CONFIG_BYTES
-        ))));
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
-        ))
-    })?;
+    // Capped by bytes read, regular files only (issue 14: `/dev/zero`, pipes, FIFOs).
+    let text = crate::fsread::read_to_string(path, MAX_CONFIG_BYTES, None).map_err(io)?;
     Ok(Arc::new(SourceFile {
         path: path.to_path_buf(),
         text,

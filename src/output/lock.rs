@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 
 /// Lock file name, written beside the configuration.
 pub const LOCK_FILE: &str = "platform-operators.lock.yaml";
+/// Largest lock file read (it lists operators and file names: a few KB).
+const MAX_LOCK_BYTES: u64 = 16 * 1024 * 1024;
 /// The schema version written in `lockVersion`.
 pub const LOCK_VERSION: u32 = 1;
 
@@ -129,7 +131,7 @@ impl Error {
 
 /// Read a lock file; `Ok(None)` when it does not exist.
 pub fn read(path: &Path) -> Result<Option<Lock>, Error> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::fsread::read_to_string(path, MAX_LOCK_BYTES, None) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {

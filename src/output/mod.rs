@@ -1,16 +1,25 @@
 //! Write: rendered objects become files in `D/manifests/`, one object per file, named so they
 //! sort after the installer's own (`99_po_<operator>_<NN>_<kind>_<name>.yaml`), plus the lock
-//! file. All or nothing: new files are staged beside the manifests directory, earlier files are
-//! moved aside, and any failure puts everything back as it was.
+//! file. All or nothing, even across SIGKILL: new files are staged inside the manifests
+//! directory (same filesystem as the files they replace), a journal in the install directory
+//! records the change before the first rename, and the next writing run finishes an
+//! interrupted change before anything else ([`journal`]). One run at a time writes an install
+//! directory ([`install_lock`]).
 //!
 //! Re-running replaces exactly the files that the previous run recorded in its lock file, and
 //! refuses to overwrite a file it did not write.
 
+mod crash;
+pub mod install_lock;
+pub mod journal;
 pub mod lock;
+pub mod names;
 pub mod yaml;
 
+pub use install_lock::InstallLock;
+pub use journal::{Recovery, recover};
+
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::render::RenderedObject;
@@ -58,6 +67,32 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
+    /// Another run holds the install directory and `--no-wait` was given.
+    #[error("another po-manifests run is writing {} and --no-wait was given; nothing was written", dir.display())]
+    Busy {
+        /// The install directory.
+        dir: PathBuf,
+    },
+    /// The journal of an interrupted run cannot be read or does not describe a change that
+    /// can be finished.
+    #[error("the journal {} of an interrupted po-manifests run {problem}; nothing was changed by this run. Check manifests/ and the lock file, then remove the journal", path.display())]
+    Journal {
+        /// The journal file.
+        path: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// An object to be written is not a valid Kubernetes object by name or shape (bundle
+    /// content is untrusted).
+    #[error("operator \"{operator}\": object {index} {problem}; nothing was written")]
+    InvalidObject {
+        /// The operator the object belongs to.
+        operator: String,
+        /// Its position among the operator's objects.
+        index: usize,
+        /// What is wrong.
+        problem: String,
+    },
     /// Two objects would get the same file name.
     #[error("two objects map to the same file name {name}")]
     Collision {
@@ -69,7 +104,10 @@ pub enum Error {
 impl Error {
     /// Whether this is an I/O failure (exit status 3).
     pub fn is_io(&self) -> bool {
-        matches!(self, Error::Io { .. })
+        matches!(
+            self,
+            Error::Io { .. } | Error::Busy { .. } | Error::Journal { .. }
+        )
     }
 }
 
@@ -124,6 +162,11 @@ pub fn manifest_files(objects: &[RenderedObject]) -> Result<Vec<ManifestFile>, E
             current = Some(&o.operator);
             index = 0;
         }
+        names::check_object(&o.object).map_err(|problem| Error::InvalidObject {
+            operator: o.operator.clone(),
+            index,
+            problem,
+        })?;
         let name = file_name(&o.operator, index, o.kind(), o.name());
         index += 1;
         let bytes = yaml::to_yaml(&o.object).map_err(|message| Error::Serialize {
@@ -156,7 +199,9 @@ pub struct Written {
 }
 
 /// Replace the files of an earlier run (`previous`, from its lock) with `files`, and write
-/// `lock` (bytes) to `lock_path`, all or nothing.
+/// `lock` (bytes) to `lock_path`, all or nothing, even when the process is killed at any point
+/// (see [`journal`]). The caller holds the [`InstallLock`] of the install directory (the parent of
+/// `manifests_dir`) and has run [`recover`] first.
 pub fn write(
     manifests_dir: &Path,
     files: &[ManifestFile],
@@ -168,9 +213,7 @@ pub fn write(
     // Only plain file names that we could have written count as previous files.
     let previous: Vec<&String> = previous
         .iter()
-        .filter(|n| {
-            n.starts_with(FILE_PREFIX) && !n.contains(['/', '\\']) && *n != "." && *n != ".."
-        })
+        .filter(|n| journal::is_our_file_name(n))
         .collect();
     for f in files {
         let path = manifests_dir.join(&f.name);
@@ -178,90 +221,22 @@ pub fn write(
             return Err(Error::NotOurs { path });
         }
     }
-    let parent = manifests_dir
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let stage = tempfile::Builder::new()
-        .prefix(".po-manifests-stage-")
-        .tempdir_in(parent)
-        .map_err(io("cannot create a staging directory in", parent))?;
-    let new_dir = stage.path().join("new");
-    let old_dir = stage.path().join("old");
-    fs::create_dir(&new_dir).map_err(io("cannot create", &new_dir))?;
-    fs::create_dir(&old_dir).map_err(io("cannot create", &old_dir))?;
-    for f in files {
-        write_synced(&new_dir.join(&f.name), &f.bytes)?;
-    }
-    let lock_staged = stage.path().join("lock");
-    write_synced(&lock_staged, lock)?;
-
-    let mut tx = Transaction {
-        manifests_dir,
-        old_dir: &old_dir,
-        moved_aside: Vec::new(),
-        placed: Vec::new(),
-    };
-    let result = (|| {
-        for name in &previous {
-            let from = manifests_dir.join(name);
-            if from.symlink_metadata().is_ok() {
-                fs::rename(&from, old_dir.join(name)).map_err(io("cannot move aside", &from))?;
-                tx.moved_aside.push((*name).clone());
-            }
-        }
-        for f in files {
-            let to = manifests_dir.join(&f.name);
-            fs::rename(new_dir.join(&f.name), &to).map_err(io("cannot place", &to))?;
-            tx.placed.push(f.name.clone());
-        }
-        fs::rename(&lock_staged, lock_path).map_err(io("cannot write", lock_path))?;
-        Ok(())
-    })();
-    if let Err(e) = result {
-        tx.roll_back();
-        return Err(e);
-    }
-    sync_dir(manifests_dir);
+    let existing: Vec<String> = previous
+        .iter()
+        .filter(|n| manifests_dir.join(n).symlink_metadata().is_ok())
+        .map(|n| (*n).clone())
+        .collect();
+    let plan = journal::Plan::new(manifests_dir, lock_path, files, existing)?;
+    plan.run(files, lock)?;
     let written: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
-    let removed = tx
-        .moved_aside
+    let removed = plan
+        .journal
+        .remove
         .iter()
         .filter(|n| !written.contains(n))
         .cloned()
         .collect();
     Ok(Written { written, removed })
-}
-
-struct Transaction<'a> {
-    manifests_dir: &'a Path,
-    old_dir: &'a Path,
-    moved_aside: Vec<String>,
-    placed: Vec<String>,
-}
-
-impl Transaction<'_> {
-    /// Best effort: remove what was placed, put back what was moved aside.
-    fn roll_back(&self) {
-        for name in &self.placed {
-            let _ = fs::remove_file(self.manifests_dir.join(name));
-        }
-        for name in &self.moved_aside {
-            let _ = fs::rename(self.old_dir.join(name), self.manifests_dir.join(name));
-        }
-    }
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let mut f = fs::File::create(path).map_err(io("cannot create", path))?;
-    f.write_all(bytes).map_err(io("cannot write", path))?;
-    f.sync_all().map_err(io("cannot sync", path))
-}
-
-fn sync_dir(dir: &Path) {
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
 }
 
 #[cfg(test)]

@@ -153,3 +153,101 @@ mod write {
         assert!(manifests.join("cluster-config.yaml").exists());
     }
 }
+
+mod recover {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let manifests = dir.path().join("manifests");
+        std::fs::create_dir(&manifests).unwrap();
+        let lock = dir.path().join("platform-operators.lock.yaml");
+        (dir, manifests, lock)
+    }
+
+    #[test]
+    fn nothing_to_do_is_none() {
+        let (_d, manifests, lock) = setup();
+        assert_eq!(recover(&manifests, &lock).unwrap(), None);
+    }
+
+    #[test]
+    fn a_journal_naming_other_files_is_refused_and_nothing_is_touched() {
+        let (d, manifests, lock) = setup();
+        std::fs::write(d.path().join("secret"), "keep").unwrap();
+        std::fs::write(
+            d.path().join(journal::JOURNAL_FILE),
+            format!(
+                r#"{{"journalVersion":1,"lock":{:?},"place":[],"remove":["../secret"]}}"#,
+                lock.display().to_string()
+            ),
+        )
+        .unwrap();
+        let e = recover(&manifests, &lock).unwrap_err();
+        assert!(matches!(e, Error::Journal { .. }), "{e}");
+        assert!(e.to_string().contains("../secret"), "{e}");
+        assert!(d.path().join("secret").exists());
+    }
+
+    #[test]
+    fn a_corrupt_journal_is_an_error_naming_it() {
+        let (d, manifests, lock) = setup();
+        std::fs::write(d.path().join(journal::JOURNAL_FILE), "{not json").unwrap();
+        let e = recover(&manifests, &lock).unwrap_err();
+        assert!(e.to_string().contains(journal::JOURNAL_FILE), "{e}");
+        assert!(e.is_io());
+    }
+
+    #[test]
+    fn a_committed_change_is_finished() {
+        let (d, manifests, lock) = setup();
+        std::fs::write(manifests.join("99_po_a_00_x_a.yaml"), "old").unwrap();
+        std::fs::write(manifests.join("99_po_b_00_x_b.yaml"), "old").unwrap();
+        let stage = manifests.join(journal::STAGE_DIR);
+        std::fs::create_dir_all(stage.join("new")).unwrap();
+        std::fs::create_dir_all(stage.join("old")).unwrap();
+        std::fs::write(stage.join("new/99_po_a_00_x_a.yaml"), "new").unwrap();
+        std::fs::write(
+            d.path()
+                .join(".platform-operators.lock.yaml.po-manifests-new"),
+            "lock",
+        )
+        .unwrap();
+        let j = journal::Journal {
+            journal_version: 1,
+            lock: lock.clone(),
+            place: vec!["99_po_a_00_x_a.yaml".into()],
+            remove: vec!["99_po_a_00_x_a.yaml".into(), "99_po_b_00_x_b.yaml".into()],
+        };
+        std::fs::write(
+            d.path().join(journal::JOURNAL_FILE),
+            serde_json::to_vec(&j).unwrap(),
+        )
+        .unwrap();
+        let r = recover(&manifests, &lock).unwrap().unwrap();
+        assert!(
+            matches!(
+                r,
+                Recovery::Finished {
+                    placed: 1,
+                    removed: 1,
+                    ..
+                }
+            ),
+            "{r:?}"
+        );
+        assert_eq!(
+            std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
+            b"new"
+        );
+        assert!(!manifests.join("99_po_b_00_x_b.yaml").exists());
+        assert_eq!(std::fs::read(&lock).unwrap(), b"lock");
+        let mut top: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        top.sort();
+        assert_eq!(top, ["manifests", "platform-operators.lock.yaml"]);
+        assert_eq!(std::fs::read_dir(&manifests).unwrap().count(), 1);
+    }
+}

@@ -27,6 +27,9 @@ macro_rules! embedded_templates {
     };
 }
 
+/// Largest template override read (the embedded ones are a few KB).
+const MAX_TEMPLATE_BYTES: u64 = 1024 * 1024;
+
 /// The templates shipped in the binary, by file name.
 pub const EMBEDDED_TEMPLATES: &[(&str, &str)] = embedded_templates![
     "platformoperator.yaml.j2",
@@ -168,8 +171,9 @@ impl Templates {
                     });
                 }
                 let path = dir.join(&name);
-                let text =
-                    std::fs::read_to_string(&path).map_err(|source| Error::Io { path, source })?;
+                // Bounded, regular files only, no symlink out of the templates folder.
+                let text = crate::fsread::read_to_string(&path, MAX_TEMPLATE_BYTES, Some(dir))
+                    .map_err(|source| Error::Io { path, source })?;
                 sources.insert(name, text);
             }
         }

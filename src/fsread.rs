@@ -1,0 +1,270 @@
+//! Bounded, checked reads of input files: the configuration, install-config, catalogs, the lock
+//! file and templates all come through here.
+//!
+//! - The cap counts bytes actually read, never the length the filesystem reports (0 for a pipe
+//!   or a device, and a file may grow while it is read).
+//! - Only regular files are read (no command reads a stream such as `-` for stdin). A FIFO, a
+//!   device or a socket is refused before any byte is read; the file is opened with
+//!   `O_NONBLOCK` so opening a FIFO cannot block either.
+//! - Under a root (a catalog or template folder), a symbolic link is followed only when its
+//!   target stays inside the root. A link that leaves it is refused naming the link, never its
+//!   target, so no error quotes a file the user did not point at.
+//!
+//! Errors are [`std::io::Error`]s with a message that says what is wrong, so each caller keeps
+//! its own error type (with the path) around them.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// Cap for one file of a bundle directory (a CSV with its embedded icon, a CRD with a large
+/// schema): well above any real bundle file, far below what would exhaust memory.
+pub const BUNDLE_FILE_LIMIT: u64 = 64 << 20;
+
+/// Cap for a small credentials or certificate file (`--authfile`, `--ca-file`).
+pub const SMALL_FILE_LIMIT: u64 = 16 << 20;
+
+/// Open `path` for reading, refusing what is not a regular file and, when `root` is given, a
+/// symbolic link whose target is outside `root`.
+pub fn open(path: &Path, root: Option<&Path>) -> io::Result<File> {
+    if let Some(root) = root {
+        check_confined(path, root)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options.open(path)?;
+    let file_type = file.metadata()?.file_type();
+    if !file_type.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "is {}, not a regular file; only regular files are read",
+                describe(&file_type)
+            ),
+        ));
+    }
+    Ok(file)
+}
+
+/// Read all of `path` (see [`open`]), failing once more than `limit` bytes have been read.
+pub fn read(path: &Path, limit: u64, root: Option<&Path>) -> io::Result<Vec<u8>> {
+    read_capped(open(path, root)?, limit)
+}
+
+/// [`read`], as UTF-8 text.
+pub fn read_to_string(path: &Path, limit: u64, root: Option<&Path>) -> io::Result<String> {
+    utf8(read(path, limit, root)?)
+}
+
+/// Turn bytes into text, naming the first byte that is not UTF-8.
+pub fn utf8(bytes: Vec<u8>) -> io::Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
+fn read_capped(reader: impl Read, limit: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    Capped::new(reader, limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A reader that fails with "more than `limit` bytes" once more than `limit` bytes have come
+/// through it, for inputs that are streamed rather than read whole (catalogs).
+#[derive(Debug)]
+pub struct Capped<R> {
+    inner: R,
+    limit: u64,
+    read: u64,
+}
+
+impl<R> Capped<R> {
+    /// Cap `inner` at `limit` bytes.
+    pub fn new(inner: R, limit: u64) -> Capped<R> {
+        Capped {
+            inner,
+            limit,
+            read: 0,
+        }
+    }
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // Allow one byte past the limit, so reaching exactly `limit` bytes is not an error.
+        let room = (self.limit + 1 - self.read.min(self.limit + 1)).min(buf.len() as u64);
+        let n = self.inner.read(&mut buf[..room as usize])?;
+        self.read += n as u64;
+        if self.read > self.limit {
+            return Err(too_large(self.limit));
+        }
+        Ok(n)
+    }
+}
+
+fn too_large(limit: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!("is larger than {limit} bytes, the most read from such a file"),
+    )
+}
+
+fn describe(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Refuse `path` when it, or a directory between `root` and it, is a symbolic link whose
+/// target is outside `root`. The message names the link only.
+pub fn check_confined(path: &Path, root: &Path) -> io::Result<()> {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return Ok(());
+    };
+    let real_root = root.canonicalize()?;
+    let mut at = root.to_path_buf();
+    for part in rel.components() {
+        at.push(part);
+        let Ok(meta) = at.symlink_metadata() else {
+            // Missing: opening reports it.
+            return Ok(());
+        };
+        if meta.file_type().is_symlink() {
+            let inside = at
+                .canonicalize()
+                .map(|real| real.starts_with(&real_root))
+                .unwrap_or(false);
+            if !inside {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!(
+                        "{} is a symbolic link that leaves {}; links in a catalog or template folder must stay inside it",
+                        at.display(),
+                        root.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_file_up_to_the_cap_and_no_further() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        std::fs::write(&p, b"12345").unwrap();
+        assert_eq!(read(&p, 5, None).unwrap(), b"12345");
+        let e = read(&p, 4, None).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+        assert!(e.to_string().contains("larger than 4 bytes"), "{e}");
+    }
+
+    #[test]
+    fn an_endless_device_is_refused_before_reading() {
+        let e = read(Path::new("/dev/zero"), 1 << 20, None).unwrap_err();
+        assert!(e.to_string().contains("character device"), "{e}");
+    }
+
+    #[test]
+    fn the_cap_counts_bytes_read_from_a_stream() {
+        let endless = io::repeat(b'y');
+        let e = read_capped(endless, 1000).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("fifo");
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read(&p, 10, None).unwrap_err();
+        assert!(e.to_string().contains("FIFO"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_leaving_the_root_is_refused_naming_the_link_only() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("catalog");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::write(d.path().join("secret.yaml"), "password: hunter2\n").unwrap();
+        std::fs::write(root.join("inside.yaml"), "a: 1\n").unwrap();
+        std::os::unix::fs::symlink(d.path().join("secret.yaml"), root.join("link.yaml")).unwrap();
+        std::os::unix::fs::symlink("inside.yaml", root.join("ok.yaml")).unwrap();
+        let e = read(&root.join("link.yaml"), 100, Some(&root)).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("link.yaml") && text.contains("leaves"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("secret") && !text.contains("hunter2"),
+            "{text}"
+        );
+        assert_eq!(
+            read(&root.join("ok.yaml"), 100, Some(&root)).unwrap(),
+            b"a: 1\n"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_directory_leaving_the_root_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("catalog");
+        let outside = d.path().join("outside");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("x.yaml"), "a: 1\n").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("sub")).unwrap();
+        let e = read(&root.join("sub/x.yaml"), 100, Some(&root)).unwrap_err();
+        assert!(e.to_string().contains("sub"), "{e}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn capped_reads_exactly_up_to_the_limit(len in 0usize..3000, limit in 0u64..3000) {
+            let data = vec![7u8; len];
+            let r = read_capped(&data[..], limit);
+            if len as u64 <= limit {
+                proptest::prop_assert_eq!(r.unwrap(), data);
+            } else {
+                proptest::prop_assert_eq!(r.unwrap_err().kind(), io::ErrorKind::FileTooLarge);
+            }
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Names that come from a catalog or a bundle are checked like the configuration's own before
+//! anything is written: a bundle is untrusted content. Kubernetes' rules, from
+//! `k8s.io/apimachinery/pkg/util/validation/validation.go` (`IsDNS1123Label`,
+//! `IsDNS1123Subdomain`, `IsDNS1035Label`) and `k8s.io/apimachinery/pkg/api/validation/path`
+//! (`IsValidPathSegmentName`), per kind as kubernetes `pkg/apis/core/validation/validation.go`
+//! (`ValidateNamespaceName = NameIsDNSLabel`, `ValidateServiceName = NameIsDNS1035Label`, most
+//! others `NameIsDNSSubdomain`) and `pkg/apis/rbac/validation/validation.go`
+//! (`ValidateRBACName = path.IsValidPathSegmentName`) apply them.
+
+use serde_json::Value;
+
+/// The most a DNS-1123 label may have.
+pub const MAX_LABEL: usize = 63;
+/// The most a DNS-1123 subdomain may have.
+pub const MAX_SUBDOMAIN: usize = 253;
+
+/// How Kubernetes validates a kind's `metadata.name`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRule {
+    /// `IsDNS1123Label` (Namespace).
+    Label,
+    /// `IsDNS1035Label` (Service: must start with a letter).
+    Dns1035Label,
+    /// `IsDNS1123Subdomain` (most kinds, and custom resources).
+    Subdomain,
+    /// `IsValidPathSegmentName` (RBAC kinds: `system:foo` is fine).
+    PathSegment,
+}
+
+/// The name rule for `kind` of API group `group` (`""` for the core group).
+pub fn name_rule(group: &str, kind: &str) -> NameRule {
+    match (group, kind) {
+        ("", "Namespace") => NameRule::Label,
+        ("", "Service") => NameRule::Dns1035Label,
+        (
+            "rbac.authorization.k8s.io",
+            "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding",
+        ) => NameRule::PathSegment,
+        _ => NameRule::Subdomain,
+    }
+}
+
+/// The API group of an `apiVersion` (`v1` → `""`, `apps/v1` → `apps`).
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// Top-level fields each core kind may have besides `apiVersion`, `kind` and `metadata`
+/// (its Go type's JSON fields); `None` for kinds not listed (custom resources may define
+/// their own).
+fn top_level_fields(group: &str, kind: &str) -> Option<&'static [&'static str]> {
+    Some(match (group, kind) {
+        ("", "Namespace" | "Service")
+        | ("apps", "Deployment")
+        | ("apiextensions.k8s.io", "CustomResourceDefinition")
+        | ("policy", "PodDisruptionBudget")
+        | ("networking.k8s.io", "NetworkPolicy") => &["spec", "status"],
+        ("", "ServiceAccount") => &[
+            "secrets",
+            "imagePullSecrets",
+            "automountServiceAccountToken",
+        ],
+        ("", "ConfigMap") => &["data", "binaryData", "immutable"],
+        ("", "Secret") => &["data", "stringData", "type", "immutable"],
+        ("rbac.authorization.k8s.io", "Role") => &["rules"],
+        ("rbac.authorization.k8s.io", "ClusterRole") => &["rules", "aggregationRule"],
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
+            &["subjects", "roleRef"]
+        }
+        ("scheduling.k8s.io", "PriorityClass") => {
+            &["value", "globalDefault", "description", "preemptionPolicy"]
+        }
+        _ => return None,
+    })
+}
+
+/// Why `name` is not a DNS-1123 label of at most `max` bytes.
+pub fn check_label(name: &str, max: usize) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("is empty".into());
+    }
+    if name.len() > max {
+        return Err(format!("is {} characters, more than {max}", name.len()));
+    }
+    if !is_label(name) {
+        return Err("is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit)".into());
+    }
+    Ok(())
+}
+
+fn is_label(l: &str) -> bool {
+    let b = l.as_bytes();
+    !b.is_empty()
+        && b.len() <= MAX_LABEL
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+/// Why `name` does not follow `rule`.
+pub fn check_name(name: &str, rule: NameRule) -> Result<(), String> {
+    match rule {
+        NameRule::Label => check_label(name, MAX_LABEL),
+        NameRule::Dns1035Label => {
+            check_label(name, MAX_LABEL)?;
+            if !name.as_bytes()[0].is_ascii_lowercase() {
+                return Err("is not a DNS-1035 label (it must start with a letter)".into());
+            }
+            Ok(())
+        }
+        NameRule::Subdomain => {
+            if name.is_empty() {
+                return Err("is empty".into());
+            }
+            if name.len() > MAX_SUBDOMAIN {
+                return Err(format!(
+                    "is {} characters, more than {MAX_SUBDOMAIN}",
+                    name.len()
+                ));
+            }
+            if !name.split('.').all(is_label) {
+                return Err("is not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit)".into());
+            }
+            Ok(())
+        }
+        NameRule::PathSegment => {
+            if name.is_empty() {
+                return Err("is empty".into());
+            }
+            if name == "." || name == ".." {
+                return Err(format!("may not be {name:?}"));
+            }
+            if name.contains(['/', '%']) {
+                return Err("may not contain '/' or '%'".into());
+            }
+            if name.chars().any(char::is_control) {
+                return Err("may not contain control characters".into());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Why an object to be written is not a valid Kubernetes object by name: `metadata.name`
+/// missing, empty or invalid for its kind, an invalid `metadata.namespace`, or a top-level
+/// field the kind does not have.
+pub fn check_object(object: &Value) -> Result<(), String> {
+    let Some(map) = object.as_object() else {
+        return Err("is not a mapping".into());
+    };
+    let kind = match map.get("kind") {
+        Some(Value::String(k)) if !k.is_empty() => k.as_str(),
+        _ => return Err("has no kind".into()),
+    };
+    let group = match map.get("apiVersion") {
+        Some(Value::String(v)) if !v.is_empty() => group_of(v),
+        _ => return Err(format!("{kind} has no apiVersion")),
+    };
+    let metadata = map.get("metadata").and_then(Value::as_object);
+    let name = match metadata.and_then(|m| m.get("name")) {
+        Some(Value::String(n)) => n.as_str(),
+        Some(_) => return Err(format!("{kind} has a metadata.name that is not a string")),
+        None => return Err(format!("{kind} has no metadata.name")),
+    };
+    check_name(name, name_rule(group, kind))
+        .map_err(|why| format!("{kind} name {} {why}", escape(name)))?;
+    if let Some(ns) = metadata.and_then(|m| m.get("namespace")) {
+        let Some(ns) = ns.as_str() else {
+            return Err(format!(
+                "{kind} {name} has a metadata.namespace that is not a string"
+            ));
+        };
+        check_label(ns, MAX_LABEL)
+            .map_err(|why| format!("{kind} {name}: namespace {} {why}", escape(ns)))?;
+    }
+    if let Some(allowed) = top_level_fields(group, kind)
+        && let Some(field) = map.keys().find(|k| {
+            !matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
+                && !allowed.contains(&k.as_str())
+        })
+    {
+        return Err(format!(
+            "{kind} {name} has the top-level field {} that a {kind} does not have (known: {})",
+            escape(field),
+            allowed.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Whether OpenShift or Kubernetes owns `namespace` (`default`, `kube-*`, `openshift-*`, and
+/// `kube-system`-like names without the dash: `kube`, `openshift`).
+pub fn is_platform_namespace(namespace: &str) -> bool {
+    matches!(namespace, "default" | "kube" | "openshift")
+        || namespace.starts_with("kube-")
+        || namespace.starts_with("openshift-")
+}
+
+/// Check an operator's install namespace. `configured` is whether the configuration names it
+/// (then a platform namespace is the user's explicit choice); otherwise it came from the
+/// bundle's `operatorframework.io/suggested-namespace` or the package name.
+pub fn check_install_namespace(namespace: &str, configured: bool) -> Result<(), String> {
+    check_label(namespace, MAX_LABEL)
+        .map_err(|why| format!("install namespace {} {why}", escape(namespace)))?;
+    if !configured && is_platform_namespace(namespace) {
+        return Err(format!(
+            "install namespace {namespace} (the bundle's suggestion) belongs to OpenShift or Kubernetes; \
+             set `namespace: {namespace}` on the operator to install there anyway, or name another"
+        ));
+    }
+    Ok(())
+}
+
+/// `text` quoted, with control characters (terminal escapes, newlines) escaped, so content
+/// from a catalog cannot drive the terminal when printed.
+pub fn escape(text: &str) -> String {
+    format!("{text:?}")
+}
+
+/// `text` as it is when it has no control characters, else with them escaped (`\u{1b}`):
+/// for printing catalog text in tables.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.chars().flat_map(char::escape_default).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn hostile_suggested_namespaces_are_refused() {
+        for bad in ["../../../tmp/evil", "Kube_System!", &"a".repeat(300), ""] {
+            assert!(check_install_namespace(bad, false).is_err(), "{bad}");
+        }
+        assert!(check_install_namespace("kube-system", false).is_err());
+        assert!(check_install_namespace("default", false).is_err());
+        assert!(check_install_namespace("openshift-logging", false).is_err());
+        assert!(check_install_namespace("openshift-logging", true).is_ok());
+        assert!(check_install_namespace("cert-manager", false).is_ok());
+    }
+
+    #[test]
+    fn objects_need_a_valid_name_for_their_kind() {
+        let obj = |kind: &str, name: Value| json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": name}});
+        assert!(
+            check_object(&json!({"apiVersion": "v1", "kind": "Service", "metadata": {}})).is_err()
+        );
+        assert!(check_object(&obj("Service", json!(""))).is_err());
+        assert!(check_object(&obj("Service", json!("1abc"))).is_err());
+        assert!(check_object(&obj("ConfigMap", json!("a.b-c"))).is_ok());
+        assert!(check_object(&obj("Namespace", json!("a.b"))).is_err());
+        let role = |name: &str| json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name}});
+        assert!(check_object(&role("system:foo")).is_ok());
+        assert!(check_object(&role("a/b")).is_err());
+        assert!(check_object(&obj("ConfigMap", json!(5))).is_err());
+    }
+
+    #[test]
+    fn unknown_top_level_fields_of_core_kinds_are_refused() {
+        let e = check_object(&json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "spec": {}}))
+            .unwrap_err();
+        assert!(e.contains("spec"), "{e}");
+        assert!(check_object(&json!({"apiVersion": "x/v1", "kind": "Widget", "metadata": {"name": "a"}, "extra": 1})).is_ok());
+        // A custom resource that shares a core kind's name is not that kind (ecr-secret-operator
+        // ships a `Secret` of its own group with a `spec`).
+        assert!(check_object(&json!({"apiVersion": "secrets.example.com/v1", "kind": "Secret", "metadata": {"name": "a"}, "spec": {}})).is_ok());
+        assert!(check_object(&json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a"}, "spec": {}})).is_err());
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("plain"), "plain");
+        assert_eq!(printable("a\u{1b}[31mred"), "a\\u{1b}[31mred");
+        assert!(!escape("x\ny").contains('\n'));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_valid_label_is_a_valid_subdomain(s in "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?") {
+            proptest::prop_assert!(check_name(&s, NameRule::Label).is_ok());
+            proptest::prop_assert!(check_name(&s, NameRule::Subdomain).is_ok());
+        }
+
+        #[test]
+        fn nothing_with_a_slash_or_uppercase_is_a_label(s in ".*[/A-Z].*") {
+            proptest::prop_assert!(check_name(&s, NameRule::Label).is_err());
+        }
+    }
+}

@@ -1,0 +1,439 @@
+//! Issue 14's reproductions: hostile catalog content, endless or odd files, and symlinks out of
+//! the catalog or template folder. Each is refused with its exit code and a message that says
+//! why, and nothing is written.
+
+use std::path::Path;
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::common::{cmd, example, tree};
+
+const CLOUD: &str = "catalog/acme-cloud-controller/catalog.json";
+const CERT: &str = "catalog/acme-cert-operator/catalog.json";
+
+/// Rewrite each document of a JSON-stream catalog file.
+fn edit_catalog(dir: &Path, file: &str, mut edit: impl FnMut(&mut Value)) {
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut out = String::new();
+    for doc in serde_json::Deserializer::from_str(&text).into_iter::<Value>() {
+        let mut doc = doc.unwrap();
+        edit(&mut doc);
+        out.push_str(&serde_json::to_string_pretty(&doc).unwrap());
+        out.push('\n');
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// Edit the cloud controller bundle's embedded objects (the CSV and the others).
+fn edit_cloud_objects(dir: &Path, mut edit: impl FnMut(&mut Vec<Value>)) {
+    let b64 = base64::engine::general_purpose::STANDARD;
+    edit_catalog(dir, CLOUD, |doc| {
+        if doc["schema"] != "olm.bundle" {
+            return;
+        }
+        let props = doc["properties"].as_array_mut().unwrap();
+        let mut objects: Vec<Value> = props
+            .iter()
+            .filter(|p| p["type"] == "olm.bundle.object")
+            .map(|p| {
+                serde_json::from_slice(&b64.decode(p["value"]["data"].as_str().unwrap()).unwrap())
+                    .unwrap()
+            })
+            .collect();
+        edit(&mut objects);
+        props.retain(|p| p["type"] != "olm.bundle.object");
+        for o in objects {
+            props.push(serde_json::json!({
+                "type": "olm.bundle.object",
+                "value": {"data": b64.encode(serde_json::to_vec(&o).unwrap())}
+            }));
+        }
+    });
+}
+
+fn set_suggested_namespace(dir: &Path, ns: &str) {
+    edit_cloud_objects(dir, |objects| {
+        let csv = objects
+            .iter_mut()
+            .find(|o| o["kind"] == "ClusterServiceVersion")
+            .unwrap();
+        csv["metadata"]["annotations"]["operatorframework.io/suggested-namespace"] = ns.into();
+    });
+}
+
+/// Run create on `dir` and check it exits `code` with every `expect` in stderr and nothing
+/// written: no manifests directory, no lock file, nothing else changed.
+fn refused(dir: &Path, code: i32, expect: &[&str]) -> String {
+    let before = tree(dir);
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(dir)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    for e in expect {
+        assert!(stderr.contains(e), "expected {e:?} in:\n{stderr}");
+    }
+    assert!(!dir.join("manifests").exists(), "manifests/ was written");
+    assert!(!dir.join("platform-operators.lock.yaml").exists());
+    assert_eq!(before, tree(dir));
+    stderr
+}
+
+mod catalog_content {
+    use super::*;
+
+    #[test]
+    fn a_path_as_suggested_namespace_is_refused() {
+        let d = example();
+        set_suggested_namespace(d.path(), "../../../tmp/evil");
+        refused(
+            d.path(),
+            1,
+            &["install namespace \"../../../tmp/evil\"", "DNS-1123 label"],
+        );
+    }
+
+    #[test]
+    fn an_invalid_suggested_namespace_is_refused() {
+        let d = example();
+        set_suggested_namespace(d.path(), "Kube_System!");
+        refused(d.path(), 1, &["\"Kube_System!\"", "DNS-1123 label"]);
+    }
+
+    #[test]
+    fn a_300_character_suggested_namespace_is_refused() {
+        let d = example();
+        set_suggested_namespace(d.path(), &"a".repeat(300));
+        refused(d.path(), 1, &["is 300 characters, more than 63"]);
+    }
+
+    #[test]
+    fn kube_system_is_taken_only_when_the_config_names_it() {
+        let d = example();
+        set_suggested_namespace(d.path(), "kube-system");
+        refused(
+            d.path(),
+            1,
+            &[
+                "install namespace kube-system",
+                "belongs to OpenShift or Kubernetes",
+                "namespace: kube-system",
+            ],
+        );
+        let config = d.path().join("platform-operators.yaml");
+        let text = std::fs::read_to_string(&config).unwrap();
+        std::fs::write(
+            &config,
+            text.replace(
+                "    bootstrap: true",
+                "    bootstrap: true\n    namespace: kube-system",
+            ),
+        )
+        .unwrap();
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(d.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    #[test]
+    fn a_bundle_object_without_a_name_is_refused() {
+        for name in [None, Some("")] {
+            let d = example();
+            edit_cloud_objects(d.path(), |objects| {
+                let mut svc = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {}, "spec": {"ports": [{"port": 443}]}});
+                if let Some(n) = name {
+                    svc["metadata"]["name"] = n.into();
+                }
+                objects.push(svc);
+            });
+            let expect = if name.is_none() {
+                "Service has no metadata.name"
+            } else {
+                "Service name \"\" is empty"
+            };
+            refused(d.path(), 1, &[expect, "nothing was written"]);
+        }
+    }
+
+    #[test]
+    fn a_core_object_with_an_unknown_top_level_field_is_refused() {
+        let d = example();
+        edit_cloud_objects(d.path(), |objects| {
+            objects.push(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {}, "sneaky": true}));
+        });
+        refused(
+            d.path(),
+            1,
+            &["ConfigMap settings has the top-level field \"sneaky\""],
+        );
+    }
+
+    #[test]
+    fn terminal_escapes_in_a_display_name_are_printed_escaped() {
+        let d = example();
+        edit_cloud_objects(d.path(), |objects| {
+            let csv = objects
+                .iter_mut()
+                .find(|o| o["kind"] == "ClusterServiceVersion")
+                .unwrap();
+            csv["spec"]["displayName"] = "Acme\u{1b}]0;owned\u{7}\u{1b}[2J".into();
+        });
+        let out = cmd()
+            .args(["catalog", "list", "packages"])
+            .arg(d.path().join("catalog"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success());
+        assert!(
+            !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+            "{stdout:?}"
+        );
+        assert!(
+            stdout.contains("Acme\\u{1b}]0;owned\\u{7}\\u{1b}[2J"),
+            "{stdout}"
+        );
+    }
+
+    #[test]
+    fn a_replaces_cycle_is_warned_about_naming_its_bundles() {
+        let d = example();
+        edit_catalog(d.path(), CERT, |doc| {
+            if doc["schema"] == "olm.channel" && doc["name"] == "stable" {
+                doc["entries"][0]["replaces"] = "acme-cert-operator.v1.2.0".into();
+            }
+        });
+        let cycle = "acme-cert-operator.v1.0.0 -> acme-cert-operator.v1.2.0 -> acme-cert-operator.v1.1.0 -> acme-cert-operator.v1.0.0";
+        for command in ["resolve", "create"] {
+            let out = cmd()
+                .arg(command)
+                .arg("--dir")
+                .arg(d.path())
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{command}: {stderr}");
+            assert!(
+                stderr.contains("has a replaces cycle") && stderr.contains(cycle),
+                "{command}: {stderr}"
+            );
+        }
+    }
+}
+
+#[cfg(unix)]
+mod files {
+    use super::*;
+
+    fn mkfifo(p: &Path) {
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    fn create_with_config(dir: &Path, config: &Path) -> std::process::Output {
+        cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(dir)
+            .arg("--config")
+            .arg(config)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap()
+    }
+
+    #[test]
+    fn config_from_dev_zero_is_refused_at_once() {
+        let d = example();
+        let out = create_with_config(d.path(), Path::new("/dev/zero"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(
+            stderr.contains("/dev/zero") && stderr.contains("character device"),
+            "{stderr}"
+        );
+        assert!(!d.path().join("manifests").exists());
+    }
+
+    #[test]
+    fn config_from_a_fifo_is_refused_without_blocking() {
+        let d = example();
+        let fifo = d.path().join("po.yaml");
+        mkfifo(&fifo);
+        let out = create_with_config(d.path(), &fifo);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains("FIFO"), "{stderr}");
+        assert!(!d.path().join("manifests").exists());
+    }
+
+    #[test]
+    fn a_growing_config_stream_stops_at_the_cap() {
+        // `--config <(yes …)`: a pipe is not a regular file, so it is refused before reading.
+        let d = example();
+        let mut yes = std::process::Command::new("yes")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let fd = std::os::fd::AsRawFd::as_raw_fd(yes.stdout.as_ref().unwrap());
+        let out = create_with_config(
+            d.path(),
+            Path::new(&format!("/proc/{}/fd/{fd}", std::process::id())),
+        );
+        let _ = yes.kill();
+        let _ = yes.wait();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains("FIFO"), "{stderr}");
+    }
+
+    #[test]
+    fn a_catalog_file_that_is_a_fifo_is_refused() {
+        let d = example();
+        mkfifo(&d.path().join("catalog/acme-cert-operator/extra.json"));
+        refused(d.path(), 3, &["extra.json", "FIFO"]);
+    }
+
+    #[test]
+    fn a_catalog_symlink_to_dev_zero_is_refused() {
+        let d = example();
+        std::os::unix::fs::symlink(
+            "/dev/zero",
+            d.path().join("catalog/acme-cert-operator/zero.json"),
+        )
+        .unwrap();
+        refused(d.path(), 3, &["zero.json", "symbolic link that leaves"]);
+    }
+
+    #[test]
+    fn a_catalog_symlink_to_a_secret_names_the_link_and_never_quotes_it() {
+        let d = example();
+        let secret = d.path().join("secrets.yaml");
+        std::fs::write(&secret, "user: admin\npassword: hunter2\n").unwrap();
+        std::os::unix::fs::symlink(
+            &secret,
+            d.path().join("catalog/acme-cert-operator/more.yaml"),
+        )
+        .unwrap();
+        let stderr = refused(d.path(), 3, &["more.yaml", "symbolic link that leaves"]);
+        assert!(
+            !stderr.contains("hunter2")
+                && !stderr.contains("password")
+                && !stderr.contains("secrets.yaml"),
+            "{stderr}"
+        );
+    }
+
+    #[test]
+    fn a_symlink_inside_the_catalog_is_followed() {
+        let d = example();
+        let cert = d.path().join("catalog/acme-cert-operator");
+        std::fs::rename(
+            cert.join("catalog.json"),
+            d.path().join("catalog/cert.json.real"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("../cert.json.real", cert.join("catalog.json")).unwrap();
+        // cert.json.real is inside the catalog folder too (and read as a file of its own, so
+        // the package would appear twice): ignore it.
+        let ignore = d.path().join("catalog/.indexignore");
+        let text = std::fs::read_to_string(&ignore).unwrap();
+        std::fs::write(&ignore, text + "cert.json.real\n").unwrap();
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(d.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    #[test]
+    fn a_template_symlink_leaving_the_template_folder_is_refused() {
+        let d = example();
+        let templates = d.path().join("templates");
+        std::fs::create_dir(&templates).unwrap();
+        std::fs::write(d.path().join("secrets.yaml"), "password: hunter2\n").unwrap();
+        std::os::unix::fs::symlink(
+            d.path().join("secrets.yaml"),
+            templates.join("namespace.yaml.j2"),
+        )
+        .unwrap();
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(d.path())
+            .arg("--templates")
+            .arg(&templates)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("namespace.yaml.j2") && stderr.contains("symbolic link that leaves"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("hunter2"), "{stderr}");
+        assert!(!d.path().join("manifests").exists());
+    }
+
+    #[test]
+    fn a_lock_that_is_a_fifo_is_refused() {
+        let d = example();
+        mkfifo(&d.path().join("platform-operators.lock.yaml"));
+        let before = tree(d.path());
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(d.path())
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(
+            stderr.contains("lock file") && stderr.contains("FIFO"),
+            "{stderr}"
+        );
+        assert!(!d.path().join("manifests").exists());
+        assert_eq!(before, tree(d.path()));
+    }
+
+    #[test]
+    fn a_huge_lock_is_not_read_whole() {
+        let d = example();
+        let lock = std::fs::File::create(d.path().join("platform-operators.lock.yaml")).unwrap();
+        lock.set_len(1 << 30).unwrap();
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(d.path())
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains("larger than 16777216 bytes"), "{stderr}");
+        assert!(!d.path().join("manifests").exists());
+    }
+}

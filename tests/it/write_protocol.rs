@@ -1,0 +1,372 @@
+//! The write protocol end to end (issue 14): `create` killed at every rename and fsync recovers
+//! on the next run to exactly what an uninterrupted run writes; two runs on one install
+//! directory never mix; the lock file may live on another filesystem.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::common::{cmd, copy_dir, example, tree};
+
+const CRASH_ENV: &str = "PO_MANIFESTS_TEST_CRASH_AT";
+
+fn create(dir: &Path) -> Output {
+    cmd().arg("create").arg("--dir").arg(dir).output().unwrap()
+}
+
+/// Entry names of a directory, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The example after one run, with its operators then renamed in the config, so the next run
+/// takes every earlier cert-operator file out and replaces the cloud-controller ones.
+fn renamed_example() -> tempfile::TempDir {
+    let dir = example();
+    assert!(create(dir.path()).status.success());
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("name: cert-operator", "name: cert-operator-b");
+    std::fs::write(&config, text).unwrap();
+    dir
+}
+
+#[test]
+fn killed_at_every_rename_and_fsync_the_next_run_recovers_byte_for_byte() {
+    let start = renamed_example();
+    let expected_dir = tempfile::tempdir().unwrap();
+    copy_dir(start.path(), expected_dir.path());
+    assert!(create(expected_dir.path()).status.success());
+    let expected = tree(expected_dir.path());
+    let expected_top = entries(expected_dir.path());
+    assert_eq!(
+        expected_top,
+        [
+            "catalog",
+            "install-config.yaml",
+            "manifests",
+            "platform-operators.lock.yaml",
+            "platform-operators.yaml"
+        ]
+    );
+    let mut labels = std::collections::BTreeSet::new();
+    let mut k = 1;
+    loop {
+        let d = tempfile::tempdir().unwrap();
+        copy_dir(start.path(), d.path());
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(d.path())
+            .env(CRASH_ENV, k.to_string())
+            .output()
+            .unwrap();
+        if out.status.success() {
+            // Past the last crash point: the run completed.
+            assert_eq!(tree(d.path()), expected);
+            break;
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let label = stderr
+            .lines()
+            .find_map(|l| l.split_once("killed before ").map(|(_, r)| r.to_string()))
+            .unwrap_or_else(|| panic!("run {k} failed without reaching a crash point: {stderr}"));
+        assert_eq!(out.status.code(), None, "run {k} was not killed: {stderr}");
+        labels.insert(label.clone());
+        // The recovering run is itself killed once, at its second crash point.
+        let again = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(d.path())
+            .env(CRASH_ENV, "2")
+            .output()
+            .unwrap();
+        let rerun = create(d.path());
+        let rerun_err = String::from_utf8_lossy(&rerun.stderr);
+        assert!(
+            rerun.status.success(),
+            "re-run after crash {k} ({label}) failed: {rerun_err}"
+        );
+        assert_eq!(
+            tree(d.path()),
+            expected,
+            "after a kill at point {k} ({label}) and recovery (interrupted: {})",
+            !again.status.success()
+        );
+        assert_eq!(entries(d.path()), expected_top, "point {k} ({label})");
+        assert_eq!(
+            entries(&d.path().join("manifests")),
+            entries(&expected_dir.path().join("manifests")),
+            "point {k} ({label})"
+        );
+        k += 1;
+        assert!(k < 500, "no end to the crash points");
+    }
+    for needed in [
+        "fsync a staged file",
+        "fsync a directory",
+        "commit the journal",
+        "move aside",
+        "place",
+        "write the lock",
+        "remove the journal",
+    ] {
+        assert!(labels.contains(needed), "no crash at {needed}: {labels:?}");
+    }
+}
+
+#[test]
+fn a_kill_after_the_commit_is_finished_and_said_so() {
+    let d = renamed_example();
+    // Find the first point after the journal is committed.
+    let mut k = 1;
+    loop {
+        let probe = tempfile::tempdir().unwrap();
+        copy_dir(d.path(), probe.path());
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(probe.path())
+            .env(CRASH_ENV, k.to_string())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if stderr.contains("killed before move aside") {
+            assert!(probe.path().join(".po-manifests-journal.json").exists());
+            let rerun = create(probe.path());
+            let text = String::from_utf8_lossy(&rerun.stderr);
+            assert!(rerun.status.success(), "{text}");
+            assert!(
+                text.contains("finished the change an interrupted po-manifests run had committed"),
+                "{text}"
+            );
+            return;
+        }
+        assert!(!out.status.success(), "never reached the first move aside");
+        k += 1;
+    }
+}
+
+#[test]
+fn a_kill_before_the_commit_is_undone_and_said_so() {
+    let d = renamed_example();
+    let before = tree(d.path());
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        .env(CRASH_ENV, "2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), None);
+    // Nothing but the staging changed.
+    assert!(d.path().join("manifests/.po-manifests-stage").exists());
+    let rerun = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        // Past the undo's two directory fsyncs: killed while staging again.
+        .env(CRASH_ENV, "3")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&rerun.stderr);
+    assert!(
+        text.contains("removed what an interrupted po-manifests run had staged"),
+        "{text}"
+    );
+    // Killed again while staging: the directory is as before the first run.: the directory is as before the first run.
+    let mut now = tree(d.path());
+    now.retain(|(n, _)| !n.starts_with("manifests/.po-manifests-stage"));
+    assert_eq!(now, before);
+}
+
+#[test]
+fn staging_directories_of_earlier_versions_are_removed() {
+    let d = example();
+    std::fs::create_dir_all(d.path().join(".po-manifests-stage-abc123/new")).unwrap();
+    std::fs::write(d.path().join(".po-manifests-stage-abc123/new/x"), "x").unwrap();
+    let out = create(d.path());
+    assert!(out.status.success());
+    assert!(!d.path().join(".po-manifests-stage-abc123").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_second_run_waits_for_the_first_or_fails_with_no_wait() {
+    use std::fs::File;
+    let d = example();
+    // Hold the install directory's lock as a running po-manifests would.
+    let held = File::open(d.path()).unwrap();
+    held.lock().unwrap();
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        .arg("--no-wait")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("another po-manifests run is writing") && text.contains("--no-wait"),
+        "{text}"
+    );
+    assert!(!d.path().join("manifests").exists());
+    assert!(!d.path().join("platform-operators.lock.yaml").exists());
+
+    let bin = assert_cmd::cargo::cargo_bin("po-manifests");
+    let mut waiting = std::process::Command::new(bin)
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(waiting.try_wait().unwrap().is_none(), "did not wait");
+    assert!(!d.path().join("platform-operators.lock.yaml").exists());
+    drop(held);
+    let out = waiting.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("waiting for another po-manifests run to finish writing"),
+        "{text}"
+    );
+}
+
+#[test]
+fn two_concurrent_creates_leave_one_complete_set() {
+    let d = example();
+    let a = d.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&a).unwrap();
+    let b = d.path().join("b.yaml");
+    std::fs::write(&b, text.replace("name: cert-operator", "name: other-cert")).unwrap();
+    // Each config alone, for the expected sets.
+    let expect = |config: &Path| {
+        let e = tempfile::tempdir().unwrap();
+        copy_dir(d.path(), e.path());
+        let config = e.path().join(config.file_name().unwrap());
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(e.path())
+            .arg("--config")
+            .arg(&config)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        tree(&e.path().join("manifests"))
+    };
+    let (set_a, set_b) = (expect(&a), expect(&b));
+    for round in 0..5 {
+        let _ = std::fs::remove_dir_all(d.path().join("manifests"));
+        let _ = std::fs::remove_file(d.path().join("platform-operators.lock.yaml"));
+        let bin = assert_cmd::cargo::cargo_bin("po-manifests");
+        let spawn = |config: &Path| {
+            std::process::Command::new(&bin)
+                .arg("create")
+                .arg("--dir")
+                .arg(d.path())
+                .arg("--config")
+                .arg(config)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (pa, pb) = (spawn(&a), spawn(&b));
+        let (oa, ob) = (
+            pa.wait_with_output().unwrap(),
+            pb.wait_with_output().unwrap(),
+        );
+        assert!(oa.status.success() && ob.status.success(), "round {round}");
+        let got = tree(&d.path().join("manifests"));
+        let lock = std::fs::read_to_string(d.path().join("platform-operators.lock.yaml")).unwrap();
+        // Both wrote the same lock path (beside their configs); the later one's set is there,
+        // the earlier one's files were taken out, and the lock names exactly what is there.
+        if lock.contains("other-cert") {
+            assert_eq!(got, set_b, "round {round}");
+        } else {
+            assert_eq!(got, set_a, "round {round}");
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn manifests_on_another_filesystem_are_written() {
+    // /dev/shm is a tmpfs on Linux; the temporary directory is usually elsewhere.
+    let shm = Path::new("/dev/shm");
+    let d = example();
+    if !shm.is_dir() || same_device(shm, d.path()) {
+        eprintln!("skipped: no second filesystem (/dev/shm) here");
+        return;
+    }
+    let other = tempfile::tempdir_in(shm).unwrap();
+    std::os::unix::fs::symlink(other.path(), d.path().join("manifests")).unwrap();
+    let out = create(d.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        entries(other.path())
+            .iter()
+            .any(|n| n.starts_with("99_po_"))
+    );
+    // A second run replaces them, also across the filesystems.
+    assert!(create(d.path()).status.success());
+    assert!(!entries(other.path()).iter().any(|n| n.starts_with('.')));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_config_on_another_filesystem_gets_its_lock_beside_it() {
+    let shm = Path::new("/dev/shm");
+    let d = example();
+    if !shm.is_dir() || same_device(shm, d.path()) {
+        eprintln!("skipped: no second filesystem (/dev/shm) here");
+        return;
+    }
+    let other = tempfile::tempdir_in(shm).unwrap();
+    let config = other.path().join("po.yaml");
+    let text = std::fs::read_to_string(d.path().join("platform-operators.yaml"))
+        .unwrap()
+        .replace(
+            "source: catalog",
+            &format!("source: {}", d.path().join("catalog").display()),
+        );
+    std::fs::write(&config, text).unwrap();
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        .arg("--config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        entries(other.path()),
+        ["platform-operators.lock.yaml", "po.yaml"]
+    );
+}
+
+#[cfg(target_os = "linux")]
+fn same_device(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.metadata().unwrap().dev() == b.metadata().unwrap().dev()
+}
