@@ -19,6 +19,7 @@ pub mod config;
 pub mod convert;
 pub mod fetch;
 pub mod mirror;
+pub mod notice;
 pub mod openshift;
 pub mod output;
 pub mod registry;

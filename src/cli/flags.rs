@@ -249,6 +249,9 @@ pub struct BundlePullArgs {
     /// Fetching.
     #[command(flatten)]
     pub network: NetworkArgs,
+    /// No progress line on stderr (drawn only when stderr is a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `bundle render`.
