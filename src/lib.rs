@@ -20,6 +20,7 @@ pub mod convert;
 pub mod fetch;
 pub mod fsread;
 pub mod mirror;
+pub mod notice;
 pub mod openshift;
 pub mod output;
 pub mod registry;

@@ -108,10 +108,13 @@ fn pull(
     }
     let install = read_install(args.dir.as_deref())?;
     let sources = sources(&args.sources, &args.network, install.as_ref())?;
+    let progress = super::progress::Progress::new(args.quiet);
+    progress.stage(&format!("looking for {}", args.image));
     let unpacked = sources
         .puller()
         .unpack(&args.image)
         .map_err(|e| Error::BundleSource(Box::new(e.into())))?;
+    drop(progress);
     let mut files = Vec::new();
     for sub in ["manifests", "metadata"] {
         let dir = unpacked.dir.join(sub);

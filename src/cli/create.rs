@@ -42,13 +42,16 @@ pub(super) fn run(
         inv.config.operators.len()
     ));
     let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
-    drop(progress);
     let content = BundleContent::new(super::bundle_cmd::sources(
         &args.bundle_sources,
         &inv.network,
         inv.install.as_ref(),
     )?)
     .allowing_tags(args.allow_tags);
+    // The line stays through checking, converting, pulling and writing; what is printed
+    // meanwhile goes around it.
+    let (mut stdout, mut stderr) = (progress.writer(stdout), progress.writer(stderr));
+    let (stdout, stderr) = (&mut stdout, &mut stderr);
     write_install(
         &Install {
             inv: &inv,
@@ -218,6 +221,14 @@ pub(super) fn check_install(
             continue;
         }
         content.unreachable.set(false);
+        crate::notice::stage(|| {
+            format!(
+                "checking operator \"{}\" ({} of {}): rendering, converting its bundle",
+                outcome.operator.name.value,
+                index + 1,
+                outcomes.len()
+            )
+        });
         let catalog_at = outcome.resolution.as_ref().ok().and_then(|r| {
             let c = inv
                 .config
@@ -390,6 +401,13 @@ pub(super) fn write_install(
     }
     let previous_files = previous.map(|l| l.manifests).unwrap_or_default();
     let manifests_dir = inv.dir.join("manifests");
+    crate::notice::stage(|| {
+        format!(
+            "writing {} manifests and {}",
+            files.len(),
+            inv.lock_path.display()
+        )
+    });
     let written = output::write(
         &manifests_dir,
         &files,

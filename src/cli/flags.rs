@@ -146,6 +146,10 @@ pub struct ImagesArgs {
     /// Where bootstrap operators' bundle content comes from when the catalog does not embed it.
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,
+    /// List a bundle image the catalog gives by tag only, and whose digest cannot be looked up,
+    /// as the tag, marked as not a pin (otherwise a PlatformOperator's such image is refused).
+    #[arg(long)]
+    pub allow_tags: bool,
 }
 
 /// `mirror-config`.
@@ -157,6 +161,14 @@ pub struct MirrorConfigArgs {
     /// Write the ImageSetConfiguration here (atomically) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
+    /// Where tag-only bundle images are looked up by digest (`--oci-layout`, the registry).
+    #[command(flatten)]
+    pub bundle_sources: BundleSourceArgs,
+    /// Keep a bundle image the catalog gives by tag only, and whose digest cannot be looked up,
+    /// as a tag, noted in the output as not a pin (otherwise a PlatformOperator's such image is
+    /// refused).
+    #[arg(long)]
+    pub allow_tags: bool,
 }
 
 /// `catalog …`.
@@ -237,6 +249,9 @@ pub struct BundlePullArgs {
     /// Fetching.
     #[command(flatten)]
     pub network: NetworkArgs,
+    /// No progress line on stderr (drawn only when stderr is a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `bundle render`.

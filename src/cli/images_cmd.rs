@@ -3,6 +3,7 @@
 //! cover them, the oc-mirror ImageSetConfiguration, and the offline marketplace objects of the
 //! PlatformOperator profile.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use serde::Serialize;
@@ -25,24 +26,67 @@ pub(super) fn mirror_rules(inv: &Invocation) -> Vec<Rule> {
         .unwrap_or_default()
 }
 
+/// How `images` and `mirror-config` treat bundle images given by tag only (see
+/// [`super::pin::reported_bundle_image`]).
+struct PinRule<'a> {
+    sources: &'a Sources,
+    /// The profile `create` would write non-bootstrap operators with (none without a release).
+    profile: Option<Profile>,
+    allow_tags: bool,
+}
+
+impl PinRule<'_> {
+    /// The profile for this invocation's release, when it has one and a profile fits.
+    fn profile(inv: &Invocation) -> Option<Profile> {
+        let version = inv.cluster_version.as_ref()?;
+        super::create::profile_for(inv, version).ok().flatten()
+    }
+
+    /// The operator's bundle image as reported; `Err` names the operator and the image.
+    fn bundle(
+        &self,
+        outcome: &Outcome<'_>,
+        image: &str,
+    ) -> Result<super::pin::PinnedImage, String> {
+        let pins = !outcome.operator.bootstrap && self.profile == Some(Profile::PlatformOperator);
+        super::pin::reported_bundle_image(
+            self.sources.puller(),
+            &outcome.operator.name.value,
+            image,
+            pins,
+            self.allow_tags,
+        )
+    }
+}
+
 /// The images one resolved operator needs: bundle image and relatedImages, plus for a bootstrap
 /// operator the containers of its converted workloads (its content embedded in the catalog, or
-/// from `--bundles`, the cache, `--oci-layout` or the registry).
-fn operator_images(outcome: &Outcome<'_>, sources: &Sources) -> Result<Vec<ImageUse>, Error> {
+/// from `--bundles`, the cache, `--oci-layout` or the registry). A bundle image given by tag is
+/// reported by its digest when it can be looked up, as create writes it; one that stays a tag
+/// is noted in `not_pins`, and a refused one in `refused`.
+fn operator_images(
+    outcome: &Outcome<'_>,
+    rule: &PinRule<'_>,
+    not_pins: &mut BTreeMap<String, String>,
+    refused: &mut Vec<String>,
+) -> Result<Vec<ImageUse>, Error> {
+    let sources = rule.sources;
     let Ok(r) = &outcome.resolution else {
         return Ok(Vec::new());
     };
     let name = &outcome.operator.name.value;
     let mut out = mirror::bundle_images(name, r.bundle);
-    // A bundle image given by tag is reported by its digest when it can be looked up, as
-    // create writes it; otherwise the tag stays (and the mirror check reports it unpinned).
     for u in &mut out {
-        if u.role == mirror::Role::Bundle
-            && let Ok(parsed) = mirror::ImageRef::parse(&u.image)
-            && parsed.digest.is_none()
-            && let Ok(digest) = sources.puller().resolve_digest(&u.image)
-        {
-            u.image = super::pin::with_digest(&u.image, &digest);
+        if u.role == mirror::Role::Bundle {
+            match rule.bundle(outcome, &u.image) {
+                Ok(pinned) => {
+                    if let Some(note) = pinned.not_a_pin {
+                        not_pins.insert(pinned.image.clone(), note);
+                    }
+                    u.image = pinned.image;
+                }
+                Err(message) => refused.push(message),
+            }
         }
     }
     if outcome.operator.bootstrap {
@@ -112,8 +156,15 @@ fn report_failures(
 #[derive(Serialize)]
 struct ImageRow<'a> {
     image: &'a str,
+    /// Set for a tag kept with `--allow-tags` (or one `create` does not pin): why it is not a pin.
+    #[serde(rename = "notAPin", skip_serializing_if = "Option::is_none")]
+    not_a_pin: Option<&'a str>,
     uses: Vec<UseRow<'a>>,
 }
+
+/// The table's mark after an image that is a tag, not a pin (after whitespace, so the first
+/// field of each line is still the image).
+const NOT_A_PIN_MARK: &str = "  # tag only, not a pin";
 
 #[derive(Serialize)]
 struct UseRow<'a> {
@@ -143,9 +194,19 @@ pub(super) fn images(
     report_failures(&inv, &outcomes, stderr)?;
     let sources =
         super::bundle_cmd::sources(&args.bundle_sources, &inv.network, inv.install.as_ref())?;
+    let rule = PinRule {
+        sources: &sources,
+        profile: PinRule::profile(&inv),
+        allow_tags: args.allow_tags,
+    };
     let mut uses = Vec::new();
+    let mut not_pins = BTreeMap::new();
+    let mut refused = Vec::new();
     for o in &outcomes {
-        uses.extend(operator_images(o, &sources)?);
+        uses.extend(operator_images(o, &rule, &mut not_pins, &mut refused)?);
+    }
+    if !refused.is_empty() {
+        return Err(Error::Pin(refused));
     }
     let rules = mirror_rules(&inv);
     let check = !args.no_mirror_check && (args.mirror_check || !rules.is_empty());
@@ -158,7 +219,12 @@ pub(super) fn images(
     match args.output {
         OutputFormat::Table => {
             for image in grouped.keys() {
-                writeln!(stdout, "{image}")?;
+                let mark = if not_pins.contains_key(*image) {
+                    NOT_A_PIN_MARK
+                } else {
+                    ""
+                };
+                writeln!(stdout, "{image}{mark}")?;
             }
         }
         format => {
@@ -167,6 +233,7 @@ pub(super) fn images(
                     .iter()
                     .map(|(image, uses)| ImageRow {
                         image,
+                        not_a_pin: not_pins.get(*image).map(String::as_str),
                         uses: uses
                             .iter()
                             .map(|u| UseRow {
@@ -205,10 +272,31 @@ pub(super) fn mirror_config(
     let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
     let rules = mirror_rules(&inv);
+    let sources =
+        super::bundle_cmd::sources(&args.bundle_sources, &inv.network, inv.install.as_ref())?;
+    let rule = PinRule {
+        sources: &sources,
+        profile: PinRule::profile(&inv),
+        allow_tags: args.allow_tags,
+    };
     let mut selections = Vec::new();
     let mut missing = Vec::new();
+    // Tag-only bundle images: by the digest create pins them to, or kept as tags.
+    let mut pinned_tags = Vec::new();
+    let mut not_pins = BTreeMap::new();
+    let mut refused = Vec::new();
     for o in &outcomes {
         let Ok(r) = &o.resolution else { continue };
+        if !r.bundle.image.is_empty() {
+            match rule.bundle(o, &r.bundle.image) {
+                Ok(p) if p.not_a_pin.is_some() => {
+                    not_pins.insert(p.image, o.operator.name.value.clone());
+                }
+                Ok(p) if p.image != r.bundle.image => pinned_tags.push(p.image),
+                Ok(_) => {}
+                Err(message) => refused.push(message),
+            }
+        }
         let Some(image) = &r.catalog.image else {
             missing.push(r.catalog.name.clone());
             continue;
@@ -246,10 +334,19 @@ pub(super) fn mirror_config(
             if missing.len() == 1 { "has" } else { "have" }
         )));
     }
-    let value = imageset::image_set(&selections);
+    if !refused.is_empty() {
+        return Err(Error::Pin(refused));
+    }
+    let mut value = imageset::image_set(&selections);
+    imageset::add_additional_images(&mut value, &pinned_tags);
     let mut text = String::from(
         "# Written by po-manifests mirror-config: oc-mirror v2 mirrors exactly the resolved bundles.\n",
     );
+    for (image, operator) in &not_pins {
+        text.push_str(&format!(
+            "# not a pin: operator \"{operator}\" bundle image {image} is given by tag only and its digest could not be looked up; oc-mirror mirrors what the tag names when it runs\n"
+        ));
+    }
     text.push_str(
         &crate::output::yaml::to_yaml(&value)
             .map_err(|e| Error::Stdout(std::io::Error::other(e)))?,

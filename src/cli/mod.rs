@@ -167,6 +167,10 @@ pub enum Error {
         /// Whether this refused `create`.
         create: bool,
     },
+    /// Bundle images given by tag only whose digest could not be looked up (`images`,
+    /// `mirror-config`), one line each, without `--allow-tags`.
+    #[error("{}\nhint: {}", .0.join("\n"), pin::TAG_HINT)]
+    Pin(Vec<String>),
     /// Writing the `mirror-config` output failed.
     #[error("cannot write {}: {source}", path.display())]
     WriteFile {

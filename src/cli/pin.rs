@@ -65,6 +65,21 @@ pub(super) fn bundle_image(
     }
 }
 
+/// A bundle image as `images` and `mirror-config` report it: by digest when it can be looked
+/// up. `pins` says whether `create` pins this operator's image (a PlatformOperator's
+/// BundleDeployment); only then is a tag that cannot be looked up refused without `allow_tags`,
+/// as `create` refuses it. Any other tag that stays a tag is noted as not a pin.
+pub(super) fn reported_bundle_image(
+    puller: &Puller,
+    operator: &str,
+    image: &str,
+    pins: bool,
+    allow_tags: bool,
+) -> Result<PinnedImage, String> {
+    bundle_image(puller, image, allow_tags || !pins)
+        .map_err(|m| format!("operator \"{operator}\": {m}"))
+}
+
 /// The hint for a refused tag.
 pub(super) const TAG_HINT: &str = "make the registry reachable (or give --oci-layout with the image), or pass --allow-tags to write the tag, which the lock then records as not a pin";
 

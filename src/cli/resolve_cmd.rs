@@ -207,8 +207,15 @@ pub(super) fn run(
         inv.config.operators.len()
     ));
     let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
+    // The line stays through the checks (conversion, pulls); their diagnostics go around it.
+    let mut findings = check(
+        args,
+        &inv,
+        &outcomes,
+        &catalogs,
+        &mut progress.writer(stderr),
+    )?;
     drop(progress);
-    let mut findings = check(args, &inv, &outcomes, &catalogs, stderr)?;
     let rows: Vec<Row> = outcomes
         .iter()
         .enumerate()

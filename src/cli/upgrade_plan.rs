@@ -229,8 +229,8 @@ fn operators(inv: &Invocation, lock: Option<&Lock>) -> (Vec<upgrade::Operator>, 
     (ops, notes)
 }
 
-/// `--write`: each operator at its planned bundle, rendered and written for the target by
-/// `create`'s writer (manifests and lock file, all or nothing).
+/// `--write`: each operator at its planned bundle, checked for the target release and rendered
+/// and written by `create`'s writer (manifests and lock file, all or nothing).
 fn write_target(
     inv: &Invocation,
     to: &ClusterVersion,
@@ -242,7 +242,7 @@ fn write_target(
 ) -> Result<u8, Error> {
     let profile = profile_for(inv, to)?;
     let templates = Templates::load(args.templates.as_deref())?;
-    let outcomes: Vec<Outcome<'_>> = inv
+    let mut outcomes: Vec<Outcome<'_>> = inv
         .config
         .operators
         .iter()
@@ -263,6 +263,13 @@ fn write_target(
             Outcome::checked(op, resolution)
         })
         .collect();
+    // The problems fitted to the target's OLM v1 as `create` fits them
+    // (`invocation::resolve_for_release`): a webhook bundle is refused where the release has no
+    // certificate provider for it, and accepted where it has one.
+    super::invocation::fit_to_release(
+        &mut outcomes,
+        super::create::target_olm_v1(inv, to).as_ref(),
+    );
     let stale: Vec<&str> = inv
         .config
         .operators

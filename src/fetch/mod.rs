@@ -51,7 +51,7 @@ pub struct Options {
     pub backoff: Duration,
     /// Never open a connection: cached content only.
     pub offline: bool,
-    /// Draw a progress bar on stderr.
+    /// Report download progress through [`crate::notice`] (shown where the CLI draws progress).
     pub progress: bool,
 }
 
@@ -400,7 +400,7 @@ impl Fetcher {
             let last = attempt > self.options.retries;
             let started = Instant::now();
             let outcome = client.get(url).send();
-            let retry_after = match outcome {
+            let (retry_after, why) = match outcome {
                 Err(e) => {
                     let kind = classify(&e, &host, &self.options);
                     let retryable = e.is_connect()
@@ -408,7 +408,7 @@ impl Fetcher {
                     if last || !retryable {
                         return Err(Error::new(url, kind, attempt));
                     }
-                    None
+                    (None, kind)
                 }
                 Ok(response) => {
                     let status = response.status();
@@ -437,19 +437,30 @@ impl Fetcher {
                     if last || !retryable {
                         return Err(Error::new(url, kind, attempt));
                     }
-                    response
+                    let retry_after = response
                         .headers()
                         .get(reqwest::header::RETRY_AFTER)
                         .and_then(|v| v.to_str().ok())
                         .and_then(|v| v.trim().parse::<u64>().ok())
-                        .map(|s| Duration::from_secs(s.min(30)))
+                        .map(|s| Duration::from_secs(s.min(30)));
+                    (retry_after, kind)
                 }
             };
             let backoff = self
                 .options
                 .backoff
                 .saturating_mul(1 << (attempt - 1).min(8));
-            std::thread::sleep(retry_after.map_or(backoff, |r| r.max(backoff)));
+            let wait = retry_after.map_or(backoff, |r| r.max(backoff));
+            crate::notice::notice(|| {
+                crate::notice::retrying(
+                    url,
+                    wait,
+                    attempt + 1,
+                    self.options.retries + 1,
+                    &why.to_string(),
+                )
+            });
+            std::thread::sleep(wait);
         }
     }
 
@@ -463,7 +474,9 @@ impl Fetcher {
     ) -> Result<(), ErrorKind> {
         use std::io::Write as _;
         let expected = response.content_length();
-        let bar = self.options.progress.then(|| progress_bar(url, expected));
+        // Download progress goes to whoever shows progress (`crate::notice`), a few times a
+        // second at most.
+        let mut shown_at: Option<Instant> = None;
         let mut received: u64 = 0;
         let mut buf = vec![0u8; 64 * 1024];
         let result = loop {
@@ -484,18 +497,23 @@ impl Fetcher {
                         });
                     }
                     received += n as u64;
-                    if let Some(b) = &bar {
-                        b.set_position(received);
+                    if self.options.progress
+                        && shown_at.is_none_or(|t| t.elapsed() >= Duration::from_millis(200))
+                    {
+                        shown_at = Some(Instant::now());
+                        crate::notice::stage(|| download_stage(url, received, expected));
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => break Err(classify_read(&e, received, expected, host, &self.options)),
             }
         };
-        if let Some(b) = &bar {
-            b.finish_and_clear();
-        }
         result?;
+        if self.options.progress {
+            crate::notice::stage(|| {
+                format!("downloaded {url} ({})", indicatif::HumanBytes(received))
+            });
+        }
         if let Some(len) = expected
             && received < len
         {
@@ -510,19 +528,13 @@ impl Fetcher {
     }
 }
 
-fn progress_bar(url: &str, len: Option<u64>) -> indicatif::ProgressBar {
-    let bar = match len {
-        Some(l) => indicatif::ProgressBar::new(l),
-        None => indicatif::ProgressBar::new_spinner(),
-    };
-    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}",
-    ) {
-        bar.set_style(style.progress_chars("=> "));
+/// The progress message for a download: `downloading URL (1.2 MiB of 3.4 MiB)`.
+fn download_stage(url: &str, received: u64, expected: Option<u64>) -> String {
+    let size = |b: u64| indicatif::HumanBytes(b).to_string();
+    match expected {
+        Some(total) => format!("downloading {url} ({} of {})", size(received), size(total)),
+        None => format!("downloading {url} ({})", size(received)),
     }
-    bar.set_message(url.to_string());
-    bar
 }
 
 fn seconds(d: Duration) -> String {

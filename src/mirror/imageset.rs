@@ -165,6 +165,25 @@ pub fn image_set(selections: &[Selection]) -> Value {
     })
 }
 
+/// Add `mirror.additionalImages` (oc-mirror v2alpha1 `Mirror.AdditionalImages []Image`, each
+/// `{name}`): the bundle images the catalog gives by tag, by the digest `create` pins them to,
+/// so that exactly that digest is mirrored even if the tag moves. Sorted, without repeats;
+/// nothing is added for none.
+pub fn add_additional_images(value: &mut Value, images: &[String]) {
+    let mut images: Vec<&String> = images.iter().collect();
+    images.sort();
+    images.dedup();
+    if images.is_empty() {
+        return;
+    }
+    if let Some(mirror) = value.get_mut("mirror").and_then(Value::as_object_mut) {
+        mirror.insert(
+            "additionalImages".into(),
+            Value::Array(images.into_iter().map(|i| json!({"name": i})).collect()),
+        );
+    }
+}
+
 fn order(a: &Selection, b: &Selection) -> std::cmp::Ordering {
     match (&a.parsed, &b.parsed) {
         (Some(x), Some(y)) => x.cmp_precedence(y).then_with(|| a.version.cmp(&b.version)),

@@ -506,6 +506,7 @@ impl Puller {
                 continue;
             };
             let mut blobs = LayoutBlobs { layout: &layout };
+            crate::notice::stage(|| format!("unpacking {image} from {place}"));
             match self.unpack_from(&mut blobs, &top) {
                 Ok(dir) => {
                     return Ok(Unpacked {
@@ -542,6 +543,7 @@ impl Puller {
         };
         for location in locations(&parsed, &self.settings.rules) {
             let place = format!("registry {} ({})", location.name(), location.why);
+            crate::notice::stage(|| format!("pulling {image} from {place}"));
             let result =
                 RegistryBlobs::new(&self.settings, runtime, &location).and_then(|mut blobs| {
                     let top = match &parsed.digest {
@@ -1058,7 +1060,20 @@ impl<'a> RegistryBlobs<'a> {
                     if !transient || attempt >= self.options.retries {
                         return Err(kind);
                     }
-                    std::thread::sleep(backoff(self.options.backoff, attempt));
+                    let wait = backoff(self.options.backoff, attempt);
+                    crate::notice::notice(|| {
+                        crate::notice::retrying(
+                            &format!(
+                                "https://{}/v2/{}/",
+                                self.location.registry, self.location.repository
+                            ),
+                            wait,
+                            attempt + 2,
+                            self.options.retries + 1,
+                            &kind.to_string(),
+                        )
+                    });
+                    std::thread::sleep(wait);
                     attempt += 1;
                     before_retry();
                 }

@@ -79,3 +79,74 @@ pub fn tree(dir: &Path) -> Vec<(String, String)> {
 pub fn normalize(text: &[u8], dir: &Path) -> String {
     String::from_utf8_lossy(text).replace(&dir.display().to_string(), "[DIR]")
 }
+
+/// The binary as a plain `std::process::Command` (colour off), for [`run_on_terminal`].
+#[cfg(target_os = "linux")]
+pub fn terminal_cmd() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin!("po-manifests"));
+    c.env("NO_COLOR", "1").env_remove("RUST_LOG");
+    c
+}
+
+/// Run `command` with stderr on a pseudo-terminal (so progress is drawn) and stdout piped;
+/// returns the exit status, stdout and everything the terminal received. Fails rather than
+/// hangs when the run does not finish (a progress line waiting on the stderr lock would hang
+/// it).
+#[cfg(target_os = "linux")]
+pub fn run_on_terminal(mut command: std::process::Command) -> (Option<i32>, String, String) {
+    use std::io::Read as _;
+    use std::os::fd::{FromRawFd as _, OwnedFd};
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty writes two new descriptors into the given ints; the null pointers ask
+    // for no name, no termios and no window size.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    // SAFETY: both descriptors were just opened by openpty and are owned here alone.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    let mut terminal = std::fs::File::from(master);
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        // EIO once the child (the last holder of the other side) has exited.
+        while let Ok(n) = terminal.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("the command did not finish within 60 s with stderr on a terminal");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    (status.code(), stdout, reader.join().unwrap())
+}

@@ -1056,6 +1056,55 @@ fn registry_errors_are_retried_a_bounded_number_of_times() {
     assert_eq!(manifest_requests, 2);
 }
 
+/// A `bundle pull` with stderr on a terminal announces each registry retry above its
+/// progress line and finishes; `-q` draws nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn registry_retries_are_announced_on_a_terminal() {
+    let img = image(vec![gzip(&raw_tar(&[
+        Entry::File("metadata/annotations.yaml", ANNOTATIONS),
+        Entry::File("manifests/a.yaml", b"kind: ConfigMap\n"),
+    ]))]);
+    for quiet in [false, true] {
+        let (t, server) = scripted(&img, 2, <[u8]>::to_vec);
+        let work = tempfile::tempdir().unwrap();
+        let ca = work.path().join("ca.pem");
+        std::fs::write(&ca, &t.ca_pem).unwrap();
+        let image = format!("127.0.0.1:{}/scripted/bundle@{}", server.port, img.digest);
+        let mut c = crate::common::terminal_cmd();
+        c.args(["bundle", "pull", &image, "--retries", "3"])
+            .args(["--retry-backoff", "100ms", "--output-dir"])
+            .arg(work.path().join("out"))
+            .arg("--ca-file")
+            .arg(&ca)
+            .arg("--cache-dir")
+            .arg(work.path().join("cache"));
+        if quiet {
+            c.arg("-q");
+        }
+        let (code, _, terminal) = crate::common::run_on_terminal(c);
+        assert_eq!(code, Some(0), "{terminal}");
+        let repo = format!("https://127.0.0.1:{}/v2/scripted/bundle/", server.port);
+        let first =
+            format!("retrying {repo} in 100ms (attempt 2 of 4): the registry answered HTTP 503");
+        let second =
+            format!("retrying {repo} in 200ms (attempt 3 of 4): the registry answered HTTP 503");
+        if quiet {
+            assert!(!terminal.contains("retrying"), "{terminal}");
+            assert!(!terminal.contains("pulling"), "{terminal}");
+        } else {
+            assert!(
+                terminal.contains(&first) && terminal.contains(&second),
+                "{terminal}"
+            );
+            assert!(
+                terminal.contains(&format!("pulling {image} from registry")),
+                "{terminal}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_registry_serving_other_bytes_than_the_digest_is_refused() {
     let img = image(vec![gzip(&raw_tar(&[Entry::File(

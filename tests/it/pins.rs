@@ -127,28 +127,8 @@ fn a_tag_found_in_an_oci_layout_is_written_by_digest() {
     assert!(!written.contains(TAGGED), "{written}");
 }
 
-#[test]
-fn images_reports_a_tag_by_its_digest_when_it_can_be_looked_up() {
-    let dir = tagged_example();
-    let cache = tempfile::tempdir().unwrap();
-    let images = |extra: &[&std::ffi::OsStr]| {
-        let out = cmd()
-            .args(["images", "--offline", "--no-mirror-check", "--cache-dir"])
-            .arg(cache.path())
-            .args(extra)
-            .arg("--dir")
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
-    assert!(images(&[]).contains(TAGGED));
-    let layout = dir.path().join("layout");
+/// An OCI layout holding `TAGGED`; returns the digest's hex.
+fn layout_with_tagged(layout: &Path) -> String {
     let manifest = br#"{"schemaVersion":2}"#;
     let hex = hex::encode(sha2::Sha256::digest(manifest));
     std::fs::create_dir_all(layout.join("blobs/sha256")).unwrap();
@@ -160,12 +140,148 @@ fn images_reports_a_tag_by_its_digest_when_it_can_be_looked_up() {
         ),
     )
     .unwrap();
-    let text = images(&["--oci-layout".as_ref(), layout.as_os_str()]);
-    assert!(
-        text.contains(&format!(
-            "quay.io/acme-example/cert-operator-bundle@sha256:{hex}"
-        )),
-        "{text}"
+    hex
+}
+
+/// Run `command --offline` in `dir` with a fresh cache.
+fn run_offline(dir: &Path, command: &[&str], extra: &[&std::ffi::OsStr]) -> std::process::Output {
+    let cache = tempfile::tempdir().unwrap();
+    cmd()
+        .args(command)
+        .args(["--offline", "--cache-dir"])
+        .arg(cache.path())
+        .args(extra)
+        .arg("--dir")
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+fn ok_stdout(out: std::process::Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    assert!(!text.contains(TAGGED), "{text}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The refusal names the operator and the image, and says how to get past it.
+fn assert_refused(out: &std::process::Output, command: &str) {
+    assert_eq!(out.status.code(), Some(1), "{command}");
+    assert!(out.stdout.is_empty(), "{command}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "operator \"cert-operator\": bundle image {TAGGED} is given by tag only"
+        )),
+        "{command}: {err}"
+    );
+    assert!(err.contains("--allow-tags"), "{command}: {err}");
+}
+
+#[test]
+fn images_pins_a_tag_by_digest_refuses_it_offline_or_marks_it_as_no_pin() {
+    let dir = tagged_example();
+    let images = ["images", "--no-mirror-check"];
+    assert_refused(&run_offline(dir.path(), &images, &[]), "images");
+
+    let table = ok_stdout(run_offline(dir.path(), &images, &["--allow-tags".as_ref()]));
+    let line = table.lines().find(|l| l.contains(TAGGED)).unwrap();
+    assert_eq!(line, format!("{TAGGED}  # tag only, not a pin"), "{table}");
+    // Images given by digest carry no mark.
+    assert!(
+        table
+            .lines()
+            .filter(|l| !l.contains(TAGGED))
+            .all(|l| !l.contains("not a pin")),
+        "{table}"
+    );
+    let json = ok_stdout(run_offline(
+        dir.path(),
+        &images,
+        &["--allow-tags".as_ref(), "-o".as_ref(), "json".as_ref()],
+    ));
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rows = doc["images"].as_array().unwrap();
+    let tagged = rows.iter().find(|r| r["image"] == TAGGED).unwrap();
+    assert!(
+        tagged["notAPin"].as_str().unwrap().contains("not a pin"),
+        "{tagged}"
+    );
+    assert!(
+        rows.iter()
+            .filter(|r| r["image"] != TAGGED)
+            .all(|r| r.get("notAPin").is_none()),
+        "{json}"
+    );
+
+    let layout = dir.path().join("layout");
+    let hex = layout_with_tagged(&layout);
+    let pinned = format!("quay.io/acme-example/cert-operator-bundle@sha256:{hex}");
+    let layout_args = ["--oci-layout".as_ref(), layout.as_os_str()];
+    let table = ok_stdout(run_offline(dir.path(), &images, &layout_args));
+    assert!(table.lines().any(|l| l == pinned), "{table}");
+    assert!(!table.contains(TAGGED), "{table}");
+    assert!(!table.contains("not a pin"), "{table}");
+    let json = ok_stdout(run_offline(
+        dir.path(),
+        &images,
+        &[
+            layout_args[0],
+            layout_args[1],
+            "-o".as_ref(),
+            "json".as_ref(),
+        ],
+    ));
+    assert!(
+        json.contains(&pinned) && !json.contains("notAPin"),
+        "{json}"
+    );
+}
+
+#[test]
+fn mirror_config_mirrors_a_tag_by_digest_refuses_it_offline_or_notes_it() {
+    let dir = tagged_example();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let text = text.replacen(
+        "    source: catalog\n",
+        "    source: catalog\n    image: quay.io/acme-example/catalog:v1\n",
+        1,
+    );
+    std::fs::write(&config, text).unwrap();
+    let command = ["mirror-config"];
+    assert_refused(&run_offline(dir.path(), &command, &[]), "mirror-config");
+
+    let yaml = ok_stdout(run_offline(
+        dir.path(),
+        &command,
+        &["--allow-tags".as_ref()],
+    ));
+    assert!(
+        yaml.contains(&format!(
+            "# not a pin: operator \"cert-operator\" bundle image {TAGGED} is given by tag only"
+        )),
+        "{yaml}"
+    );
+    assert!(!yaml.contains("additionalImages"), "{yaml}");
+
+    let layout = dir.path().join("layout");
+    let hex = layout_with_tagged(&layout);
+    let yaml = ok_stdout(run_offline(
+        dir.path(),
+        &command,
+        &["--oci-layout".as_ref(), layout.as_os_str()],
+    ));
+    let doc: serde_json::Value = serde_saphyr::from_str(&yaml).unwrap();
+    assert_eq!(
+        doc["mirror"]["additionalImages"],
+        serde_json::json!([{
+            "name": format!("quay.io/acme-example/cert-operator-bundle@sha256:{hex}")
+        }]),
+        "{yaml}"
+    );
+    assert!(!yaml.contains("not a pin"), "{yaml}");
 }

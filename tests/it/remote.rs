@@ -582,3 +582,74 @@ fn gzip_file_body_and_yaml_body_are_read() {
         assert!(stdout(&o).contains("acme-cert-operator.v1.2.0"), "{path}");
     }
 }
+
+/// `po-manifests command` with the remote tests' flags, stderr on a terminal
+/// ([`crate::common::run_on_terminal`]).
+#[cfg(target_os = "linux")]
+fn on_terminal(
+    dir: &Path,
+    cache: &Path,
+    ca: &Path,
+    command: &str,
+    extra: &[&str],
+) -> (Option<i32>, String, String) {
+    let mut c = crate::common::terminal_cmd();
+    c.args([command, "--dir"])
+        .arg(dir)
+        .arg("--cache-dir")
+        .arg(cache)
+        .arg("--ca-file")
+        .arg(ca)
+        .args(["--retry-backoff", "300ms", "--connect-timeout", "2s"])
+        .args(extra);
+    for v in ["HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"] {
+        c.env_remove(v);
+    }
+    crate::common::run_on_terminal(c)
+}
+
+/// On a terminal a retry is announced above the progress line, from the worker thread that
+/// loads the catalog, while `main` holds the stderr lock; the run finishes. `-q` draws nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_retry_is_announced_on_a_terminal_and_quiet_silences_it() {
+    let s = Setup::new();
+    let server = net::serve(&s.tls, |n, _| {
+        if n % 3 < 2 {
+            Reply::Status(503)
+        } else {
+            ok_body()
+        }
+    });
+    let url = server.url("/all");
+    let dir = install_dir(&url, "", "");
+    let (code, stdout, terminal) = on_terminal(dir.path(), &s.cache(), &s.ca(), "create", &[]);
+    assert_eq!(code, Some(0), "{terminal}");
+    assert!(stdout.contains("manifests/"), "{stdout}");
+    assert!(
+        terminal.contains(&format!(
+            "retrying {url} in 300ms (attempt 2 of 4): HTTP status 503 Service Unavailable"
+        )) && terminal.contains(&format!(
+            "retrying {url} in 600ms (attempt 3 of 4): HTTP status 503 Service Unavailable"
+        )),
+        "{terminal}"
+    );
+    assert!(terminal.contains("loading 1 catalog(s)"), "{terminal}");
+    assert!(
+        terminal.contains(&format!("downloaded {url} (16.")),
+        "{terminal}"
+    );
+    assert!(
+        terminal.contains("checking operator \"cert-operator\" (1 of 1)"),
+        "{terminal}"
+    );
+    assert!(terminal.contains("wrote "), "{terminal}");
+
+    let quiet_cache = s.work.path().join("cache-quiet");
+    let (code, _, terminal) =
+        on_terminal(dir.path(), &quiet_cache, &s.ca(), "resolve", &["--quiet"]);
+    assert_eq!(code, Some(0), "{terminal}");
+    assert!(!terminal.contains("retrying"), "{terminal}");
+    assert!(!terminal.contains("loading"), "{terminal}");
+    assert_eq!(server.hits(), 6);
+}

@@ -649,3 +649,114 @@ fn patch_rollback_and_no_change_keep_operators_in_place() {
         assert!(!text.contains("OLM installs"), "{text}");
     }
 }
+
+/// The example on a Default cluster with only `cert-operator` (a ClusterExtension from 4.18),
+/// installed at 1.2.0, which defines a validating webhook.
+fn webhook_upgrade_example() -> tempfile::TempDir {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let dir = crate::common::example();
+    std::fs::write(dir.path().join("install-config.yaml"), "apiVersion: v1\n").unwrap();
+    std::fs::write(
+        dir.path().join("platform-operators.yaml"),
+        "platformOperators:\n  catalogs:\n  - name: acme-operators\n    source: catalog\n    image: quay.io/acme-example/catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n  operators:\n  - name: cert-operator\n    package: acme-cert-operator\n    channel: stable\n    version: \">=1.0.0 <1.3.0\"\n    installed: {bundle: acme-cert-operator.v1.2.0, version: 1.2.0}\n",
+    )
+    .unwrap();
+    let path = dir.path().join("catalog/acme-cert-operator/catalog.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let docs: Vec<Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter::<Value>()
+        .map(Result::unwrap)
+        .map(|mut doc| {
+            if doc["name"] != "acme-cert-operator.v1.2.0" {
+                return doc;
+            }
+            for p in doc["properties"].as_array_mut().unwrap() {
+                if p["type"] != "olm.bundle.object" {
+                    continue;
+                }
+                let data = p["value"]["data"].as_str().unwrap();
+                let mut object: Value = serde_json::from_slice(&b64.decode(data).unwrap()).unwrap();
+                if object["kind"] != "ClusterServiceVersion" {
+                    continue;
+                }
+                object["spec"]["webhookdefinitions"] = json!([{
+                    "type": "ValidatingAdmissionWebhook",
+                    "generateName": "vcertificate.certs.acme.example.com",
+                    "deploymentName": "acme-cert-operator",
+                    "containerPort": 443,
+                    "targetPort": 9443,
+                    "admissionReviewVersions": ["v1"],
+                    "sideEffects": "None",
+                    "failurePolicy": "Fail",
+                    "webhookPath": "/validate-certificate",
+                    "rules": [{
+                        "apiGroups": ["certs.acme.example.com"],
+                        "apiVersions": ["v1"],
+                        "operations": ["CREATE", "UPDATE"],
+                        "resources": ["certificates"]
+                    }]
+                }]);
+                p["value"]["data"] = json!(b64.encode(serde_json::to_vec(&object).unwrap()));
+            }
+            doc
+        })
+        .collect();
+    write_catalog(path.parent().unwrap(), &docs);
+    dir
+}
+
+/// `upgrade-plan --write` runs `create`'s per-release checks: the webhook bundle is refused
+/// for 4.20 on a Default cluster (no certificate provider; nothing is written) and written
+/// for 4.21, whose OLM v1 installs webhooks through service-ca.
+#[test]
+fn write_checks_the_target_release_as_create_does() {
+    let dir = webhook_upgrade_example();
+    let before = tree(dir.path());
+    let out = cmd()
+        .args([
+            "upgrade-plan",
+            "--write",
+            "--from",
+            "4.20.1",
+            "--to",
+            "4.20.3",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("acme-cert-operator.v1.2.0 defines webhooks")
+            && err.contains("OLM v1 installs webhooks on"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(before, tree(dir.path()), "a refused --write writes nothing");
+
+    let out = cmd()
+        .args([
+            "upgrade-plan",
+            "--write",
+            "--from",
+            "4.20.3",
+            "--to",
+            "4.21.2",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let lock = std::fs::read_to_string(dir.path().join("platform-operators.lock.yaml")).unwrap();
+    assert!(lock.contains("acme-cert-operator.v1.2.0"), "{lock}");
+    let written: String = tree(&dir.path().join("manifests"))
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    assert!(
+        written.contains("kind: ClusterExtension"),
+        "{}\n{written}",
+        stderr(&out)
+    );
+}
