@@ -117,6 +117,9 @@ pub fn run_on_terminal(mut command: std::process::Command) -> (Option<i32>, Stri
         .stderr(std::process::Stdio::from(slave))
         .spawn()
         .unwrap();
+    // The command holds the terminal's other side until it is dropped; the reader sees EIO
+    // only once the child is its last holder.
+    drop(command);
     let mut terminal = std::fs::File::from(master);
     let reader = std::thread::spawn(move || {
         let mut seen = Vec::new();
