@@ -701,13 +701,35 @@ fn a_mirror_rule_sends_the_pull_to_the_mirror() {
     );
     let dir = install_dir(&catalog, &install);
     let cache = tempfile::tempdir().unwrap();
-    let out = cmd()
-        .args(["create", "--no-mirror-check", "--dir"])
-        .arg(dir.path())
-        .arg("--cache-dir")
-        .arg(cache.path())
-        .output()
-        .unwrap();
+    let create = || {
+        cmd()
+            .args(["create", "--no-mirror-check", "--dir"])
+            .arg(dir.path())
+            .arg("--cache-dir")
+            .arg(cache.path())
+            .output()
+            .unwrap()
+    };
+    // The bundle came through the mirror, but limitador's own Deployment pulls its operator
+    // image by tag, which the digest-only mirror rules never redirect: the check says so
+    // and nothing is written.
+    let out = create();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("image-tag-disconnected"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("manifests").exists());
+    // Waived (the operator image is mirrored by tag elsewhere), the pull through the mirror
+    // is what this test is about.
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        "    bootstrap: true\n",
+        "    bootstrap: true\n    waive:\n    - rule: image-tag-disconnected\n      reason: the operator image is mirrored by tag\n",
+    );
+    std::fs::write(&config, text).unwrap();
+    let out = create();
     assert!(out.status.success(), "{}", stderr(&out));
     check_created(dir.path());
     // The ClusterExtension names the source, as the cluster resolves it through the IDMS.
