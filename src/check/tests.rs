@@ -222,10 +222,12 @@ const CASES: &[Case] = &[
     },
     Case {
         rule: "ccm-host-network",
+        // `hostNetwork` is a non-pointer `omitempty` bool: the written Deployment, like Go's,
+        // has no `false` to point at, so the problem is at the pod spec.
         csv: |v| set(v, &format!("{POD}/hostNetwork"), json!(false)),
         objects: no_objects,
         file: "deployment",
-        line_holds: "hostNetwork:",
+        line_holds: "spec:",
     },
     Case {
         rule: "ccm-apiserver-url",

@@ -180,6 +180,41 @@ struct Map<'de, 'p> {
     /// Struct fields to match case-insensitively (`encoding/json`), when folding.
     fields: Option<&'static [&'static str]>,
     fold: bool,
+    /// Struct fields that Go's encoder drops when they hold their zero value
+    /// ([`super::omitempty`]): such a field is skipped here, so the typed struct leaves it
+    /// unset and it is not written.
+    omitempty: &'static [(&'static str, Zero)],
+}
+
+/// The zero value of a field that Go's `encoding/json` omits when empty (`omitempty` on a
+/// non-pointer field of one of these kinds; a struct is never empty, a pointer only when nil).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Zero {
+    /// `""` (a string, or `[]byte` as base64).
+    String,
+    /// `false`.
+    Bool,
+    /// `0`.
+    Number,
+    /// `[]`.
+    List,
+    /// `{}`.
+    Map,
+}
+
+impl Zero {
+    /// Whether `v` is this zero value. A value of another JSON kind is not: it goes on to
+    /// the typed decode, which refuses it as Go does.
+    fn holds(self, v: &Value) -> bool {
+        match (self, v) {
+            (Zero::String, Value::String(s)) => s.is_empty(),
+            (Zero::Bool, Value::Bool(b)) => !b,
+            (Zero::Number, Value::Number(n)) => n.as_f64() == Some(0.0),
+            (Zero::List, Value::Array(a)) => a.is_empty(),
+            (Zero::Map, Value::Object(m)) => m.is_empty(),
+            _ => false,
+        }
+    }
 }
 
 impl<'de> MapAccess<'de> for Map<'de, '_> {
@@ -205,6 +240,13 @@ impl<'de> MapAccess<'de> for Map<'de, '_> {
                     .unwrap_or(k.as_str()),
                 _ => k.as_str(),
             };
+            if self
+                .omitempty
+                .iter()
+                .any(|(field, zero)| *field == name && zero.holds(v))
+            {
+                continue;
+            }
             let key: de::value::StrDeserializer<'_, FieldError> = name.into_deserializer();
             return seed.deserialize(key).map(Some);
         }
@@ -237,6 +279,7 @@ impl<'de, 'p> GoValue<'de, 'p> {
         visitor: V,
         skip_nulls: bool,
         fields: Option<&'static [&'static str]>,
+        omitempty: &'static [(&'static str, Zero)],
     ) -> Result<V::Value, FieldError> {
         static EMPTY: std::sync::OnceLock<serde_json::Map<String, Value>> =
             std::sync::OnceLock::new();
@@ -258,6 +301,7 @@ impl<'de, 'p> GoValue<'de, 'p> {
             skip_nulls,
             fields: fields.filter(|_| self.fold),
             fold: self.fold,
+            omitempty,
         });
         r.map_err(|e| {
             if e.path.is_none() {
@@ -374,9 +418,14 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
             }
             // The union's object form is a `JSONSchemaProps`, decoded as a struct.
             Value::Object(_) if union => {
-                return self.map(visitor, true, Some(json_schema_props_fields()));
+                return self.map(
+                    visitor,
+                    true,
+                    Some(json_schema_props_fields()),
+                    super::omitempty::fields("JSONSchemaProps"),
+                );
             }
-            Value::Object(_) => return self.map(visitor, false, None),
+            Value::Object(_) => return self.map(visitor, false, None, &[]),
         };
         r.map_err(|e| self.with_path(e))
     }
@@ -532,16 +581,16 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
-        self.map(visitor, false, None)
+        self.map(visitor, false, None, &[])
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, FieldError> {
-        self.map(visitor, true, Some(fields))
+        self.map(visitor, true, Some(fields), super::omitempty::fields(name))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(

@@ -65,18 +65,61 @@ fn unknown_and_mixed_case_fields_are_dropped() {
     assert_eq!(out["spec"]["replicas"], 2);
 }
 
-/// `CustomResourceColumnDefinition.Priority` is an `int32` with `omitempty` in Go, so Go
-/// drops `priority: 0`. The schema does not say whether the Go field is a pointer, so we
-/// keep the zero (the API server reads both the same); any other value goes through typed.
+/// `CustomResourceColumnDefinition.Priority` is an `int32` with `omitempty` in Go
+/// (k8s.io/apiextensions-apiserver `pkg/apis/apiextensions/v1/types.go`), and
+/// `encoding/json`'s `isEmptyValue` drops a zero int: `priority: 0` goes, `priority: 1`
+/// stays. The same holds for `JSONSchemaProps.Description` (a `string`, `omitempty`).
 #[test]
-fn printer_column_priority_keeps_its_value() {
+fn printer_column_priority_zero_is_dropped_as_go_drops_it() {
     let crd = yaml(
-        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.example.com}\nspec:\n  group: example.com\n  names: {kind: A, plural: a}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    additionalPrinterColumns:\n    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp, priority: 1, bogus: x}\n",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.example.com}\nspec:\n  group: example.com\n  names: {kind: A, plural: a}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    additionalPrinterColumns:\n    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp, priority: 1, bogus: x}\n    - {name: Size, type: integer, jsonPath: .spec.size, priority: 0, description: \"\"}\n    schema:\n      openAPIV3Schema:\n        type: object\n        description: \"\"\n        properties:\n          spec: {type: object, properties: {}, required: [], x-kubernetes-preserve-unknown-fields: false}\n",
     );
     let out = rt(&crd);
-    let col = &out["spec"]["versions"][0]["additionalPrinterColumns"][0];
-    assert_eq!(col["priority"], 1);
-    assert_eq!(col.get("bogus"), None);
+    let cols = &out["spec"]["versions"][0]["additionalPrinterColumns"];
+    assert_eq!(cols[0]["priority"], 1);
+    assert_eq!(cols[0].get("bogus"), None);
+    assert_eq!(cols[1].get("priority"), None, "{}", cols[1]);
+    assert_eq!(cols[1].get("description"), None, "{}", cols[1]);
+    let schema = &out["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    assert_eq!(schema.get("description"), None);
+    let spec = &schema["properties"]["spec"];
+    // `properties` (a map) and `required` (a slice) are `omitempty`: empty ones go.
+    // `x-kubernetes-preserve-unknown-fields` is a `*bool`: a pointer is empty only when
+    // nil, so an explicit `false` stays.
+    assert_eq!(spec.get("properties"), None, "{spec}");
+    assert_eq!(spec.get("required"), None, "{spec}");
+    assert_eq!(spec["x-kubernetes-preserve-unknown-fields"], false);
+}
+
+/// Non-pointer `omitempty` fields of a Deployment (k8s.io/api `core/v1/types.go`,
+/// `apps/v1/types.go`, apimachinery `meta/v1/types.go`) holding their zero value are gone,
+/// as `encoding/json` writes them; pointer fields (`replicas *int32`) and fields without
+/// `omitempty` (`containerPort`) keep a zero; a zero of the wrong JSON type is still
+/// refused by the typed decode.
+#[test]
+fn zero_values_go_where_go_omits_them() {
+    let d = deployment(
+        "replicas: 0\nminReadySeconds: 0\npaused: false\ntemplate:\n  metadata: {labels: {}, annotations: {}}\n  spec:\n    containers:\n    - name: c\n      image: quay.io/op:1\n      args: []\n      workingDir: \"\"\n      ports: [{containerPort: 0, hostPort: 0, protocol: \"\"}]\n      volumeMounts: [{name: v, mountPath: /v, readOnly: false}]\n",
+    );
+    let out = rt(&d);
+    let spec = &out["spec"];
+    assert_eq!(spec["replicas"], 0);
+    assert_eq!(spec.get("minReadySeconds"), None);
+    assert_eq!(spec.get("paused"), None);
+    let meta = &spec["template"]["metadata"];
+    assert_eq!(meta.get("labels"), None, "{meta}");
+    assert_eq!(meta.get("annotations"), None, "{meta}");
+    let c = &spec["template"]["spec"]["containers"][0];
+    assert_eq!(c.get("args"), None);
+    assert_eq!(c.get("workingDir"), None);
+    assert_eq!(c["ports"][0], serde_json::json!({"containerPort": 0}));
+    assert_eq!(
+        c["volumeMounts"][0],
+        serde_json::json!({"name": "v", "mountPath": "/v"})
+    );
+
+    let err = typed(&TypedKinds::registry_v1(), &deployment("paused: 0\n")).unwrap_err();
+    assert_eq!(err.source.path.as_deref(), Some("spec.paused"));
 }
 
 /// `fromUnstructured`: `cannot convert string to bool`, and a float with a fraction does
