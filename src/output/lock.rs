@@ -177,18 +177,7 @@ impl Lock {
                     "operator {} is locked but no longer configured",
                     old.name
                 )),
-                Some(now) if now != old => out.push(format!(
-                    "operator {}: locked to {} {} ({}) from {}, now resolves to {} {} ({}) from {}",
-                    old.name,
-                    old.package,
-                    old.version,
-                    old.bundle,
-                    old.catalog,
-                    now.package,
-                    now.version,
-                    now.bundle,
-                    now.catalog
-                )),
+                Some(now) if now != old => out.push(operator_difference(old, now)),
                 Some(_) => {}
             }
         }
@@ -204,9 +193,103 @@ impl Lock {
     }
 }
 
+/// One line saying how `now` differs from the locked `old` (same operator name): the
+/// resolution when it changed, otherwise the fields that did (image, bootstrap, namespace,
+/// pin, waivers), so that a waiver-only change does not read as a new version.
+fn operator_difference(old: &LockedOperator, now: &LockedOperator) -> String {
+    if (&old.package, &old.version, &old.bundle, &old.catalog)
+        != (&now.package, &now.version, &now.bundle, &now.catalog)
+    {
+        return format!(
+            "operator {}: locked to {} {} ({}) from {}, now resolves to {} {} ({}) from {}",
+            old.name,
+            old.package,
+            old.version,
+            old.bundle,
+            old.catalog,
+            now.package,
+            now.version,
+            now.bundle,
+            now.catalog
+        );
+    }
+    let mut what = Vec::new();
+    if old.image != now.image {
+        what.push(format!("image {} is now {}", old.image, now.image));
+    }
+    if old.bootstrap != now.bootstrap {
+        what.push(format!(
+            "bootstrap {} is now {}",
+            old.bootstrap, now.bootstrap
+        ));
+    }
+    if old.namespace != now.namespace {
+        let ns = |n: &Option<String>| n.clone().unwrap_or_else(|| "(none)".into());
+        what.push(format!(
+            "namespace {} is now {}",
+            ns(&old.namespace),
+            ns(&now.namespace)
+        ));
+    }
+    if old.not_a_pin.is_some() != now.not_a_pin.is_some() {
+        what.push(if now.not_a_pin.is_some() {
+            "the image is now a tag, not a pin".to_string()
+        } else {
+            "the image is now pinned by digest".to_string()
+        });
+    }
+    if old.waivers != now.waivers {
+        let rules = |w: &[LockedWaiver]| {
+            let r: Vec<&str> = w.iter().map(|w| w.rule.as_str()).collect();
+            if r.is_empty() {
+                "none".to_string()
+            } else {
+                r.join(", ")
+            }
+        };
+        what.push(format!(
+            "waivers ({}) are now ({})",
+            rules(&old.waivers),
+            rules(&now.waivers)
+        ));
+    }
+    format!(
+        "operator {}: still {} {}, but {}",
+        old.name,
+        old.package,
+        old.version,
+        what.join("; ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_waiver_only_change_is_not_called_a_new_version() {
+        let old = lock("1.13.0");
+        let mut new = lock("1.13.0");
+        new.operators[0].waivers.push(LockedWaiver {
+            rule: "ccm-priority-class".into(),
+            reason: "set elsewhere".into(),
+        });
+        assert_eq!(
+            old.differences(&new),
+            [
+                "operator cm: still cert-manager 1.13.0, but waivers (none) are now (ccm-priority-class)"
+            ]
+        );
+        let mut new = lock("1.13.0");
+        new.operators[0].namespace = Some("cm-system".into());
+        new.operators[0].bootstrap = true;
+        assert_eq!(
+            old.differences(&new),
+            [
+                "operator cm: still cert-manager 1.13.0, but bootstrap false is now true; namespace (none) is now cm-system"
+            ]
+        );
+    }
 
     fn op(version: &str) -> LockedOperator {
         LockedOperator {
