@@ -34,6 +34,7 @@
 mod de;
 mod omitempty;
 pub mod quantity;
+mod ser;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -175,13 +176,21 @@ pub struct Error {
     pub source: FieldError,
 }
 
+/// Decode `obj` into `T` and encode it again, keys in `obj`'s order ([`order_like`]).
 fn round_trip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<Value, FieldError> {
     let typed: T = T::deserialize(de::GoValue {
         value: obj,
         path: de::Path::Root,
         fold: false,
     })?;
-    serde_json::to_value(&typed).map_err(<FieldError as serde::de::Error>::custom)
+    // Fast road: encode over a copy of `obj`; it gives what the slow road below does.
+    let mut out = obj.clone();
+    if typed.serialize(ser::InPlace(&mut out)).is_ok() {
+        return Ok(out);
+    }
+    drop(out);
+    let new = serde_json::to_value(&typed).map_err(<FieldError as serde::de::Error>::custom)?;
+    Ok(order_like(obj, new))
 }
 
 /// Decode `obj` into its typed struct and encode it again, when its kind is in `kinds`;
@@ -191,7 +200,7 @@ pub fn typed(kinds: &TypedKinds, obj: &Value) -> Result<Value, Error> {
     let Some(kind) = TypedKind::of(obj).filter(|k| kinds.contains(*k)) else {
         return Ok(untyped(obj));
     };
-    let out = match kind {
+    let mut out = match kind {
         TypedKind::Deployment => round_trip::<apps::Deployment>(obj),
         TypedKind::CustomResourceDefinition => {
             round_trip::<apiextensions::CustomResourceDefinition>(obj)
@@ -219,7 +228,6 @@ pub fn typed(kinds: &TypedKinds, obj: &Value) -> Result<Value, Error> {
             .to_owned(),
         source,
     })?;
-    let mut out = order_like(obj, out);
     untyped_in_place(&mut out);
     Ok(out)
 }

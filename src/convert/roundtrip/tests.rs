@@ -257,3 +257,34 @@ fn schemas_under_items_match_field_names_case_insensitively() {
         json!({"type": "string", "maxLength": 5})
     );
 }
+
+/// The in-place encoding (`ser::InPlace`) gives exactly what `to_value` and `order_like`
+/// give, key order included: unknown and mixed-case fields, fields the struct adds, lists
+/// that grow, values that change type.
+#[test]
+fn in_place_encoding_is_to_value_then_order_like() {
+    fn both<T: DeserializeOwned + Serialize>(obj: &Value) {
+        let typed: T = T::deserialize(de::GoValue {
+            value: obj,
+            path: de::Path::Root,
+            fold: false,
+        })
+        .unwrap();
+        let slow = order_like(obj, serde_json::to_value(&typed).unwrap());
+        let mut fast = obj.clone();
+        typed.serialize(ser::InPlace(&mut fast)).unwrap();
+        assert_eq!(
+            serde_json::to_string(&fast).unwrap(),
+            serde_json::to_string(&slow).unwrap()
+        );
+    }
+    both::<apps::Deployment>(&deployment(
+        "template:\n  spec:\n    containers:\n    - name: c\n      Image: i\n      bogus: 1\n      resources: {limits: {cpu: 1000m}}\n    volumes:\n    - name: v\n      secret: {defaultMode: 0755}\nreplicas: 1\nextra: {a: 1}\n",
+    ));
+    both::<apiextensions::CustomResourceDefinition>(&yaml(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: xs.example.com, unknown: 1}\nspec:\n  Group: example.com\n  scope: Namespaced\n  names: {plural: xs, kind: X}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        Description: d\n        properties:\n          spec: {type: object, x-kubernetes-preserve-unknown-fields: true, default: {b: 1, a: [1, 2.0]}}\n          n: {type: integer, minimum: 1.0, enum: [1, 2]}\n",
+    ));
+    both::<rbac::ClusterRole>(&yaml(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n- apiGroups: ['']\n  resources: [pods]\n- verbs: [get]\n  nonsense: true\n",
+    ));
+}
