@@ -203,6 +203,18 @@ pub(crate) enum Zero {
 }
 
 impl Zero {
+    /// Whether `v` is the zero value of some kind (`""`, `false`, `0`, `[]`, `{}`).
+    fn any_holds(v: &Value) -> bool {
+        match v {
+            Value::String(s) => s.is_empty(),
+            Value::Bool(b) => !b,
+            Value::Number(n) => n.as_f64() == Some(0.0),
+            Value::Array(a) => a.is_empty(),
+            Value::Object(m) => m.is_empty(),
+            Value::Null => false,
+        }
+    }
+
     /// Whether `v` is this zero value. A value of another JSON kind is not: it goes on to
     /// the typed decode, which refuses it as Go does.
     fn holds(self, v: &Value) -> bool {
@@ -240,10 +252,12 @@ impl<'de> MapAccess<'de> for Map<'de, '_> {
                     .unwrap_or(k.as_str()),
                 _ => k.as_str(),
             };
-            if self
-                .omitempty
-                .iter()
-                .any(|(field, zero)| *field == name && zero.holds(v))
+            // Most values are not empty: that test first, the field list only for those.
+            if Zero::any_holds(v)
+                && self
+                    .omitempty
+                    .iter()
+                    .any(|(field, zero)| *field == name && zero.holds(v))
             {
                 continue;
             }
