@@ -518,18 +518,49 @@ impl Puller {
                 Err(kind) => attempts.push(Attempt { place, kind }),
             }
         }
+        if self.settings.options.offline && !attempts.is_empty() {
+            // A layout had the image and refused it: that is the whole story.
+            return Err(fail(attempts));
+        }
+        let pulled = self.try_registries(&parsed, &mut attempts, |blobs, place| {
+            crate::notice::stage(|| format!("pulling {image} from {place}"));
+            let top = match &parsed.digest {
+                Some(d) => d.clone(),
+                None => blobs.resolve_tag(parsed.tag.as_deref().unwrap_or("latest"))?,
+            };
+            let dir = self.unpack_from(blobs, &top)?;
+            Ok((dir, top))
+        });
+        match pulled {
+            Some(((dir, digest), location)) => Ok(Unpacked {
+                dir,
+                digest,
+                origin: Origin::Registry {
+                    name: location.name(),
+                    why: location.why,
+                },
+            }),
+            None => Err(fail(attempts)),
+        }
+    }
+
+    /// `work` against each registry location of `parsed` (mirrors first), until one
+    /// succeeds; each failure is recorded in `attempts`. Offline, or without a registry
+    /// client, nothing is tried and `attempts` says why.
+    fn try_registries<T>(
+        &self,
+        parsed: &ImageRef,
+        attempts: &mut Vec<Attempt>,
+        mut work: impl FnMut(&mut RegistryBlobs<'_>, &str) -> Result<T, ErrorKind>,
+    ) -> Option<(T, Location)> {
         if self.settings.options.offline {
-            if !attempts.is_empty() {
-                // A layout had the image and refused it: that is the whole story.
-                return Err(fail(attempts));
-            }
             attempts.push(Attempt {
                 place: "the registry".into(),
                 kind: ErrorKind::NotCached {
                     cache: self.settings.cache.root().to_path_buf(),
                 },
             });
-            return Err(fail(attempts));
+            return None;
         }
         let runtime = match self.runtime() {
             Ok(r) => r,
@@ -538,36 +569,19 @@ impl Puller {
                     place: "the registry client".into(),
                     kind: ErrorKind::Protocol { detail },
                 });
-                return Err(fail(attempts));
+                return None;
             }
         };
-        for location in locations(&parsed, &self.settings.rules) {
+        for location in locations(parsed, &self.settings.rules) {
             let place = format!("registry {} ({})", location.name(), location.why);
-            crate::notice::stage(|| format!("pulling {image} from {place}"));
-            let result =
-                RegistryBlobs::new(&self.settings, runtime, &location).and_then(|mut blobs| {
-                    let top = match &parsed.digest {
-                        Some(d) => d.clone(),
-                        None => blobs.resolve_tag(parsed.tag.as_deref().unwrap_or("latest"))?,
-                    };
-                    let dir = self.unpack_from(&mut blobs, &top)?;
-                    Ok((dir, top))
-                });
-            match result {
-                Ok((dir, digest)) => {
-                    return Ok(Unpacked {
-                        dir,
-                        digest,
-                        origin: Origin::Registry {
-                            name: location.name(),
-                            why: location.why,
-                        },
-                    });
-                }
+            match RegistryBlobs::new(&self.settings, runtime, &location)
+                .and_then(|mut blobs| work(&mut blobs, &place))
+            {
+                Ok(value) => return Some((value, location)),
                 Err(kind) => attempts.push(Attempt { place, kind }),
             }
         }
-        Err(fail(attempts))
+        None
     }
 
     /// The digest `image` stands for: its own when it has one; else its tag looked up in the
@@ -598,35 +612,10 @@ impl Puller {
             }
         }
         let mut attempts = Vec::new();
-        if self.settings.options.offline {
-            attempts.push(Attempt {
-                place: "the registry".into(),
-                kind: ErrorKind::NotCached {
-                    cache: self.settings.cache.root().to_path_buf(),
-                },
-            });
-            return Err(fail(attempts));
+        match self.try_registries(&parsed, &mut attempts, |blobs, _| blobs.resolve_tag(tag)) {
+            Some((digest, _)) => Ok(digest),
+            None => Err(fail(attempts)),
         }
-        let runtime = match self.runtime() {
-            Ok(r) => r,
-            Err(detail) => {
-                attempts.push(Attempt {
-                    place: "the registry client".into(),
-                    kind: ErrorKind::Protocol { detail },
-                });
-                return Err(fail(attempts));
-            }
-        };
-        for location in locations(&parsed, &self.settings.rules) {
-            let place = format!("registry {} ({})", location.name(), location.why);
-            match RegistryBlobs::new(&self.settings, runtime, &location)
-                .and_then(|mut blobs| blobs.resolve_tag(tag))
-            {
-                Ok(digest) => return Ok(digest),
-                Err(kind) => attempts.push(Attempt { place, kind }),
-            }
-        }
-        Err(fail(attempts))
     }
 
     fn runtime(&self) -> Result<&tokio::runtime::Runtime, String> {
