@@ -1621,11 +1621,22 @@ fn decode<T: for<'a> Deserialize<'a>>(
     schema: &str,
     r: &Routing,
 ) -> Result<Located<T>, Error> {
+    located(path, line, schema, r, serde_json::from_slice(doc))
+}
+
+/// A decoded item with its origin, or the decode error naming the document.
+fn located<T>(
+    path: &Path,
+    line: usize,
+    schema: &str,
+    r: &Routing,
+    decoded: Result<T, serde_json::Error>,
+) -> Result<Located<T>, Error> {
     let origin = Origin {
         file: path.to_path_buf(),
         line,
     };
-    match serde_json::from_slice(doc) {
+    match decoded {
         Ok(item) => Ok(Located { item, origin }),
         Err(source) => Err(Error::Decode {
             origin,
@@ -1755,20 +1766,7 @@ fn decode_value<T: for<'a> Deserialize<'a>>(
     schema: &str,
     r: &Routing,
 ) -> Result<Located<T>, Error> {
-    let origin = Origin {
-        file: path.to_path_buf(),
-        line,
-    };
-    match T::deserialize(value) {
-        Ok(item) => Ok(Located { item, origin }),
-        Err(source) => Err(Error::Decode {
-            origin,
-            schema: schema.to_owned(),
-            package: r.package.clone(),
-            name: r.name.clone(),
-            source,
-        }),
-    }
+    located(path, line, schema, r, T::deserialize(value))
 }
 
 impl TypedSink<'_> {
