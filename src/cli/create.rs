@@ -42,12 +42,7 @@ pub(super) fn run(
         inv.config.operators.len()
     ));
     let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
-    let content = BundleContent::new(super::bundle_cmd::sources(
-        &args.bundle_sources,
-        &inv.network,
-        inv.install.as_ref(),
-    )?)
-    .allowing_tags(args.allow_tags);
+    let content = BundleContent::for_invocation(&inv, &args.bundle_sources, args.allow_tags)?;
     // The line stays through checking, converting, pulling and writing; what is printed
     // meanwhile goes around it.
     let (mut stdout, mut stderr) = (progress.writer(stdout), progress.writer(stderr));
@@ -724,19 +719,18 @@ pub(super) struct BundleContent {
 }
 
 impl BundleContent {
-    /// Content from these sources; nothing has failed yet.
-    pub(super) fn new(sources: Sources) -> BundleContent {
-        BundleContent {
-            sources,
+    /// Content from the bundle-source flags and the invocation's network settings
+    /// (`allow_tags` is `--allow-tags`); nothing has failed yet.
+    pub(super) fn for_invocation(
+        inv: &Invocation,
+        flags: &super::flags::BundleSourceArgs,
+        allow_tags: bool,
+    ) -> Result<BundleContent, Error> {
+        Ok(BundleContent {
+            sources: super::bundle_cmd::sources(flags, &inv.network, inv.install.as_ref())?,
             unreachable: std::cell::Cell::new(false),
-            allow_tags: false,
-        }
-    }
-
-    /// Set `--allow-tags`.
-    pub(super) fn allowing_tags(mut self, allow: bool) -> BundleContent {
-        self.allow_tags = allow;
-        self
+            allow_tags,
+        })
     }
 }
 

@@ -136,12 +136,7 @@ fn check(
     };
     let profile = profile_for(inv, cluster_version)?;
     let templates = Templates::load(args.templates.as_deref())?;
-    let content = BundleContent::new(super::bundle_cmd::sources(
-        &args.bundle_sources,
-        &inv.network,
-        inv.install.as_ref(),
-    )?)
-    .allowing_tags(args.allow_tags);
+    let content = BundleContent::for_invocation(inv, &args.bundle_sources, args.allow_tags)?;
     let install = Install {
         inv,
         cluster_version,

@@ -277,12 +277,7 @@ fn write_target(
         .filter(|o| o.installed.is_some())
         .map(|o| o.name.value.as_str())
         .collect();
-    let content = BundleContent::new(super::bundle_cmd::sources(
-        &args.bundle_sources,
-        &inv.network,
-        inv.install.as_ref(),
-    )?)
-    .allowing_tags(args.allow_tags);
+    let content = BundleContent::for_invocation(inv, &args.bundle_sources, args.allow_tags)?;
     let code = write_install(
         &Install {
             inv,
