@@ -425,6 +425,19 @@ impl std::fmt::Debug for Puller {
     }
 }
 
+/// `image` parsed, or the error a pull or lookup of it reports.
+fn parse_reference(image: &str) -> Result<ImageRef, Error> {
+    ImageRef::parse(image).map_err(|e| Error {
+        image: image.to_string(),
+        attempts: vec![Attempt {
+            place: "the reference".into(),
+            kind: ErrorKind::InvalidReference {
+                detail: e.to_string(),
+            },
+        }],
+    })
+}
+
 impl Puller {
     /// A puller; nothing is opened until an image is asked for.
     pub fn new(settings: Settings) -> Puller {
@@ -457,14 +470,7 @@ impl Puller {
             image: image.to_string(),
             attempts,
         };
-        let parsed = ImageRef::parse(image).map_err(|e| {
-            fail(vec![Attempt {
-                place: "the reference".into(),
-                kind: ErrorKind::InvalidReference {
-                    detail: e.to_string(),
-                },
-            }])
-        })?;
+        let parsed = parse_reference(image)?;
         if let Some(d) = &parsed.digest
             && sha256_hex(d).is_none()
         {
@@ -592,14 +598,7 @@ impl Puller {
             image: image.to_string(),
             attempts,
         };
-        let parsed = ImageRef::parse(image).map_err(|e| {
-            fail(vec![Attempt {
-                place: "the reference".into(),
-                kind: ErrorKind::InvalidReference {
-                    detail: e.to_string(),
-                },
-            }])
-        })?;
+        let parsed = parse_reference(image)?;
         if let Some(d) = &parsed.digest {
             return Ok(d.clone());
         }
