@@ -28,18 +28,31 @@ pub(super) fn mirror_rules(inv: &Invocation) -> Vec<Rule> {
 
 /// How `images` and `mirror-config` treat bundle images given by tag only (see
 /// [`super::pin::reported_bundle_image`]).
-struct PinRule<'a> {
-    sources: &'a Sources,
+struct PinRule {
+    /// Where bundle content and tag lookups come from (the bundle-source flags).
+    sources: Sources,
     /// The profile `create` would write non-bootstrap operators with (none without a release).
     profile: Option<Profile>,
     allow_tags: bool,
 }
 
-impl PinRule<'_> {
-    /// The profile for this invocation's release, when it has one and a profile fits.
-    fn profile(inv: &Invocation) -> Option<Profile> {
-        let version = inv.cluster_version.as_ref()?;
-        super::create::profile_for(inv, version).ok().flatten()
+impl PinRule {
+    /// The rule for this invocation: its bundle-source flags, the profile its release would
+    /// be written with, and `--allow-tags`.
+    fn new(
+        inv: &Invocation,
+        flags: &super::flags::BundleSourceArgs,
+        allow_tags: bool,
+    ) -> Result<PinRule, Error> {
+        let profile = inv
+            .cluster_version
+            .as_ref()
+            .and_then(|version| super::create::profile_for(inv, version).ok().flatten());
+        Ok(PinRule {
+            sources: super::bundle_cmd::sources(flags, &inv.network, inv.install.as_ref())?,
+            profile,
+            allow_tags,
+        })
     }
 
     /// The operator's bundle image as reported; `Err` names the operator and the image.
@@ -66,11 +79,11 @@ impl PinRule<'_> {
 /// is noted in `not_pins`, and a refused one in `refused`.
 fn operator_images(
     outcome: &Outcome<'_>,
-    rule: &PinRule<'_>,
+    rule: &PinRule,
     not_pins: &mut BTreeMap<String, String>,
     refused: &mut Vec<String>,
 ) -> Result<Vec<ImageUse>, Error> {
-    let sources = rule.sources;
+    let sources = &rule.sources;
     let Ok(r) = &outcome.resolution else {
         return Ok(Vec::new());
     };
@@ -192,13 +205,7 @@ pub(super) fn images(
     };
     let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
-    let sources =
-        super::bundle_cmd::sources(&args.bundle_sources, &inv.network, inv.install.as_ref())?;
-    let rule = PinRule {
-        sources: &sources,
-        profile: PinRule::profile(&inv),
-        allow_tags: args.allow_tags,
-    };
+    let rule = PinRule::new(&inv, &args.bundle_sources, args.allow_tags)?;
     let mut uses = Vec::new();
     let mut not_pins = BTreeMap::new();
     let mut refused = Vec::new();
@@ -272,13 +279,7 @@ pub(super) fn mirror_config(
     let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
     let rules = mirror_rules(&inv);
-    let sources =
-        super::bundle_cmd::sources(&args.bundle_sources, &inv.network, inv.install.as_ref())?;
-    let rule = PinRule {
-        sources: &sources,
-        profile: PinRule::profile(&inv),
-        allow_tags: args.allow_tags,
-    };
+    let rule = PinRule::new(&inv, &args.bundle_sources, args.allow_tags)?;
     let mut selections = Vec::new();
     let mut missing = Vec::new();
     // Tag-only bundle images: by the digest create pins them to, or kept as tags.
