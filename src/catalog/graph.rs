@@ -70,26 +70,11 @@ pub fn replaces_chain(channel: &Channel) -> Result<Vec<&str>, ChainError> {
             });
         }
     };
-    let by_name: HashMap<&str, &super::model::ChannelEntry> = channel
-        .entries
-        .iter()
-        .map(|e| (e.name.as_str(), e))
-        .collect();
-    let skipped: HashSet<&str> = channel
-        .entries
-        .iter()
-        .flat_map(|e| e.skips.iter().map(String::as_str))
-        .collect();
+    let edges = ReplacesEdges::of(channel);
     let mut chain = vec![head];
     let mut on_chain: HashSet<&str> = HashSet::from([head]);
-    let mut cur = by_name[head];
-    while let Some(next) = cur.replaces.as_deref() {
-        if skipped.contains(next) {
-            break;
-        }
-        let Some(entry) = by_name.get(next) else {
-            break;
-        };
+    let mut cur = head;
+    while let Some(next) = edges.next(cur) {
         if on_chain.contains(next) {
             let start = chain.iter().position(|n| *n == next).unwrap_or(0);
             let mut cycle: Vec<String> = chain[start..].iter().map(|s| s.to_string()).collect();
@@ -98,13 +83,13 @@ pub fn replaces_chain(channel: &Channel) -> Result<Vec<&str>, ChainError> {
         }
         on_chain.insert(next);
         chain.push(next);
-        cur = entry;
+        cur = next;
     }
     let stranded: BTreeSet<&str> = channel
         .entries
         .iter()
         .map(|e| e.name.as_str())
-        .filter(|n| !on_chain.contains(n) && !skipped.contains(n))
+        .filter(|n| !on_chain.contains(n) && !edges.skipped.contains(n))
         .collect();
     if !stranded.is_empty() {
         return Err(ChainError::Stranded {
@@ -114,26 +99,43 @@ pub fn replaces_chain(channel: &Channel) -> Result<Vec<&str>, ChainError> {
     Ok(chain)
 }
 
+/// A channel's `replaces` edges that count for its chain: an edge to a bundle that some
+/// entry skips, or that is not in the channel, is no edge.
+struct ReplacesEdges<'c> {
+    by_name: HashMap<&'c str, &'c super::model::ChannelEntry>,
+    skipped: HashSet<&'c str>,
+}
+
+impl<'c> ReplacesEdges<'c> {
+    fn of(channel: &'c Channel) -> Self {
+        ReplacesEdges {
+            by_name: channel
+                .entries
+                .iter()
+                .map(|e| (e.name.as_str(), e))
+                .collect(),
+            skipped: channel
+                .entries
+                .iter()
+                .flat_map(|e| e.skips.iter().map(String::as_str))
+                .collect(),
+        }
+    }
+
+    /// The bundle `name` replaces, when that edge counts.
+    fn next(&self, name: &str) -> Option<&'c str> {
+        let r = self.by_name.get(name)?.replaces.as_deref()?;
+        (!self.skipped.contains(r) && self.by_name.contains_key(r)).then_some(r)
+    }
+}
+
 /// Every loop of `replaces` edges in a channel, each as its bundle names from the smallest
 /// name round to it again (`a -> b -> a`), sorted. An edge to a bundle that some entry skips,
 /// or that is not in the channel, ends the walk, as in [`replaces_chain`]; so a loop this
 /// finds is one that `catalog validate` reports (as a cycle, or as having no head when every
 /// entry is on a loop). Each entry has at most one `replaces`, so the loops are disjoint.
 pub fn replaces_cycles(channel: &Channel) -> Vec<Vec<String>> {
-    let by_name: HashMap<&str, &super::model::ChannelEntry> = channel
-        .entries
-        .iter()
-        .map(|e| (e.name.as_str(), e))
-        .collect();
-    let skipped: HashSet<&str> = channel
-        .entries
-        .iter()
-        .flat_map(|e| e.skips.iter().map(String::as_str))
-        .collect();
-    let next = |name: &str| -> Option<&str> {
-        let r = by_name.get(name)?.replaces.as_deref()?;
-        (!skipped.contains(r) && by_name.contains_key(r)).then_some(r)
-    };
+    let edges = ReplacesEdges::of(channel);
     let mut done: HashSet<&str> = HashSet::new();
     let mut cycles = Vec::new();
     for e in &channel.entries {
@@ -152,7 +154,7 @@ pub fn replaces_cycles(channel: &Channel) -> Vec<Vec<String>> {
                 break;
             }
             path.push(n);
-            at = next(n);
+            at = edges.next(n);
         }
         done.extend(path);
     }
