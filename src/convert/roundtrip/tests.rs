@@ -91,6 +91,24 @@ fn printer_column_priority_zero_is_dropped_as_go_drops_it() {
     assert_eq!(spec["x-kubernetes-preserve-unknown-fields"], false);
 }
 
+/// A schema under `items` is decoded through the `JSONSchemaPropsOrArray` union, not as a
+/// struct field: its empty `omitempty` fields go too.
+#[test]
+fn empty_fields_go_in_schemas_under_items() {
+    let crd = yaml(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.example.com}\nspec:\n  group: example.com\n  names: {kind: A, plural: a}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          list:\n            type: array\n            items: {type: string, description: \"\", enum: [], nullable: false, maxLength: 0}\n",
+    );
+    let out = rt(&crd);
+    let items =
+        &out["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["list"]["items"];
+    // `maxLength` is an `*int64`: its zero stays.
+    assert_eq!(
+        *items,
+        serde_json::json!({"type": "string", "maxLength": 0}),
+        "{items}"
+    );
+}
+
 /// Non-pointer `omitempty` fields of a Deployment (k8s.io/api `core/v1/types.go`,
 /// `apps/v1/types.go`, apimachinery `meta/v1/types.go`) holding their zero value are gone,
 /// as `encoding/json` writes them; pointer fields (`replicas *int32`) and fields without
