@@ -53,8 +53,8 @@ impl Progress {
         let events = {
             let bar = bar.clone();
             notice::subscribe(move |event| match event {
-                Event::Stage(message) => bar.set_message(message.to_string()),
-                Event::Notice(message) => bar.println(message),
+                Event::Stage(message) => bar.set_message(shown(message)),
+                Event::Notice(message) => bar.println(shown(message)),
             })
         };
         Progress {
@@ -66,7 +66,7 @@ impl Progress {
     /// Start a stage.
     pub(super) fn stage(&self, message: &str) {
         if let Some(bar) = &self.bar {
-            bar.set_message(message.to_string());
+            bar.set_message(shown(message));
         }
     }
 
@@ -92,6 +92,13 @@ impl Drop for Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// A message as drawn: stages and notices carry catalog text (image references) and
+/// registry or server replies, so control characters are escaped before they reach the
+/// terminal.
+fn shown(message: &str) -> String {
+    crate::output::names::printable(message).into_owned()
 }
 
 /// A writer that clears the progress line around each write (see [`Progress::writer`]).
@@ -176,6 +183,15 @@ mod tests {
         let mut out = Vec::new();
         hidden.writer(&mut out).write_all(b"a line\n").unwrap();
         assert_eq!(out, b"a line\n");
+    }
+
+    #[test]
+    fn control_characters_in_messages_are_escaped() {
+        assert_eq!(
+            shown("retrying r: \u{1b}[2Jgone\r"),
+            "retrying r: \\u{1b}[2Jgone\\r"
+        );
+        assert_eq!(shown("pulling quay.io/a/b:1"), "pulling quay.io/a/b:1");
     }
 
     #[test]
