@@ -229,6 +229,16 @@ impl Zero {
     }
 }
 
+/// Whether the struct field `name`, holding `v`, is one Go's encoder drops as empty
+/// (`omitempty` is the struct's list from [`super::omitempty`]).
+pub(super) fn omitted(omitempty: &[(&'static str, Zero)], name: &str, v: &Value) -> bool {
+    // Most values are not empty: that test first, the field list only for those.
+    Zero::any_holds(v)
+        && omitempty
+            .iter()
+            .any(|(field, zero)| *field == name && zero.holds(v))
+}
+
 impl<'de> MapAccess<'de> for Map<'de, '_> {
     type Error = FieldError;
 
@@ -252,13 +262,7 @@ impl<'de> MapAccess<'de> for Map<'de, '_> {
                     .unwrap_or(k.as_str()),
                 _ => k.as_str(),
             };
-            // Most values are not empty: that test first, the field list only for those.
-            if Zero::any_holds(v)
-                && self
-                    .omitempty
-                    .iter()
-                    .any(|(field, zero)| *field == name && zero.holds(v))
-            {
+            if omitted(self.omitempty, name, v) {
                 continue;
             }
             let key: de::value::StrDeserializer<'_, FieldError> = name.into_deserializer();

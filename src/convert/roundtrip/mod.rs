@@ -34,6 +34,7 @@
 mod de;
 mod omitempty;
 pub mod quantity;
+mod schema;
 mod ser;
 
 use serde::Serialize;
@@ -193,6 +194,27 @@ fn round_trip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<Value, Fie
     Ok(order_like(obj, new))
 }
 
+/// [`round_trip`] of a CRD: its schema trees by [`schema::crd`], which gives the same
+/// objects without building a typed struct per schema node, else the typed road.
+fn crd_round_trip(obj: &Value) -> Result<Value, FieldError> {
+    let typed = round_trip::<apiextensions::CustomResourceDefinition>;
+    let Some(fast) = schema::crd(obj, typed) else {
+        return typed(obj);
+    };
+    // Both roads on every CRD the tests convert: they must give the same text.
+    #[cfg(debug_assertions)]
+    {
+        let slow = typed(obj).map(|v| serde_json::to_string(&v).unwrap_or_default());
+        let fast_text = serde_json::to_string(&fast).unwrap_or_default();
+        assert_eq!(
+            slow.as_ref(),
+            Ok(&fast_text),
+            "the schema road and the typed road differ on {obj}"
+        );
+    }
+    Ok(fast)
+}
+
 /// Decode `obj` into its typed struct and encode it again, when its kind is in `kinds`;
 /// otherwise as [`untyped`]. Keys keep the order they had in `obj` (new ones go last), so
 /// the output differs from the input only where Go's would.
@@ -202,9 +224,7 @@ pub fn typed(kinds: &TypedKinds, obj: &Value) -> Result<Value, Error> {
     };
     let mut out = match kind {
         TypedKind::Deployment => round_trip::<apps::Deployment>(obj),
-        TypedKind::CustomResourceDefinition => {
-            round_trip::<apiextensions::CustomResourceDefinition>(obj)
-        }
+        TypedKind::CustomResourceDefinition => crd_round_trip(obj),
         TypedKind::ServiceAccount => round_trip::<core::ServiceAccount>(obj),
         TypedKind::Service => round_trip::<core::Service>(obj),
         TypedKind::Role => round_trip::<rbac::Role>(obj),
