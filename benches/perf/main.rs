@@ -632,8 +632,8 @@ fn phase(args: &[String]) -> Result<()> {
                     let out = po_manifests::bundle::RegistryV1::from_objects(&pkg.name, objs)
                         .map_err(|e| e.to_string())
                         .and_then(|content| {
-                            po_manifests::convert::convert(
-                                &content,
+                            po_manifests::convert::convert_owned(
+                                content,
                                 &po_manifests::convert::Options {
                                     install_namespace: format!("{}-system", pkg.name),
                                     ..Default::default()

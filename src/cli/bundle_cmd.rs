@@ -229,11 +229,11 @@ fn render_options(
 /// One bundle's objects as `(file name, YAML)`, converted as `olm` does; a refusal for want of a
 /// watch namespace says how to give one.
 fn object_files(
-    content: &RegistryV1,
+    content: RegistryV1,
     olm: &crate::openshift::OlmV1,
     options: &convert::Options,
 ) -> Result<Vec<(String, String)>, Error> {
-    let objects = convert::convert(content, options).map_err(|e| {
+    let objects = convert::convert_owned(content, options).map_err(|e| {
         let mut text = crate::error_chain(&e);
         if options.target_namespaces.is_empty()
             && matches!(
@@ -350,7 +350,7 @@ fn render_all(
         let loaded = sources
             .load_catalog_bundle(bundle)
             .map_err(|e| crate::error_chain(&e))?;
-        let files = object_files(&loaded.bundle, &olm, &options).map_err(|e| e.to_string())?;
+        let files = object_files(loaded.bundle, &olm, &options).map_err(|e| e.to_string())?;
         write_dir(&out.join(&bundle.name), &files).map_err(|e| e.to_string())?;
         Ok(files.len())
     };
@@ -405,7 +405,8 @@ fn render(
     }
     let (olm, options) = render_options(args, stderr)?;
     let content = load(args)?;
-    let files = object_files(&content, &olm, &options)?;
+    let csv = content.csv_name().unwrap_or("the bundle").to_owned();
+    let files = object_files(content, &olm, &options)?;
     write_dir(&args.output_dir, &files)?;
     for (name, _) in &files {
         writeln!(stdout, "{}", args.output_dir.join(name).display())?;
@@ -414,7 +415,7 @@ fn render(
         stderr,
         "wrote {} objects of {} into {}",
         files.len(),
-        content.csv_name().unwrap_or("the bundle"),
+        csv,
         args.output_dir.display()
     )?;
     Ok(EXIT_OK)

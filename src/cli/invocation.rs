@@ -530,5 +530,5 @@ pub(super) fn converted_bundle(
         }
         None => watch.map(|w| vec![w.to_string()]).unwrap_or_default(),
     };
-    crate::convert::convert(&loaded.bundle, &options).map_err(ContentError::Convert)
+    crate::convert::convert_owned(loaded.bundle, &options).map_err(ContentError::Convert)
 }

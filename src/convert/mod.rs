@@ -37,6 +37,7 @@ pub mod roundtrip;
 mod validate;
 pub mod webhooks;
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -424,6 +425,17 @@ pub fn object_file_name(index: usize, obj: &Value) -> String {
 /// Render `bundle` into plain manifests. See the module documentation for the steps, and
 /// [`release`] for what each release's renderer does differently.
 pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Error> {
+    convert_cow(Cow::Borrowed(bundle), options)
+}
+
+/// [`convert`] of a bundle the caller is done with: its CRDs, most of a bundle's bytes, are
+/// moved into the output instead of copied.
+pub fn convert_owned(bundle: RegistryV1, options: &Options) -> Result<Vec<Value>, Error> {
+    convert_cow(Cow::Owned(bundle), options)
+}
+
+fn convert_cow(mut source: Cow<'_, RegistryV1>, options: &Options) -> Result<Vec<Value>, Error> {
+    let bundle: &RegistryV1 = &source;
     let csv = bundle.csv_name()?.to_owned();
     let modes = bundle.install_modes()?;
     let install_ns = options.install_namespace.as_str();
@@ -578,18 +590,25 @@ pub fn convert(bundle: &RegistryV1, options: &Options) -> Result<Vec<Value>, Err
         ));
     }
 
-    // CRDs, round-tripped as the release reads them (from the bundle's copy, which saves
-    // cloning them), then given their conversion webhooks.
+    // CRDs, round-tripped as the release reads them (moved out of a bundle the caller is
+    // done with, else copied), then given their conversion webhooks.
     let typed_kinds = roundtrip::TypedKinds::for_renderer(options.renderer);
-    let mut crds = bundle
-        .crds
-        .iter()
-        .map(|crd| roundtrip::typed(&typed_kinds, crd))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|source| Error::Typed {
-            csv: csv.clone(),
-            source,
-        })?;
+    let mut crds = match &mut source {
+        Cow::Owned(b) => std::mem::take(&mut b.crds)
+            .into_iter()
+            .map(|crd| roundtrip::typed_owned(&typed_kinds, crd))
+            .collect::<Result<Vec<_>, _>>(),
+        Cow::Borrowed(b) => b
+            .crds
+            .iter()
+            .map(|crd| roundtrip::typed(&typed_kinds, crd))
+            .collect::<Result<Vec<_>, _>>(),
+    }
+    .map_err(|source| Error::Typed {
+        csv: csv.clone(),
+        source,
+    })?;
+    let bundle: &RegistryV1 = &source;
     if let Some(provider) = options.cert_provider {
         webhooks::convert_crds(bundle, &mut crds, install_ns, provider)?;
     }

@@ -37,6 +37,8 @@ pub mod quantity;
 mod schema;
 mod ser;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -195,57 +197,72 @@ fn round_trip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<Value, Fie
 }
 
 /// [`round_trip`] of a CRD: its schema trees by [`schema::crd`], which gives the same
-/// objects without building a typed struct per schema node, else the typed road.
-fn crd_round_trip(obj: &Value) -> Result<Value, FieldError> {
+/// objects without building a typed struct per schema node (and takes them out of `obj`
+/// instead of copying them), the rest by the typed road.
+fn crd_round_trip(obj: Value) -> Result<Value, FieldError> {
     let typed = round_trip::<apiextensions::CustomResourceDefinition>;
-    let Some(fast) = schema::crd(obj, typed) else {
-        return typed(obj);
-    };
-    // Both roads on every CRD the tests convert: they must give the same text.
+    #[cfg(debug_assertions)]
+    let original = obj.clone();
+    let (out, _) = schema::crd(obj, typed);
+    // Both roads on every CRD the tests convert: they must give the same text or error.
     #[cfg(debug_assertions)]
     {
-        let slow = typed(obj).map(|v| serde_json::to_string(&v).unwrap_or_default());
-        let fast_text = serde_json::to_string(&fast).unwrap_or_default();
+        let text = |r: &Result<Value, FieldError>| match r {
+            Ok(v) => Ok(serde_json::to_string(v).unwrap_or_default()),
+            Err(e) => Err(e.to_string()),
+        };
         assert_eq!(
-            slow.as_ref(),
-            Ok(&fast_text),
-            "the schema road and the typed road differ on {obj}"
+            text(&out),
+            text(&typed(&original)),
+            "the schema road and the typed road differ on {original}"
         );
     }
-    Ok(fast)
+    out
 }
 
 /// Decode `obj` into its typed struct and encode it again, when its kind is in `kinds`;
 /// otherwise as [`untyped`]. Keys keep the order they had in `obj` (new ones go last), so
 /// the output differs from the input only where Go's would.
 pub fn typed(kinds: &TypedKinds, obj: &Value) -> Result<Value, Error> {
-    let Some(kind) = TypedKind::of(obj).filter(|k| kinds.contains(*k)) else {
-        return Ok(untyped(obj));
+    typed_cow(kinds, Cow::Borrowed(obj))
+}
+
+/// [`typed`] of an object the caller is done with: what can be moved is not copied.
+pub fn typed_owned(kinds: &TypedKinds, obj: Value) -> Result<Value, Error> {
+    typed_cow(kinds, Cow::Owned(obj))
+}
+
+fn typed_cow(kinds: &TypedKinds, obj: Cow<'_, Value>) -> Result<Value, Error> {
+    let Some(kind) = TypedKind::of(&obj).filter(|k| kinds.contains(*k)) else {
+        let mut v = obj.into_owned();
+        untyped_in_place(&mut v);
+        return Ok(v);
     };
+    let name = obj
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
     let mut out = match kind {
-        TypedKind::Deployment => round_trip::<apps::Deployment>(obj),
-        TypedKind::CustomResourceDefinition => crd_round_trip(obj),
-        TypedKind::ServiceAccount => round_trip::<core::ServiceAccount>(obj),
-        TypedKind::Service => round_trip::<core::Service>(obj),
-        TypedKind::Role => round_trip::<rbac::Role>(obj),
-        TypedKind::RoleBinding => round_trip::<rbac::RoleBinding>(obj),
-        TypedKind::ClusterRole => round_trip::<rbac::ClusterRole>(obj),
-        TypedKind::ClusterRoleBinding => round_trip::<rbac::ClusterRoleBinding>(obj),
+        TypedKind::CustomResourceDefinition => crd_round_trip(obj.into_owned()),
+        TypedKind::Deployment => round_trip::<apps::Deployment>(&obj),
+        TypedKind::ServiceAccount => round_trip::<core::ServiceAccount>(&obj),
+        TypedKind::Service => round_trip::<core::Service>(&obj),
+        TypedKind::Role => round_trip::<rbac::Role>(&obj),
+        TypedKind::RoleBinding => round_trip::<rbac::RoleBinding>(&obj),
+        TypedKind::ClusterRole => round_trip::<rbac::ClusterRole>(&obj),
+        TypedKind::ClusterRoleBinding => round_trip::<rbac::ClusterRoleBinding>(&obj),
         TypedKind::ValidatingWebhookConfiguration => {
-            round_trip::<admissionregistration::ValidatingWebhookConfiguration>(obj)
+            round_trip::<admissionregistration::ValidatingWebhookConfiguration>(&obj)
         }
         TypedKind::MutatingWebhookConfiguration => {
-            round_trip::<admissionregistration::MutatingWebhookConfiguration>(obj)
+            round_trip::<admissionregistration::MutatingWebhookConfiguration>(&obj)
         }
     }
     .map_err(|source| Error {
         kind: kind.type_meta().1.to_owned(),
-        name: obj
-            .get("metadata")
-            .and_then(|m| m.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned(),
+        name,
         source,
     })?;
     untyped_in_place(&mut out);
@@ -315,7 +332,7 @@ pub fn apply(
     let mut out = Vec::with_capacity(typed_objects.len() + unstructured.len());
     for mut obj in typed_objects {
         if TypedKind::of(&obj).is_some_and(|k| kinds.contains(k)) {
-            out.push(typed(kinds, &obj)?);
+            out.push(typed_owned(kinds, obj)?);
         } else {
             untyped_in_place(&mut obj);
             out.push(obj);
