@@ -292,7 +292,10 @@ pub fn untyped_in_place(v: &mut Value) {
 }
 
 /// `new` with its object keys in the order `old` had them, recursively; keys only `new`
-/// has go last, in `new`'s order.
+/// has go last. Those are not in `new`'s order: taking `old`'s keys out with `swap_remove`
+/// moves `new`'s last keys into the holes. The order is still fixed by the two inputs, so
+/// output stays reproducible; [`ser`] reproduces it, and changing it would change the
+/// bytes (and lock digests) of objects Go's structs add fields to.
 fn order_like(old: &Value, new: Value) -> Value {
     match (old, new) {
         (Value::Object(o), Value::Object(mut n)) => {
