@@ -24,6 +24,9 @@
 //! be a number is resolved by serde-saphyr itself, alone. Everything here is linear in the
 //! document's size and the recursion depth is bounded: documents are untrusted input.
 
+use std::borrow::Cow;
+
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 /// Deepest nesting of collections read here (serde-saphyr's budget stops at 64).
@@ -250,10 +253,12 @@ impl<'a> Reader<'a> {
             self.consume(&line);
             let v = self.value(&line, line.start + after, n, Ctx::MapValue, depth)?;
             self.count()?;
-            if m.contains_key(&k) {
-                return None;
+            match m.entry(k.into_owned()) {
+                Entry::Vacant(e) => {
+                    e.insert(v);
+                }
+                Entry::Occupied(_) => return None,
             }
-            m.insert(k, v);
         }
         Some(Value::Object(m))
     }
@@ -547,6 +552,9 @@ impl<'a> Reader<'a> {
             if ind < k {
                 break;
             }
+            if !any {
+                out.reserve(self.block_extent(p, k));
+            }
             let content = &s[p + k..lend];
             if literal {
                 out.extend(std::iter::repeat_n('\n', empties));
@@ -603,6 +611,24 @@ impl<'a> Reader<'a> {
     }
 }
 
+impl Reader<'_> {
+    /// An upper bound of the text of a block scalar whose content lines (indented by `k`)
+    /// start at `p`: the bytes up to its first less indented line.
+    fn block_extent(&self, p: usize, k: usize) -> usize {
+        let b = self.bytes();
+        let mut q = p;
+        while q < b.len() {
+            let (lend, next) = self.line_end(q);
+            let ind = self.spaces(q, lend);
+            if q + ind != lend && ind < k {
+                break;
+            }
+            q = next;
+        }
+        q - p
+    }
+}
+
 /// Whether a line's content is a block sequence entry (`-` then a space or the end).
 fn is_seq_item(text: &str) -> bool {
     let b = text.as_bytes();
@@ -649,7 +675,7 @@ fn tail_ok(t: &str) -> bool {
 /// If `text` (a line's content) starts with an implicit mapping key: `Some(Some((key, offset
 /// just after the colon)))`; `Some(None)` if it is not a key; `None` if it is a key this
 /// reader does not handle (or malformed).
-fn key(text: &str) -> Option<Option<(String, usize)>> {
+fn key(text: &str) -> Option<Option<(Cow<'_, str>, usize)>> {
     let b = text.as_bytes();
     let colon_after = |j: usize| -> Option<Option<usize>> {
         let mut k = j;
@@ -666,7 +692,8 @@ fn key(text: &str) -> Option<Option<(String, usize)>> {
     };
     match b.first()? {
         b'"' | b'\'' => match quoted_line(text)? {
-            Some((k, used)) => Some(colon_after(used)?.map(|after| (k, after))),
+            Some((_, used)) if used > MAX_KEY => None,
+            Some((k, used)) => Some(colon_after(used)?.map(|after| (Cow::Owned(k), after))),
             // A key is on one line.
             None => Some(None),
         },
@@ -686,7 +713,7 @@ fn key(text: &str) -> Option<Option<(String, usize)>> {
             if k.len() > MAX_KEY || matches!(k, "~" | "null" | "Null" | "NULL" | "<<") {
                 return None;
             }
-            Some(Some((k.to_owned(), j + 1)))
+            Some(Some((Cow::Borrowed(k), j + 1)))
         }
     }
 }
