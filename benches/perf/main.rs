@@ -226,6 +226,8 @@ const PHASES: &[&str] = &[
     "floor2",
     "load",
     "validate",
+    "load-saphyr",
+    "validate-saphyr",
     "resolve",
     "lvr",
     "decode",
@@ -236,7 +238,16 @@ const PHASES: &[&str] = &[
 
 /// The phases of a YAML (`olm.csv.metadata`) catalog: its bundles embed no manifests, so
 /// decoding, converting and `create` need bundle images and are left out.
-const YAML_PHASES: &[&str] = &["floor", "floor2", "load", "validate", "resolve", "lvr"];
+const YAML_PHASES: &[&str] = &[
+    "floor",
+    "floor2",
+    "load",
+    "validate",
+    "load-saphyr",
+    "validate-saphyr",
+    "resolve",
+    "lvr",
+];
 
 fn phase_title(p: &str) -> &'static str {
     match p {
@@ -244,6 +255,8 @@ fn phase_title(p: &str) -> &'static str {
         "floor2" => "parse floor (2 cores)",
         "load" => "load",
         "validate" => "validate",
+        "load-saphyr" => "load, serde-saphyr only (no fast YAML reader)",
+        "validate-saphyr" => "validate, serde-saphyr only",
         "resolve" => "resolve 20 operators",
         "lvr" => "load+validate+resolve",
         "decode" => "decode every bundle's objects",
@@ -328,7 +341,7 @@ fn run(args: &[String]) -> Result<()> {
         let floor2 = get("floor2");
         for (ph, m, _) in &results {
             let ratio = match *ph {
-                "lvr" | "load" | "validate" => floor
+                "lvr" | "load" | "validate" | "load-saphyr" | "validate-saphyr" => floor
                     .map(|f| {
                         let mut s = format!("{:.2}× floor", m.seconds / f.seconds);
                         if let Some(f2) = floor2 {
@@ -561,7 +574,15 @@ fn phase(args: &[String]) -> Result<()> {
     };
     let path = Path::new(catalog);
     let operators: Vec<String> = operators.split(',').map(String::from).collect();
-    let (seconds, detail) = match name.as_str() {
+    // The `-saphyr` phases time the same work with the fast YAML reader turned off.
+    let name = match name.strip_suffix("-saphyr") {
+        Some(base) => {
+            catalog::fbc::set_fast_yaml(false);
+            base
+        }
+        None => name.as_str(),
+    };
+    let (seconds, detail) = match name {
         "floor" => floor(path, false)?,
         "floor2" => floor(path, true)?,
         "load" => {
@@ -786,7 +807,8 @@ fn yaml_floor(bytes: &[u8], parallel: bool) -> std::result::Result<usize, String
 }
 
 /// Diagnostics for choosing the YAML reading (not in the default phases): the documents of
-/// every file read with serde-saphyr under several options, one core, CPU seconds each.
+/// every file read with serde-saphyr under several options and with the fast reader
+/// ([`catalog::fastyaml`], falling back to serde-saphyr), one core, CPU seconds each.
 fn yaml_candidates(path: &Path) -> Result<(f64, String)> {
     let files = catalog::fbc::catalog_files(path)
         .map_err(|e| e.to_string())?
@@ -852,11 +874,25 @@ fn yaml_candidates(path: &Path) -> Result<(f64, String)> {
         let v: IgnoredAny = serde_saphyr::from_str_with_options(d, no_comments()).unwrap();
         std::hint::black_box(v);
     });
+    // The loader's reading: the fast reader, serde-saphyr for what it leaves.
+    let fast_docs = std::sync::atomic::AtomicUsize::new(0);
+    let fast = time(&|d| {
+        let v = match catalog::fastyaml::to_value(d) {
+            Some(v) => {
+                fast_docs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                v
+            }
+            None => serde_saphyr::from_str_with_options(d, no_comments()).unwrap(),
+        };
+        std::hint::black_box(v);
+    });
+    let fast_docs = fast_docs.into_inner();
     Ok((
         a,
         format!(
             "{} docs: events {floor:.3}s; Value {a:.3}s; Value without comments {b:.3}s; \
-             also without budget {c:.3}s; IgnoredAny without comments {ignored:.3}s",
+             also without budget {c:.3}s; IgnoredAny without comments {ignored:.3}s; \
+             fast reader (with fallback) {fast:.3}s, {fast_docs} docs on the fast road",
             docs.len()
         ),
     ))

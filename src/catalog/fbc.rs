@@ -1511,11 +1511,22 @@ fn yaml_doc<S: DocSink>(
     // The document is read into a JSON value first: that fixes the reading of every scalar
     // (YAML 1.2 core schema, as before) before typed decoding sees it. The typed structs
     // then decode from the value directly, without writing and re-parsing JSON text.
-    let value: serde_json::Value = serde_saphyr::from_str_with_options(text, yaml_options())
-        .map_err(|source| Error::Yaml {
-            origin: origin(),
-            source: Box::new(source),
-        })?;
+    // The fast reader takes the block-style subset catalogs are written in; anything else,
+    // and every error, goes to serde-saphyr.
+    let fast = if FAST_YAML.load(std::sync::atomic::Ordering::Relaxed) {
+        super::fastyaml::to_value(text)
+    } else {
+        None
+    };
+    let value: serde_json::Value = match fast {
+        Some(v) => v,
+        None => serde_saphyr::from_str_with_options(text, yaml_options()).map_err(|source| {
+            Error::Yaml {
+                origin: origin(),
+                source: Box::new(source),
+            }
+        })?,
+    };
     match &value {
         serde_json::Value::Null => return Ok(None),
         serde_json::Value::Object(_) => {}
@@ -1532,6 +1543,17 @@ fn yaml_doc<S: DocSink>(
         }
     }
     sink.decode_yaml(path, line, &value).map(Some)
+}
+
+/// Whether YAML documents go through [`super::fastyaml`] first (on unless a benchmark
+/// turns it off).
+static FAST_YAML: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Turn the fast YAML reader ([`super::fastyaml`]) on or off for this process, so a benchmark
+/// can time serde-saphyr alone on the same catalog. Results are the same either way.
+#[doc(hidden)]
+pub fn set_fast_yaml(enabled: bool) {
+    FAST_YAML.store(enabled, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// YAML options matching Go's `sigs.k8s.io/yaml` (yaml.v2): a repeated key keeps the last

@@ -6,10 +6,13 @@
 //! * [`model`] is the linked catalog (operator-registry `alpha/model`) and how it is built.
 //! * [`validate`] holds every `opm validate` rule and reports all problems as a sorted tree.
 //! * [`graph`] computes channel heads, the replaces chain and one-hop successors.
+//! * [`fastyaml`] reads the block-style YAML subset catalogs are written in into the value
+//!   serde-saphyr would give, and leaves everything else to serde-saphyr.
 //! * [`list`] gives the rows of `catalog list packages|channels|bundles` (`opm alpha list`).
 //!
 //! Source of truth: `reference/catalogs-and-conversion.md` §1, §2.1, §4.1–4.2 and §6.
 
+pub mod fastyaml;
 pub mod fbc;
 pub mod graph;
 pub mod image;

@@ -641,6 +641,68 @@ pub fn check_release(release: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Any JSON object, checked without keeping it: read through the same deserializer calls
+/// as a `serde_json::Map<String, Value>` (so it decodes exactly when that does, with the same
+/// error), but nothing is built.
+struct AnyObject;
+
+/// Any JSON value, read as `serde_json::Value` reads it (`deserialize_any`), nothing kept.
+struct AnyValue;
+
+impl<'de> serde::Deserialize<'de> for AnyValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(AnyVisitor)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AnyObject {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(AnyVisitor).map(|_| AnyObject)
+    }
+}
+
+struct AnyVisitor;
+
+impl<'de> serde::de::Visitor<'de> for AnyVisitor {
+    type Value = AnyValue;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // What serde_json's `Map` says (the only caller that can fail here).
+        f.write_str("a map")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_unit<E>(self) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_none<E>(self) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<AnyValue, D::Error> {
+        <AnyValue as serde::Deserialize>::deserialize(d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<AnyValue, A::Error> {
+        while s.next_element::<AnyValue>()?.is_some() {}
+        Ok(AnyValue)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<AnyValue, A::Error> {
+        while m.next_entry::<AnyValue, AnyValue>()?.is_some() {}
+        Ok(AnyValue)
+    }
+}
+
 /// Known property types that must decode into their struct (rule 5).
 fn check_property(
     p: &fbc::Property,
@@ -657,7 +719,7 @@ fn check_property(
         fbc::PROPERTY_PACKAGE_REQUIRED => shape::<fbc::PackageRequired>(&p.value),
         fbc::PROPERTY_GVK | fbc::PROPERTY_GVK_REQUIRED => shape::<fbc::Gvk>(&p.value),
         fbc::PROPERTY_CHANNEL => shape::<fbc::ChannelProperty>(&p.value),
-        fbc::PROPERTY_CSV_METADATA => shape::<serde_json::Map<String, serde_json::Value>>(&p.value),
+        fbc::PROPERTY_CSV_METADATA => shape::<AnyObject>(&p.value),
         fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => {
             match &p.value {
                 fbc::PropertyValue::Json(raw) => check_bundle_object(raw),
@@ -1096,6 +1158,38 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The allocation-free object check accepts and refuses exactly what a map of values does,
+    /// with the same message.
+    #[test]
+    fn any_object_agrees_with_a_map_of_values() {
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let deep = format!("{{\"a\":{deep}}}");
+        for text in [
+            "{}",
+            "{\"a\":1,\"b\":[1,2.5,-3,{\"c\":null}],\"a\":\"dup\"}",
+            "{\"big\":1e400}",
+            "{\"n\":123456789012345678901234567890}",
+            "{\"s\":\"\\u00e9\\ud83d\\ude00\"}",
+            "{\"bad\":\"\\q\"}",
+            "{\"lone\":\"\\ud800\"}",
+            "null",
+            "[]",
+            "\"x\"",
+            "1",
+            "{\"a\":1,}",
+            "{\"a\"}",
+            &deep,
+        ] {
+            let want = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            let got = serde_json::from_str::<AnyObject>(text)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want, "{text}");
+        }
+    }
 
     fn bundle(props: &[(&str, &str)]) -> Bundle {
         Bundle {
