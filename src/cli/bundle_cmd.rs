@@ -300,28 +300,9 @@ fn render_all(
         }
     }
     let out = &args.output_dir;
-    if out.exists() {
-        let mut entries = std::fs::read_dir(out).map_err(|source| {
-            Error::Output(crate::output::Error::Io {
-                action: "cannot read",
-                path: out.clone(),
-                source,
-            })
-        })?;
-        if entries.next().is_some() {
-            return Err(Error::Usage(format!(
-                "--output-dir {} is not empty",
-                out.display()
-            )));
-        }
-    }
-    std::fs::create_dir_all(out).map_err(|source| {
-        Error::Output(crate::output::Error::Io {
-            action: "cannot create",
-            path: out.clone(),
-            source,
-        })
-    })?;
+    // One staging directory for the whole tree, renamed into place at the end: `OUT`
+    // appears with every rendered bundle or not at all.
+    let stage = stage_beside(out)?;
     let install = read_install(args.dir.as_deref())?;
     let sources = sources(&args.sources, &args.network, install.as_ref())?;
     let (olm, options) = render_options(args, stderr)?;
@@ -351,7 +332,12 @@ fn render_all(
             .load_catalog_bundle(bundle)
             .map_err(|e| crate::error_chain(&e))?;
         let files = object_files(loaded.bundle, &olm, &options).map_err(|e| e.to_string())?;
-        write_dir(&out.join(&bundle.name), &files).map_err(|e| e.to_string())?;
+        let dir = stage.path().join(&bundle.name);
+        write_files(&dir, &files).map_err(|e| {
+            // A bundle's directory is whole or absent.
+            let _ = std::fs::remove_dir_all(&dir);
+            e.to_string()
+        })?;
         Ok(files.len())
     };
     let results: Vec<Result<usize, String>> = bundles
@@ -359,6 +345,8 @@ fn render_all(
         .enumerate()
         .map(|(i, b)| render_one(i, b))
         .collect();
+    crate::output::crash::point("rename the rendered tree into place");
+    publish(stage, out)?;
     let mut refused = 0usize;
     let mut objects = 0usize;
     for (bundle, result) in bundles.iter().zip(&results) {
@@ -437,45 +425,65 @@ fn render_target(args: &BundleRenderArgs) -> Result<crate::openshift::Target, Er
 /// Write every file into a new directory: staged beside it, renamed into place, so the
 /// directory appears whole or not at all. An existing non-empty directory is refused.
 fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
-    let io = |action: &'static str, path: &Path| {
-        let path = path.to_path_buf();
-        move |source| {
-            Error::Output(crate::output::Error::Io {
-                action,
-                path,
-                source,
-            })
-        }
-    };
+    let stage = stage_beside(dir)?;
+    write_files(stage.path(), files)?;
+    publish(stage, dir)
+}
+
+fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| {
+        Error::Output(crate::output::Error::Io {
+            action,
+            path,
+            source,
+        })
+    }
+}
+
+/// A staging directory beside `dir`, which must not exist or be empty.
+fn stage_beside(dir: &Path) -> Result<tempfile::TempDir, Error> {
     if dir.exists() {
-        let mut entries = std::fs::read_dir(dir).map_err(io("cannot read", dir))?;
+        let mut entries = std::fs::read_dir(dir).map_err(io_error("cannot read", dir))?;
         if entries.next().is_some() {
             return Err(Error::Usage(format!(
                 "--output-dir {} is not empty",
                 dir.display()
             )));
         }
-        std::fs::remove_dir(dir).map_err(io("cannot replace", dir))?;
     }
     let parent = dir
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(io("cannot create", parent))?;
-    let stage = tempfile::Builder::new()
+    std::fs::create_dir_all(parent).map_err(io_error("cannot create", parent))?;
+    tempfile::Builder::new()
         .prefix(".po-manifests-render-")
         .tempdir_in(parent)
-        .map_err(io("cannot create a staging directory in", parent))?;
+        .map_err(io_error("cannot create a staging directory in", parent))
+}
+
+/// Create `root` and write `files` (names relative to it) into it.
+fn write_files(root: &Path, files: &[(String, String)]) -> Result<(), Error> {
+    std::fs::create_dir_all(root).map_err(io_error("cannot create", root))?;
     for (name, text) in files {
-        let path = stage.path().join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io("cannot create", parent))?;
+        let path = root.join(name);
+        if let Some(parent) = path.parent().filter(|_| name.contains('/')) {
+            std::fs::create_dir_all(parent).map_err(io_error("cannot create", parent))?;
         }
-        std::fs::write(&path, text).map_err(io("cannot write", &path))?;
+        std::fs::write(&path, text).map_err(io_error("cannot write", &path))?;
+    }
+    Ok(())
+}
+
+/// Rename the staging directory to `dir` (replacing it if it is an empty directory).
+fn publish(stage: tempfile::TempDir, dir: &Path) -> Result<(), Error> {
+    if dir.exists() {
+        std::fs::remove_dir(dir).map_err(io_error("cannot replace", dir))?;
     }
     let staged = stage.keep();
     std::fs::rename(&staged, dir).map_err(|e| {
         let _ = std::fs::remove_dir_all(&staged);
-        io("cannot create", dir)(e)
+        io_error("cannot create", dir)(e)
     })
 }

@@ -9,7 +9,7 @@
 //! Re-running replaces exactly the files that the previous run recorded in its lock file, and
 //! refuses to overwrite a file it did not write.
 
-mod crash;
+pub(crate) mod crash;
 pub mod install_lock;
 pub mod journal;
 pub mod lock;

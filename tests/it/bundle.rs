@@ -286,6 +286,53 @@ fn example_catalog_with_a_broken_bundle(dir: &std::path::Path) {
     std::fs::write(dir.join("broken/catalog.json"), text).unwrap();
 }
 
+/// Killed before the rendered tree is renamed into place, `render --all` leaves no `OUT`
+/// (only its staging directory beside it), never a part of the bundles.
+#[test]
+fn render_all_killed_before_it_finishes_leaves_no_output_dir() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("catalog");
+    example_catalog_with_a_broken_bundle(&catalog);
+    let out = tmp.path().join("out");
+    let a = cmd()
+        .args([
+            "bundle",
+            "render",
+            "--all",
+            "--namespace",
+            "ns",
+            "--catalog",
+        ])
+        .arg(&catalog)
+        .arg("--output-dir")
+        .arg(&out)
+        .env("PO_MANIFESTS_TEST_CRASH_AT", "1")
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("killed before rename the rendered tree"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    // The same command then renders the whole tree.
+    cmd()
+        .args([
+            "bundle",
+            "render",
+            "--all",
+            "--namespace",
+            "ns",
+            "--catalog",
+        ])
+        .arg(&catalog)
+        .arg("--output-dir")
+        .arg(&out)
+        .assert()
+        .code(1);
+    assert!(out.join("acme-cert-operator.v1.2.0").is_dir());
+}
+
 #[test]
 fn render_all_lists_a_refused_bundle_and_renders_the_others() {
     let tmp = tempfile::tempdir().unwrap();
