@@ -286,6 +286,23 @@ fn example_catalog_with_a_broken_bundle(dir: &std::path::Path) {
     std::fs::write(dir.join("broken/catalog.json"), text).unwrap();
 }
 
+/// `bundle render --all --namespace ns --catalog CATALOG --output-dir OUT`.
+fn render_all(catalog: &std::path::Path, out: &std::path::Path) -> assert_cmd::Command {
+    let mut c = cmd();
+    c.args([
+        "bundle",
+        "render",
+        "--all",
+        "--namespace",
+        "ns",
+        "--catalog",
+    ])
+    .arg(catalog)
+    .arg("--output-dir")
+    .arg(out);
+    c
+}
+
 /// Killed before the rendered tree is renamed into place, `render --all` leaves no `OUT`
 /// (only its staging directory beside it), never a part of the bundles.
 #[test]
@@ -294,18 +311,7 @@ fn render_all_killed_before_it_finishes_leaves_no_output_dir() {
     let catalog = tmp.path().join("catalog");
     example_catalog_with_a_broken_bundle(&catalog);
     let out = tmp.path().join("out");
-    let a = cmd()
-        .args([
-            "bundle",
-            "render",
-            "--all",
-            "--namespace",
-            "ns",
-            "--catalog",
-        ])
-        .arg(&catalog)
-        .arg("--output-dir")
-        .arg(&out)
+    let a = render_all(&catalog, &out)
         .env("PO_MANIFESTS_TEST_CRASH_AT", "1")
         .assert()
         .failure();
@@ -316,20 +322,7 @@ fn render_all_killed_before_it_finishes_leaves_no_output_dir() {
     );
     assert!(!out.exists());
     // The same command then renders the whole tree.
-    cmd()
-        .args([
-            "bundle",
-            "render",
-            "--all",
-            "--namespace",
-            "ns",
-            "--catalog",
-        ])
-        .arg(&catalog)
-        .arg("--output-dir")
-        .arg(&out)
-        .assert()
-        .code(1);
+    render_all(&catalog, &out).assert().code(1);
     assert!(out.join("acme-cert-operator.v1.2.0").is_dir());
 }
 
@@ -339,20 +332,7 @@ fn render_all_lists_a_refused_bundle_and_renders_the_others() {
     let catalog = tmp.path().join("catalog");
     example_catalog_with_a_broken_bundle(&catalog);
     let out = tmp.path().join("out");
-    let a = cmd()
-        .args([
-            "bundle",
-            "render",
-            "--all",
-            "--namespace",
-            "ns",
-            "--catalog",
-        ])
-        .arg(&catalog)
-        .arg("--output-dir")
-        .arg(&out)
-        .assert()
-        .code(1);
+    let a = render_all(&catalog, &out).assert().code(1);
     let stderr = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
     let stdout = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
     assert!(
