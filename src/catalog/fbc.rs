@@ -849,7 +849,7 @@ trait DocSink {
         &self,
         path: &Path,
         line: usize,
-        value: &serde_json::Value,
+        value: serde_json::Value,
     ) -> Result<Self::Yaml, Error>;
     /// Keep one decoded YAML document.
     fn take_yaml(&mut self, item: Self::Yaml);
@@ -1095,13 +1095,13 @@ impl DocSink for MetaSink<'_> {
         &self,
         path: &Path,
         line: usize,
-        value: &serde_json::Value,
+        value: serde_json::Value,
     ) -> Result<Option<Meta>, Error> {
-        let (schema, r, kept) = routing_of_value(path, line, value, self.filter)?;
+        let (schema, r, kept) = routing_of_value(path, line, &value, self.filter)?;
         if !kept {
             return Ok(None);
         }
-        meta_of_value(path, line, value, schema, r).map(Some)
+        meta_of_value(path, line, &value, schema, r).map(Some)
     }
     fn take_yaml(&mut self, item: Option<Meta>) {
         self.out.read += 1;
@@ -1542,7 +1542,7 @@ fn yaml_doc<S: DocSink>(
             });
         }
     }
-    sink.decode_yaml(path, line, &value).map(Some)
+    sink.decode_yaml(path, line, value).map(Some)
 }
 
 /// Whether YAML documents go through [`super::fastyaml`] first (on unless a benchmark
@@ -1723,9 +1723,9 @@ impl DocSink for TypedSink<'_> {
         &self,
         path: &Path,
         line: usize,
-        value: &serde_json::Value,
+        value: serde_json::Value,
     ) -> Result<YamlItem, Error> {
-        let (schema, r, kept) = routing_of_value(path, line, value, self.filter)?;
+        let (schema, r, kept) = routing_of_value(path, line, &value, self.filter)?;
         if !kept {
             return Ok(if !is_known_schema(&schema) {
                 YamlItem::SkippedOther
@@ -1742,7 +1742,7 @@ impl DocSink for TypedSink<'_> {
             SCHEMA_DEPRECATIONS => {
                 YamlItem::Deprecation(decode_value(path, line, value, &schema, &r)?)
             }
-            _ => YamlItem::Other(meta_of_value(path, line, value, schema, r)?),
+            _ => YamlItem::Other(meta_of_value(path, line, &value, schema, r)?),
         })
     }
     fn take_yaml(&mut self, item: YamlItem) {
@@ -1779,12 +1779,13 @@ enum YamlItem {
     Skipped,
 }
 
-/// [`decode`] from a value (YAML documents): the typed structs read the value's members
-/// directly; property values become JSON text (`RawValue`) as when read from a JSON file.
+/// [`decode`] from a value (YAML documents): the typed structs take the value's members
+/// (strings are moved, not copied); property values become JSON text (`RawValue`) as when
+/// read from a JSON file.
 fn decode_value<T: for<'a> Deserialize<'a>>(
     path: &Path,
     line: usize,
-    value: &serde_json::Value,
+    value: serde_json::Value,
     schema: &str,
     r: &Routing,
 ) -> Result<Located<T>, Error> {
