@@ -1561,7 +1561,7 @@ pub fn set_fast_yaml(enabled: bool) {
 /// still checked but not captured (nothing reads them; about 3 % of the parse, measured
 /// with the benchmark's `yamlopts` phase). The default budget (alias expansion, nesting,
 /// event counts) stays on: catalogs are untrusted input.
-pub(crate) fn yaml_options() -> serde_saphyr::Options {
+pub fn yaml_options() -> serde_saphyr::Options {
     serde_saphyr::options! {
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
         emit_comments: false,
