@@ -238,16 +238,7 @@ const PHASES: &[&str] = &[
 
 /// The phases of a YAML (`olm.csv.metadata`) catalog: its bundles embed no manifests, so
 /// decoding, converting and `create` need bundle images and are left out.
-const YAML_PHASES: &[&str] = &[
-    "floor",
-    "floor2",
-    "load",
-    "validate",
-    "load-saphyr",
-    "validate-saphyr",
-    "resolve",
-    "lvr",
-];
+const YAML_PHASES: &[&str] = PHASES.split_at(8).0;
 
 fn phase_title(p: &str) -> &'static str {
     match p {

@@ -1,6 +1,7 @@
-//! Fuzz the catalog loader: any bytes as a File-Based Catalog file are loaded (JSON or YAML
-//! stream, linked into the model), digested and validated, giving a catalog or errors, never a
-//! panic or a hang.
+//! Fuzz the catalog loader: any bytes as a File-Based Catalog file are loaded (linked into the
+//! model), digested and validated, giving a catalog or errors, never a panic or a hang. The
+//! first byte picks the file's name, so both roads are fuzzed: odd, `catalog.yaml` (split into
+//! documents, read by the fast block-YAML reader or serde-saphyr); even, `catalog.json`.
 #![no_main]
 
 use std::path::PathBuf;
@@ -20,8 +21,17 @@ fn scratch() -> &'static (tempfile::TempDir, PathBuf) {
 }
 
 fuzz_target!(|data: &[u8]| {
+    let Some((&pick, data)) = data.split_first() else {
+        return;
+    };
     let (_dir, root) = scratch();
-    std::fs::write(root.join("pkg/catalog.json"), data).expect("write the input");
+    let (file, other) = if pick & 1 == 1 {
+        ("pkg/catalog.yaml", "pkg/catalog.json")
+    } else {
+        ("pkg/catalog.json", "pkg/catalog.yaml")
+    };
+    let _ = std::fs::remove_file(root.join(other));
+    std::fs::write(root.join(file), data).expect("write the input");
     if let Ok(c) = catalog::load(root, &PackageFilter::All) {
         for p in &c.packages {
             for ch in &p.channels {

@@ -206,4 +206,4 @@ pub fn content_digest(path: &Path) -> Result<String, Error> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

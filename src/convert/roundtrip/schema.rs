@@ -740,12 +740,9 @@ mod tests {
     /// (nearly) all of them.
     #[test]
     fn realdata_crds_agree() {
-        let root =
-            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/realdata"));
-        if !root.is_dir() {
-            eprintln!("skipped: {} is absent", root.display());
+        let Some(root) = crate::catalog::tests::realdata("realdata_crds_agree") else {
             return;
-        }
+        };
         let (mut crds, mut fast_road) = (0, 0);
         for entry in walkdir::WalkDir::new(&root).into_iter().flatten() {
             let path = entry.path();
