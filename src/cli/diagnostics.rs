@@ -94,6 +94,12 @@ impl Report {
     }
 
     /// Render as text; colour only when `color` is set.
+    ///
+    /// A snippet is drawn only when every label can be: inside the source, on character
+    /// boundaries, and on lines (with the context line either side) no longer than
+    /// [`MAX_SNIPPET_LINE`] characters. Otherwise the report is drawn without its snippet:
+    /// the message already names `file:line:column`. (miette pads labels with a format width,
+    /// which panics past column 65,535, and a snippet of a multi-megabyte line helps nobody.)
     pub fn render(&self, color: bool) -> String {
         let theme = if color {
             GraphicalTheme::unicode()
@@ -105,11 +111,64 @@ impl Report {
             .with_wrap_lines(false)
             .with_links(false);
         let mut out = String::new();
-        if handler.render_report(&mut out, self).is_err() {
+        let drawn = if self.snippet_is_drawable() {
+            handler.render_report(&mut out, self)
+        } else {
+            let bare = Report {
+                source: None,
+                labels: Vec::new(),
+                message: self.message.clone(),
+                help: self.help.clone(),
+                severity: self.severity,
+            };
+            handler.render_report(&mut out, &bare)
+        };
+        if drawn.is_err() {
             out = format!("error: {}\n", self.message);
         }
         out
     }
+
+    /// Whether every label of this report can be drawn as a snippet (see [`Report::render`]).
+    fn snippet_is_drawable(&self) -> bool {
+        let Some(source) = &self.source else {
+            return true;
+        };
+        let text = source.inner().as_str();
+        self.labels
+            .iter()
+            .all(|l| span_is_drawable(text, l.offset(), l.len()))
+    }
+}
+
+/// The longest line (in characters) a snippet is drawn for, context lines included.
+pub const MAX_SNIPPET_LINE: usize = 1000;
+
+/// Whether the span `offset..offset + len` of `text` can be drawn: inside the text, on
+/// character boundaries, and with its lines and the one line either side at most
+/// [`MAX_SNIPPET_LINE`] characters long.
+fn span_is_drawable(text: &str, offset: usize, len: usize) -> bool {
+    let Some(end) = offset.checked_add(len) else {
+        return false;
+    };
+    if end > text.len() || !text.is_char_boundary(offset) || !text.is_char_boundary(end) {
+        return false;
+    }
+    // From the start of the line before the span's first line to the end of the line after
+    // its last one.
+    let mut start = text[..offset].rfind('\n').map_or(0, |i| i);
+    start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let mut stop = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    if stop < text.len() {
+        stop = text[stop + 1..]
+            .find('\n')
+            .map_or(text.len(), |i| stop + 1 + i);
+    }
+    // Byte length bounds the character count from above: most lines are decided without
+    // counting.
+    text[start..stop]
+        .split('\n')
+        .all(|line| line.len() <= MAX_SNIPPET_LINE || line.chars().count() <= MAX_SNIPPET_LINE)
 }
 
 /// Diagnostics for a configuration error (one per problem).
@@ -260,5 +319,91 @@ fn catalog_help(e: &crate::catalog::Error) -> String {
         "check that `source` points at an existing File-Based Catalog directory or file (relative paths are relative to the configuration file)".into()
     } else {
         "check the catalog with `po-manifests catalog validate PATH`".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::path::PathBuf;
+
+    fn report(text: &str, offset: usize, len: usize) -> Report {
+        let file = SourceFile {
+            path: PathBuf::from("config.yaml"),
+            text: text.to_string(),
+        };
+        Report::message("config.yaml:1:1: something is wrong")
+            .with_source(&file)
+            .label(
+                Span {
+                    offset,
+                    len,
+                    line: 1,
+                    column: 1,
+                },
+                "here",
+            )
+            .help("fix it")
+    }
+
+    #[test]
+    fn a_label_past_column_65535_is_drawn_without_its_snippet() {
+        // One line of JSON, as CI systems write configs, with the label near its end.
+        let text = format!("{{\"a\": \"{}\", \"b\": 1}}", "x".repeat(70_000));
+        let offset = text.len() - 6;
+        let out = report(&text, offset, 3).render(false);
+        assert!(out.contains("config.yaml:1:1: something is wrong"), "{out}");
+        assert!(out.contains("fix it"), "{out}");
+        assert!(
+            !out.contains("xxxx"),
+            "no snippet of a 70,000-character line: {out}"
+        );
+    }
+
+    #[test]
+    fn a_short_line_keeps_its_snippet() {
+        let out = report("a: 1\nb: 2\nc: 3\n", 5, 1).render(false);
+        assert!(out.contains("b: 2"), "{out}");
+        assert!(out.contains("here"), "{out}");
+    }
+
+    #[test]
+    fn a_long_context_line_drops_the_snippet() {
+        let text = format!("a: 1\nb: {}\nc: 3\n", "y".repeat(2_000));
+        let out = report(&text, 0, 1).render(false);
+        assert!(!out.contains("yyyy"), "{out}");
+        assert!(out.contains("something is wrong"), "{out}");
+    }
+
+    #[test]
+    fn spans_outside_the_text_or_inside_a_character_are_not_drawn() {
+        let text = "näme: x\n";
+        for (offset, len) in [(0, 100), (8, 1), (100, 1), (2, 1), (usize::MAX, 2)] {
+            let out = report(text, offset, len).render(false);
+            assert!(out.contains("something is wrong"), "{offset} {len}: {out}");
+        }
+    }
+
+    /// Lines of every kind: empty, ASCII, multi-byte, tabs, CR, and a few very long ones.
+    fn source() -> impl Strategy<Value = String> {
+        let line = prop_oneof![
+            4 => "[ -~]{0,40}",
+            2 => "[\t\r a-zé€😀:{}\\[\\],\"]{0,30}",
+            1 => (1usize..80_000).prop_map(|n| "z".repeat(n)),
+        ];
+        prop::collection::vec(line, 0..6).prop_map(|lines| lines.join("\n"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// No source and no span panics the renderer, and the message is always printed.
+        #[test]
+        fn rendering_never_panics(text in source(), at in 0.0f64..1.2, len in 0usize..200, color: bool) {
+            let offset = (text.len() as f64 * at) as usize;
+            let out = report(&text, offset, len).render(color);
+            prop_assert!(out.contains("something is wrong"));
+        }
     }
 }

@@ -362,3 +362,78 @@ fn content_that_cannot_be_had_offline_is_named_and_allow_unchecked_accepts_it() 
     );
     assert!(!dir.path().join("manifests").exists());
 }
+
+/// Issue 22 part 1: a config of several hundred operators written as one line of JSON (as CI
+/// systems write it) resolves exactly as the same config pretty-printed, and the diagnostics of
+/// the operators that fail, whose labels sit far past column 65,535, are printed, not a panic.
+#[test]
+fn one_line_json_config_of_900_operators_resolves_like_the_pretty_one() {
+    let dir = example();
+    let operators: Vec<serde_json::Value> = (0..900)
+        .map(|i| {
+            if i % 150 == 149 {
+                serde_json::json!({"name": format!("missing-{i}"), "package": "acme-no-such-package"})
+            } else {
+                serde_json::json!({
+                    "name": format!("cert-operator-{i}"),
+                    "package": "acme-cert-operator",
+                    "channel": "stable",
+                    "version": ">=1.0.0 <2.0.0"
+                })
+            }
+        })
+        .collect();
+    let config = serde_json::json!({"platformOperators": {
+        "clusterVersion": "4.14.8",
+        "catalogs": [{"name": "acme-operators", "source": "catalog"}],
+        "operators": operators,
+    }});
+    let one_line = dir.path().join("one-line.json");
+    let pretty = dir.path().join("pretty.yaml");
+    std::fs::write(&one_line, serde_json::to_string(&config).unwrap()).unwrap();
+    std::fs::write(&pretty, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+    let run = |config: &std::path::Path| {
+        let out = cmd()
+            .args(["resolve", "-o", "json", "--allow-unchecked", "--config"])
+            .arg(config)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        (
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap(),
+            stderr,
+        )
+    };
+    let (flat, flat_err) = run(&one_line);
+    let (nice, _) = run(&pretty);
+    assert_eq!(flat, nice);
+    let failed: Vec<&serde_json::Value> = flat["operators"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["error"].is_string())
+        .collect();
+    assert_eq!(failed.len(), 6, "{flat}");
+    assert_eq!(flat["operators"][0]["version"], "1.2.0");
+    // Every failure is reported with its place in the one line, far past column 65,535.
+    assert!(flat_err.contains("acme-no-such-package"), "{flat_err}");
+    let last = "one-line.json:1:";
+    let columns: Vec<usize> = flat_err
+        .match_indices(last)
+        .filter_map(|(i, _)| {
+            flat_err[i + last.len()..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert!(columns.iter().any(|&c| c > 65_535), "{flat_err}");
+}
