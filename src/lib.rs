@@ -19,6 +19,7 @@ pub mod config;
 pub mod convert;
 pub mod fetch;
 pub mod fsread;
+pub mod install;
 pub mod mirror;
 pub mod notice;
 pub mod openshift;

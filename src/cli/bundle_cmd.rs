@@ -9,17 +9,13 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::flags::{
-    BundleCommand, BundlePullArgs, BundleRenderArgs, BundleSourceArgs, NetworkArgs,
-};
+use super::flags::{BundleCommand, BundlePullArgs, BundleRenderArgs};
 use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::bundle::RegistryV1;
-use crate::bundle::source::Sources;
 use crate::catalog::{self, PackageFilter};
 use crate::config::install;
 use crate::convert;
 use crate::output::yaml;
-use crate::registry;
 use rayon::prelude::*;
 
 pub(super) fn run(
@@ -31,57 +27,6 @@ pub(super) fn run(
         BundleCommand::Render(args) => render(args, stdout, stderr),
         BundleCommand::Pull(args) => pull(args, stdout, stderr),
     }
-}
-
-/// The bundle content sources for these flags and install-config (`pullSecret`, mirror rules,
-/// trust, proxy): `--bundles`, then the cache, `--oci-layout`s and registries.
-pub(super) fn sources(
-    args: &BundleSourceArgs,
-    network: &NetworkArgs,
-    install: Option<&install::Found>,
-) -> Result<Sources, Error> {
-    let (options, cache) = super::invocation::network_settings(network, install)?;
-    let mut credentials = registry::Credentials::default();
-    if let Some(path) = &args.authfile {
-        let text = crate::fsread::read_to_string(path, crate::fsread::SMALL_FILE_LIMIT, None)
-            .map_err(|source| Error::ReadFile {
-                path: path.clone(),
-                source,
-            })?;
-        credentials =
-            registry::Credentials::parse(&text, &format!("--authfile {}", path.display()))?;
-    }
-    let mut rules = Vec::new();
-    if let Some(found) = install {
-        if let Some(secret) = found
-            .config
-            .pull_secret
-            .as_deref()
-            .filter(|s| !s.trim().is_empty())
-        {
-            match registry::Credentials::parse(
-                secret,
-                &format!("pullSecret in {}", found.path.display()),
-            ) {
-                Ok(c) => credentials.extend(c),
-                Err(e) => credentials.note_unreadable(&e),
-            }
-        }
-        rules = registry::mirror_rules(&found.config);
-    }
-    let limits = registry::Limits {
-        max_bytes: args.max_bundle_size,
-        ..registry::Limits::default()
-    };
-    let puller = registry::Puller::new(registry::Settings {
-        options,
-        cache,
-        credentials,
-        rules,
-        layouts: args.oci_layouts.clone(),
-        limits,
-    });
-    Ok(Sources::new(args.bundles.clone(), puller))
 }
 
 fn read_install(dir: Option<&Path>) -> Result<Option<install::Found>, Error> {
@@ -107,7 +52,11 @@ fn pull(
         ));
     }
     let install = read_install(args.dir.as_deref())?;
-    let sources = sources(&args.sources, &args.network, install.as_ref())?;
+    let sources = crate::install::sources::sources(
+        &(&args.sources).into(),
+        &(&args.network).into(),
+        install.as_ref(),
+    )?;
     let progress = super::progress::Progress::new(args.quiet);
     progress.stage(&format!("looking for {}", args.image));
     let unpacked = sources
@@ -158,7 +107,11 @@ fn load(args: &BundleRenderArgs) -> Result<RegistryV1, Error> {
     if let Some(dir) = &args.bundle_dir {
         if let Some(image) = dir.to_str().filter(|t| is_image_reference(t)) {
             let install = read_install(args.dir.as_deref())?;
-            let sources = sources(&args.sources, &args.network, install.as_ref())?;
+            let sources = crate::install::sources::sources(
+                &(&args.sources).into(),
+                &(&args.network).into(),
+                install.as_ref(),
+            )?;
             let loaded = sources
                 .load(&crate::bundle::source::Request {
                     image,
@@ -186,7 +139,11 @@ fn load(args: &BundleRenderArgs) -> Result<RegistryV1, Error> {
         .find_map(|p| p.bundle(name))
         .ok_or_else(|| Error::Usage(format!("no bundle named \"{name}\" in {}", path.display())))?;
     let install = read_install(args.dir.as_deref())?;
-    let sources = sources(&args.sources, &args.network, install.as_ref())?;
+    let sources = crate::install::sources::sources(
+        &(&args.sources).into(),
+        &(&args.network).into(),
+        install.as_ref(),
+    )?;
     let loaded = sources
         .load_catalog_bundle(bundle)
         .map_err(|e| Error::BundleSource(Box::new(e)))?;
@@ -304,7 +261,11 @@ fn render_all(
     // appears with every rendered bundle or not at all.
     let stage = stage_beside(out)?;
     let install = read_install(args.dir.as_deref())?;
-    let sources = sources(&args.sources, &args.network, install.as_ref())?;
+    let sources = crate::install::sources::sources(
+        &(&args.sources).into(),
+        &(&args.network).into(),
+        install.as_ref(),
+    )?;
     let (olm, options) = render_options(args, stderr)?;
     let bundles: Vec<&catalog::model::Bundle> = catalog
         .packages

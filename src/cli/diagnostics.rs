@@ -9,8 +9,8 @@ use miette::{
 };
 
 use super::Error;
-use super::invocation::Outcome;
 use crate::config::{self, SourceFile, Span};
+use crate::install::outcome::Outcome;
 use crate::resolve::{self, explain};
 
 /// A diagnostic built at run time: a message, optional source with labels, help text.
@@ -169,6 +169,12 @@ fn span_is_drawable(text: &str, offset: usize, len: usize) -> bool {
     text[start..stop]
         .split('\n')
         .all(|line| line.len() <= MAX_SNIPPET_LINE || line.chars().count() <= MAX_SNIPPET_LINE)
+}
+
+/// Whether to colour diagnostics: stderr is a terminal and `NO_COLOR` is not set.
+pub fn color_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
 /// Diagnostics for a configuration error (one per problem).

@@ -477,3 +477,38 @@ pub struct UpgradePlanArgs {
     #[command(flatten)]
     pub network: NetworkArgs,
 }
+
+impl From<&InputArgs> for crate::install::Inputs {
+    fn from(a: &InputArgs) -> Self {
+        crate::install::Inputs {
+            dir: a.dir.clone(),
+            config: a.config.clone(),
+            cluster_version: a.cluster_version.clone(),
+        }
+    }
+}
+
+impl From<&NetworkArgs> for crate::install::Network {
+    fn from(a: &NetworkArgs) -> Self {
+        crate::install::Network {
+            offline: a.offline,
+            cache_dir: a.cache_dir.clone(),
+            ca_file: a.ca_file.clone(),
+            connect_timeout: a.connect_timeout,
+            timeout: a.timeout,
+            retries: a.retries,
+            retry_backoff: a.retry_backoff,
+        }
+    }
+}
+
+impl From<&BundleSourceArgs> for crate::install::BundleSettings {
+    fn from(a: &BundleSourceArgs) -> Self {
+        crate::install::BundleSettings {
+            bundles: a.bundles.clone(),
+            oci_layouts: a.oci_layouts.clone(),
+            authfile: a.authfile.clone(),
+            max_bundle_size: a.max_bundle_size,
+        }
+    }
+}

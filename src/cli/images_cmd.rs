@@ -1,131 +1,24 @@
-//! `po-manifests images` and `po-manifests mirror-config`, and the disconnected parts of
-//! `create`: which images the resolved operators pull, whether the install-config mirror rules
-//! cover them, the oc-mirror ImageSetConfiguration, and the offline marketplace objects of the
-//! PlatformOperator profile.
+//! `po-manifests images` and `po-manifests mirror-config`: the images of the resolved
+//! operators and the oc-mirror ImageSetConfiguration ([`crate::install::images`]), printed.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
 use serde::Serialize;
 
-use super::create::color_stderr;
-use super::diagnostics::{self, Report};
+use super::diagnostics::{self, Report, color_stderr};
 use super::flags::{ImagesArgs, MirrorConfigArgs, OutputFormat};
-use super::invocation::{self, ContentError, Invocation, Outcome};
 use super::{EXIT_OK, Error};
-use crate::bundle::source::Sources;
-use crate::mirror::{self, Finding, ImageUse, Rule, imageset};
-use crate::render::{Profile, RenderedObject, Templates, offline};
+use crate::install::Install;
+use crate::install::images::{self, PinRule};
+use crate::install::outcome::{self, Outcome};
+use crate::mirror::{self, Finding, Rule};
 use crate::resolve::Cluster;
-
-/// The install-config mirror rules (none without an install-config).
-pub(super) fn mirror_rules(inv: &Invocation) -> Vec<Rule> {
-    inv.install
-        .as_ref()
-        .map(|i| mirror::rules(&i.config))
-        .unwrap_or_default()
-}
-
-/// How `images` and `mirror-config` treat bundle images given by tag only (see
-/// [`super::pin::reported_bundle_image`]).
-struct PinRule {
-    /// Where bundle content and tag lookups come from (the bundle-source flags).
-    sources: Sources,
-    /// The profile `create` would write non-bootstrap operators with (none without a release).
-    profile: Option<Profile>,
-    allow_tags: bool,
-}
-
-impl PinRule {
-    /// The rule for this invocation: its bundle-source flags, the profile its release would
-    /// be written with, and `--allow-tags`.
-    fn new(
-        inv: &Invocation,
-        flags: &super::flags::BundleSourceArgs,
-        allow_tags: bool,
-    ) -> Result<PinRule, Error> {
-        let profile = inv
-            .cluster_version
-            .as_ref()
-            .and_then(|version| super::create::profile_for(inv, version).ok().flatten());
-        Ok(PinRule {
-            sources: super::bundle_cmd::sources(flags, &inv.network, inv.install.as_ref())?,
-            profile,
-            allow_tags,
-        })
-    }
-
-    /// The operator's bundle image as reported; `Err` names the operator and the image.
-    fn bundle(
-        &self,
-        outcome: &Outcome<'_>,
-        image: &str,
-    ) -> Result<super::pin::PinnedImage, String> {
-        let pins = !outcome.operator.bootstrap && self.profile == Some(Profile::PlatformOperator);
-        super::pin::reported_bundle_image(
-            self.sources.puller(),
-            &outcome.operator.name.value,
-            image,
-            pins,
-            self.allow_tags,
-        )
-    }
-}
-
-/// The images one resolved operator needs: bundle image and relatedImages, plus for a bootstrap
-/// operator the containers of its converted workloads (its content embedded in the catalog, or
-/// from `--bundles`, the cache, `--oci-layout` or the registry). A bundle image given by tag is
-/// reported by its digest when it can be looked up, as create writes it; one that stays a tag
-/// is noted in `not_pins`, and a refused one in `refused`.
-fn operator_images(
-    outcome: &Outcome<'_>,
-    rule: &PinRule,
-    not_pins: &mut BTreeMap<String, String>,
-    refused: &mut Vec<String>,
-) -> Result<Vec<ImageUse>, Error> {
-    let sources = &rule.sources;
-    let Ok(r) = &outcome.resolution else {
-        return Ok(Vec::new());
-    };
-    let name = &outcome.operator.name.value;
-    let mut out = mirror::bundle_images(name, r.bundle);
-    for u in &mut out {
-        if u.role == mirror::Role::Bundle {
-            match rule.bundle(outcome, &u.image) {
-                Ok(pinned) => {
-                    if let Some(note) = pinned.not_a_pin {
-                        not_pins.insert(pinned.image.clone(), note);
-                    }
-                    u.image = pinned.image;
-                }
-                Err(message) => refused.push(message),
-            }
-        }
-    }
-    if outcome.operator.bootstrap {
-        let namespace = outcome.install_namespace().unwrap_or_default();
-        let converted =
-            super::invocation::converted_bundle(sources, r.bundle, &namespace, None, None)
-                .map_err(|e| match e {
-                    ContentError::Source(e) => Error::BundleSource(Box::new(e)),
-                    ContentError::Convert(e) => Error::Disconnected(format!(
-                        "operator \"{name}\": {}",
-                        crate::error_chain(&e)
-                    )),
-                    ContentError::WatchNamespace(e) => {
-                        Error::Disconnected(format!("operator \"{name}\": {e}"))
-                    }
-                })?;
-        out.extend(mirror::workload_images(name, &converted));
-    }
-    Ok(out)
-}
 
 /// Report each operator that did not resolve; `Err` when any did not. An operator that
 /// resolved but fails the profile checks (webhooks, install modes) still has images to mirror:
 /// its problems are reported as a warning.
 fn report_failures(
-    inv: &Invocation,
+    inv: &Install,
     outcomes: &[Outcome<'_>],
     stderr: &mut dyn Write,
 ) -> Result<(), Error> {
@@ -192,41 +85,39 @@ struct ImagesDocument<'a> {
     findings: &'a [Finding],
 }
 
+/// Read the inputs, load the catalogs and resolve for the target release.
+fn resolved(input: &super::flags::InputArgs) -> Result<Install, Error> {
+    let mut inv = Install::read(&input.into(), (&input.network).into())?;
+    inv.load_catalogs()?;
+    Ok(inv)
+}
+
 /// `po-manifests images`.
 pub(super) fn images(
     args: &ImagesArgs,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
-    let inv = Invocation::read(&args.input)?;
-    let catalogs = inv.load_catalogs()?;
+    let inv = resolved(&args.input)?;
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
-    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
+    let outcomes = outcome::resolve_for_release(&inv, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
-    let rule = PinRule::new(&inv, &args.bundle_sources, args.allow_tags)?;
-    let mut uses = Vec::new();
-    let mut not_pins = BTreeMap::new();
-    let mut refused = Vec::new();
-    for o in &outcomes {
-        uses.extend(operator_images(o, &rule, &mut not_pins, &mut refused)?);
-    }
-    if !refused.is_empty() {
-        return Err(Error::Pin(refused));
-    }
-    let rules = mirror_rules(&inv);
-    let check = !args.no_mirror_check && (args.mirror_check || !rules.is_empty());
-    let findings = if check {
-        mirror::check(&uses, &rules)
+    let rule = PinRule::new(&inv, &(&args.bundle_sources).into(), args.allow_tags)?;
+    let check = if args.no_mirror_check {
+        Some(false)
+    } else if args.mirror_check {
+        Some(true)
     } else {
-        Vec::new()
+        None
     };
-    let grouped = mirror::by_image(&uses);
+    let found = images::images(&inv, &outcomes, &rule, check)?;
+    let grouped = mirror::by_image(&found.uses);
     match args.output {
         OutputFormat::Table => {
             for image in grouped.keys() {
-                let mark = if not_pins.contains_key(*image) {
+                let mark = if found.not_pins.contains_key(*image) {
                     NOT_A_PIN_MARK
                 } else {
                     ""
@@ -240,7 +131,7 @@ pub(super) fn images(
                     .iter()
                     .map(|(image, uses)| ImageRow {
                         image,
-                        not_a_pin: not_pins.get(*image).map(String::as_str),
+                        not_a_pin: found.not_pins.get(*image).map(String::as_str),
                         uses: uses
                             .iter()
                             .map(|u| UseRow {
@@ -250,15 +141,15 @@ pub(super) fn images(
                             .collect(),
                     })
                     .collect(),
-                rules: &rules,
-                findings: &findings,
+                rules: &found.rules,
+                findings: &found.findings,
             };
             super::printer::structured(stdout, format, &doc)?;
         }
     }
-    if !findings.is_empty() {
+    if !found.findings.is_empty() {
         return Err(Error::Mirror {
-            findings,
+            findings: found.findings,
             writes: false,
         });
     }
@@ -271,87 +162,14 @@ pub(super) fn mirror_config(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
-    let inv = Invocation::read(&args.input)?;
-    let catalogs = inv.load_catalogs()?;
+    let inv = resolved(&args.input)?;
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
-    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
+    let outcomes = outcome::resolve_for_release(&inv, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
-    let rules = mirror_rules(&inv);
-    let rule = PinRule::new(&inv, &args.bundle_sources, args.allow_tags)?;
-    let mut selections = Vec::new();
-    let mut missing = Vec::new();
-    // Tag-only bundle images: by the digest create pins them to, or kept as tags.
-    let mut pinned_tags = Vec::new();
-    let mut not_pins = BTreeMap::new();
-    let mut refused = Vec::new();
-    for o in &outcomes {
-        let Ok(r) = &o.resolution else { continue };
-        if !r.bundle.image.is_empty() {
-            match rule.bundle(o, &r.bundle.image) {
-                Ok(p) if p.not_a_pin.is_some() => {
-                    not_pins.insert(p.image, o.operator.name.value.clone());
-                }
-                Ok(p) if p.image != r.bundle.image => pinned_tags.push(p.image),
-                Ok(_) => {}
-                Err(message) => refused.push(message),
-            }
-        }
-        let Some(image) = &r.catalog.image else {
-            missing.push(r.catalog.name.clone());
-            continue;
-        };
-        let configured: Vec<String> = o
-            .operator
-            .channels
-            .iter()
-            .map(|c| c.value.clone())
-            .collect();
-        let mut channels = imageset::channels_for(&r.bundle.channels, &configured);
-        if channels.is_empty() {
-            channels = r.bundle.channels.clone();
-        }
-        selections.push(imageset::Selection {
-            catalog: imageset::source_of(image, &rules).unwrap_or_else(|| image.clone()),
-            package: r.package.name.clone(),
-            default_channel: r.package.default_channel.clone(),
-            channels,
-            version: r.bundle.version_text.clone(),
-            parsed: r.bundle.version.clone(),
-        });
-    }
-    missing.sort();
-    missing.dedup();
-    if !missing.is_empty() {
-        return Err(Error::Disconnected(format!(
-            "catalog{} {} {} no `image:`; oc-mirror needs the catalog's image reference: add `image:` (the index image, or its mirror under an imageDigestSources rule) to the catalog in the configuration",
-            if missing.len() == 1 { "" } else { "s" },
-            missing
-                .iter()
-                .map(|m| format!("\"{m}\""))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if missing.len() == 1 { "has" } else { "have" }
-        )));
-    }
-    if !refused.is_empty() {
-        return Err(Error::Pin(refused));
-    }
-    let mut value = imageset::image_set(&selections);
-    imageset::add_additional_images(&mut value, &pinned_tags);
-    let mut text = String::from(
-        "# Written by po-manifests mirror-config: oc-mirror v2 mirrors exactly the resolved bundles.\n",
-    );
-    for (image, operator) in &not_pins {
-        text.push_str(&format!(
-            "# not a pin: operator \"{operator}\" bundle image {image} is given by tag only and its digest could not be looked up; oc-mirror mirrors what the tag names when it runs\n"
-        ));
-    }
-    text.push_str(
-        &crate::output::yaml::to_yaml(&value)
-            .map_err(|e| Error::Stdout(std::io::Error::other(e)))?,
-    );
+    let rule = PinRule::new(&inv, &(&args.bundle_sources).into(), args.allow_tags)?;
+    let text = images::mirror_config(&inv, &outcomes, &rule)?;
     match &args.output_file {
         None => write!(stdout, "{text}")?,
         Some(path) => {
@@ -374,98 +192,4 @@ fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.write_all(bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// `create`'s disconnected check: with mirror rules in install-config (and no
-/// `--no-mirror-check`), every image of the resolved operators (bundle, relatedImages, and the
-/// containers of the objects written for bootstrap operators) must be pinned by digest and
-/// covered by a rule.
-pub(super) fn check_create(
-    inv: &Invocation,
-    outcomes: &[Outcome<'_>],
-    objects: &[RenderedObject],
-    skip: bool,
-) -> Result<(), Error> {
-    let rules = mirror_rules(inv);
-    if skip || rules.is_empty() {
-        return Ok(());
-    }
-    let mut uses = Vec::new();
-    for o in outcomes {
-        if let Ok(r) = &o.resolution {
-            uses.extend(mirror::bundle_images(&o.operator.name.value, r.bundle));
-        }
-    }
-    for o in objects {
-        uses.extend(mirror::workload_images(
-            &o.operator,
-            std::slice::from_ref(&o.object),
-        ));
-        // A CatalogSource image is usually pulled by tag straight from the mirror registry:
-        // fine when it is on a mirror registry, checked like any other image otherwise.
-        if o.kind() == "CatalogSource"
-            && let Some(image) = o.object.pointer("/spec/image").and_then(|i| i.as_str())
-            && !mirror::on_mirror_registry(image, &rules)
-        {
-            uses.push(ImageUse {
-                image: image.to_string(),
-                operator: o.operator.clone(),
-                role: mirror::Role::CatalogIndex {
-                    catalog: o
-                        .object
-                        .pointer("/metadata/annotations/po-manifests.openshift.io~1catalog")
-                        .and_then(|c| c.as_str())
-                        .unwrap_or("")
-                        .to_string(),
-                },
-            });
-        }
-    }
-    let findings = mirror::check(&uses, &rules);
-    if findings.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::Mirror {
-            findings,
-            writes: true,
-        })
-    }
-}
-
-/// The PlatformOperator profile's offline objects: when the catalog the platform operators
-/// resolved from has an `image:`, an `OperatorHub` disabling the default `redhat-operators`
-/// source and a `CatalogSource` `redhat-operators` on that image.
-pub(super) fn marketplace_objects(
-    templates: &Templates,
-    profile: Option<Profile>,
-    outcomes: &[Outcome<'_>],
-) -> Result<Vec<RenderedObject>, Error> {
-    if profile != Some(Profile::PlatformOperator) {
-        return Ok(Vec::new());
-    }
-    let mut images: Vec<(&str, &str)> = outcomes
-        .iter()
-        .filter(|o| !o.operator.bootstrap)
-        .filter_map(|o| o.resolution.as_ref().ok())
-        .filter_map(|r| {
-            r.catalog
-                .image
-                .as_deref()
-                .map(|i| (r.catalog.name.as_str(), i))
-        })
-        .collect();
-    images.sort();
-    images.dedup();
-    match images.as_slice() {
-        [] => Ok(Vec::new()),
-        [(name, image)] => Ok(offline::marketplace_objects(templates, name, image)?),
-        many => Err(Error::Disconnected(format!(
-            "the PlatformOperator manager reads only the CatalogSource openshift-marketplace/redhat-operators, but the platform operators resolved from {} catalogs with images ({}); resolve them all from one catalog",
-            many.len(),
-            many.iter()
-                .map(|(n, i)| format!("\"{n}\" = {i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
 }

@@ -1,7 +1,7 @@
 //! `po-manifests resolve`: the dry run of `create`. It runs every check `create` runs (target
 //! release and feature set, resolution, bundle conversion with its webhook, APIService and
 //! dependency checks, ClusterCatalogs, mirror rules) through the same function
-//! ([`super::create::check_install`]), prints each operator's choice (table, JSON or YAML) and
+//! ([`crate::install::plan::plan_outcomes`]), prints each operator's choice (table, JSON or YAML) and
 //! writes nothing. A check that cannot run (bundle content that is not embedded and cannot be
 //! fetched, or no target release) is named; it makes the exit status 1 unless
 //! `--allow-unchecked`. Exit status 1 too when any operator is refused.
@@ -10,13 +10,13 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::create::{
-    BundleContent, Install, check_install, color_stderr, profile_for, write_explain,
-};
-use super::diagnostics;
+use super::diagnostics::{self, color_stderr};
 use super::flags::{OutputFormat, ResolveArgs};
-use super::invocation::{self, Invocation, Outcome};
+use super::plan_report::write_explain;
 use super::{EXIT_INVALID, EXIT_OK, Error};
+use crate::install::Install;
+use crate::install::outcome::{self, Outcome};
+use crate::install::plan::{self, BundleContent, Refusal, Settings};
 use crate::render::Templates;
 use crate::resolve::{Candidate, Cluster, explain};
 
@@ -103,14 +103,14 @@ struct Findings {
     error: Option<Error>,
 }
 
-/// Run `create`'s checks, writing nothing.
-fn check(
+/// Run `create`'s checks on the outcomes ([`plan::plan_outcomes`]), writing nothing, and
+/// report as create reports; the outcomes come back with what the checks found.
+fn check<'a>(
     args: &ResolveArgs,
-    inv: &Invocation,
-    outcomes: &[Outcome<'_>],
-    catalogs: &[crate::resolve::LoadedCatalog],
+    inv: &'a Install,
+    outcomes: Vec<Outcome<'a>>,
     stderr: &mut dyn Write,
-) -> Result<Findings, Error> {
+) -> Result<(Vec<Outcome<'a>>, Findings), Error> {
     let color = color_stderr();
     let mut findings = Findings {
         refused: outcomes.iter().map(|_| None).collect(),
@@ -121,7 +121,7 @@ fn check(
     let Some(cluster_version) = &inv.cluster_version else {
         // Without a release only the catalog can be asked: report as create reports, and name
         // what did not run.
-        for o in outcomes {
+        for o in &outcomes {
             for report in diagnostics::operator_warnings(o) {
                 write!(stderr, "{}", report.render(color))?;
             }
@@ -132,52 +132,57 @@ fn check(
         findings.install_unchecked.push(
             "the cluster checks (release, feature set, profile, bundle conversion, webhooks, APIServices, ClusterCatalogs, mirror rules): the target release is not set; add `clusterVersion` to platformOperators or pass --cluster-version".into(),
         );
-        return Ok(findings);
+        return Ok((outcomes, findings));
     };
-    let profile = profile_for(inv, cluster_version)?;
+    inv.profile_for(cluster_version)?;
     let templates = Templates::load(args.templates.as_deref())?;
-    let content = BundleContent::for_invocation(inv, &args.bundle_sources, args.allow_tags)?;
-    let install = Install {
+    let content = BundleContent::for_install(inv, &(&args.bundle_sources).into(), args.allow_tags)?;
+    let plan = plan::plan_outcomes(
         inv,
-        cluster_version,
-        profile,
-        templates: &templates,
-        catalogs,
-        explain: false,
-        locked: false,
-        mirror_check: !args.no_mirror_check,
-        content: &content,
-        quiet_unreachable: true,
-        output: OutputFormat::Table,
-    };
-    match check_install(&install, outcomes, &mut std::io::sink(), stderr) {
-        Ok(checked) => {
-            let any = !checked.refused.is_empty();
-            let only_unreachable = checked.refused.iter().all(|r| r.unreachable);
-            for r in checked.refused {
-                if r.unreachable {
-                    let bundle = outcomes[r.index]
-                        .resolution
-                        .as_ref()
-                        .map(|res| res.bundle.name.clone())
-                        .unwrap_or_default();
-                    findings.unchecked[r.index].push(format!(
-                        "bundle content checks for {bundle} (conversion, webhooks, APIServices, dependencies): its content is not in the catalog and could not be had: {}",
-                        r.message.replace('\n', " ")
-                    ));
-                } else {
-                    findings.refused[r.index] = Some(r.message);
-                }
-            }
-            if any && only_unreachable {
-                findings.install_unchecked.push(
-                    "the install-wide checks (ClusterCatalogs, mirror rules, manifest file names): they run once every operator's content is checked".into(),
-                );
-            }
-        }
-        Err(e) => findings.error = Some(e),
+        outcomes,
+        &Settings {
+            cluster_version,
+            templates: &templates,
+            mirror_check: !args.no_mirror_check,
+            content: &content,
+        },
+    )?;
+    super::plan_report::print_plan(inv, &plan, false, true, &mut std::io::sink(), stderr)?;
+    let any = plan.refused();
+    let only_unreachable = plan
+        .operators
+        .iter()
+        .filter_map(|o| o.refusal.as_ref())
+        .all(Refusal::unreachable);
+    if let Some(Err(e)) = plan.install {
+        findings.error = Some(e);
     }
-    Ok(findings)
+    let mut outcomes = Vec::with_capacity(plan.operators.len());
+    for (index, op) in plan.operators.into_iter().enumerate() {
+        match &op.refusal {
+            Some(r) if r.unreachable() => {
+                let bundle = op
+                    .outcome
+                    .resolution
+                    .as_ref()
+                    .map(|res| res.bundle.name.clone())
+                    .unwrap_or_default();
+                findings.unchecked[index].push(format!(
+                    "bundle content checks for {bundle} (conversion, webhooks, APIServices, dependencies): its content is not in the catalog and could not be had: {}",
+                    r.message().unwrap_or_default().replace('\n', " ")
+                ));
+            }
+            Some(r) => findings.refused[index] = r.message().map(str::to_owned),
+            None => {}
+        }
+        outcomes.push(op.outcome);
+    }
+    if any && only_unreachable {
+        findings.install_unchecked.push(
+            "the install-wide checks (ClusterCatalogs, mirror rules, manifest file names): they run once every operator's content is checked".into(),
+        );
+    }
+    Ok((outcomes, findings))
 }
 
 pub(super) fn run(
@@ -186,14 +191,14 @@ pub(super) fn run(
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
     let color = color_stderr();
-    let inv = Invocation::read(&args.input)?;
+    let mut inv = Install::read(&(&args.input).into(), (&args.input.network).into())?;
     if let Some(cv) = &inv.cluster_version {
         // As create: an unsupported target is refused before catalogs are read.
-        profile_for(&inv, cv)?;
+        inv.profile_for(cv)?;
     }
     let progress = super::progress::Progress::new(args.input.quiet);
     progress.stage(&format!("loading {} catalog(s)", inv.config.catalogs.len()));
-    let catalogs = inv.load_catalogs()?;
+    inv.load_catalogs()?;
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
@@ -201,15 +206,9 @@ pub(super) fn run(
         "resolving {} operator(s)",
         inv.config.operators.len()
     ));
-    let outcomes = invocation::resolve_for_release(&inv, &catalogs, &cluster);
+    let outcomes = outcome::resolve_for_release(&inv, &cluster);
     // The line stays through the checks (conversion, pulls); their diagnostics go around it.
-    let mut findings = check(
-        args,
-        &inv,
-        &outcomes,
-        &catalogs,
-        &mut progress.writer(stderr),
-    )?;
+    let (outcomes, mut findings) = check(args, &inv, outcomes, &mut progress.writer(stderr))?;
     drop(progress);
     let rows: Vec<Row> = outcomes
         .iter()

@@ -4,18 +4,16 @@
 //! lock file and re-renders the manifests for the target through `create`'s own writer.
 
 use std::io::Write;
-use std::path::PathBuf;
 
-use super::create::{BundleContent, Install, color_stderr, profile_for, write_install};
-use super::diagnostics::Report;
-use super::flags::{InputArgs, OutputFormat, UpgradePlanArgs};
-use super::invocation::{Invocation, Outcome};
+use super::diagnostics::{Report, color_stderr};
+use super::flags::{OutputFormat, UpgradePlanArgs};
 use super::{EXIT_INVALID, EXIT_OK, Error};
-use crate::config::{CatalogLocation, ClusterVersion};
-use crate::output::lock::{self, Lock};
+use crate::config::ClusterVersion;
+use crate::install::plan::{self, BundleContent, Settings};
+use crate::install::{Inputs, Install};
+use crate::output::lock;
 use crate::render::Templates;
-use crate::resolve::{self, LoadedCatalog, Resolution};
-use crate::upgrade::{self, BundleRef, Plan};
+use crate::upgrade::{self, Plan};
 
 pub(super) fn run(
     args: &UpgradePlanArgs,
@@ -24,20 +22,20 @@ pub(super) fn run(
 ) -> Result<u8, Error> {
     let color = color_stderr();
     let to = ClusterVersion::parse(&args.to).map_err(|m| Error::Usage(format!("--to: {m}")))?;
-    let mut inv = Invocation::read(&InputArgs {
-        dir: args.dir.clone(),
-        config: args.config.clone(),
-        cluster_version: Some(args.to.clone()),
-        explain: args.explain,
-        quiet: true,
-        network: args.network.clone(),
-    })?;
+    let mut inv = Install::read(
+        &Inputs {
+            dir: args.dir.clone(),
+            config: args.config.clone(),
+            cluster_version: Some(args.to.clone()),
+        },
+        (&args.network).into(),
+    )?;
     for spec in &args.catalog {
         override_catalog(&mut inv, spec)?;
     }
     // --write: held for the rest of the run (see create's lock_install_dir).
     let _held = if args.write {
-        Some(super::create::lock_install_dir(&inv, args.no_wait, stderr)?)
+        Some(super::lock_install_dir(&inv, args.no_wait, stderr)?)
     } else {
         None
     };
@@ -65,11 +63,11 @@ pub(super) fn run(
     // The feature set is read for the current release: it cannot change across an upgrade.
     let current = crate::openshift::Target::new(&from, inv.feature_set(), inv.feature_gates())
         .map_err(|e| Error::Unsupported(format!("the current release {from}: {e}")))?;
-    let catalogs = inv.load_catalogs()?;
-    let (operators, mut notes) = operators(&inv, lock.as_ref());
+    inv.load_catalogs()?;
+    let (operators, mut notes) = crate::install::upgrade::operators(&inv, lock.as_ref());
     let plan = upgrade::plan_with(
         &operators,
-        &catalogs,
+        &inv.catalogs,
         &from,
         &to,
         upgrade::Options {
@@ -137,7 +135,7 @@ pub(super) fn run(
     }
     if args.write {
         let mut written = Vec::new();
-        let result = write_target(&inv, &to, &catalogs, &plan, args, &mut written, stderr);
+        let result = write_target(&inv, &to, &plan, args, &mut written, stderr);
         // Paths of the files written go where they cannot corrupt a JSON document.
         match args.output {
             OutputFormat::Table => stdout.write_all(&written)?,
@@ -148,9 +146,8 @@ pub(super) fn run(
     Ok(EXIT_OK)
 }
 
-/// `--catalog NAME=SOURCE`: point the configured catalog NAME at another snapshot. A content
-/// pin (`sha256`) belongs to the configured source, so it is dropped.
-fn override_catalog(inv: &mut Invocation, spec: &str) -> Result<(), Error> {
+/// `--catalog NAME=SOURCE`: point the configured catalog NAME at another snapshot.
+fn override_catalog(inv: &mut Install, spec: &str) -> Result<(), Error> {
     let Some((name, source)) = spec
         .split_once('=')
         .filter(|(n, s)| !n.is_empty() && !s.is_empty())
@@ -159,117 +156,27 @@ fn override_catalog(inv: &mut Invocation, spec: &str) -> Result<(), Error> {
             "--catalog {spec}: expected NAME=SOURCE (a configured catalog name, then a directory, file or https:// URL)"
         )));
     };
-    let known: Vec<String> = inv
-        .config
-        .catalogs
-        .iter()
-        .map(|c| c.name.value.clone())
-        .collect();
-    let Some(catalog) = inv
-        .config
-        .catalogs
-        .iter_mut()
-        .find(|c| c.name.value == name)
-    else {
-        return Err(Error::Usage(format!(
+    inv.override_catalog(name, source).map_err(|known| {
+        Error::Usage(format!(
             "--catalog {spec}: no catalog named \"{name}\" is configured (configured: {})",
             known.join(", ")
-        )));
-    };
-    catalog.source.value = if source.starts_with("https://") {
-        CatalogLocation::Url(source.to_string())
-    } else {
-        CatalogLocation::Path(PathBuf::from(source))
-    };
-    catalog.sha256 = None;
-    Ok(())
-}
-
-/// The planner's view of each configured operator: installed from the configuration's
-/// `installed:`, else from the lock file. Notes say where the two disagree.
-fn operators(inv: &Invocation, lock: Option<&Lock>) -> (Vec<upgrade::Operator>, Vec<String>) {
-    let mut notes = Vec::new();
-    let ops = inv
-        .config
-        .operators
-        .iter()
-        .map(|o| {
-            let locked = lock
-                .and_then(|l| l.operators.iter().find(|l| l.name == o.name.value))
-                .map(|l| BundleRef {
-                    bundle: l.bundle.clone(),
-                    version: l.version.clone(),
-                    catalog: Some(l.catalog.clone()),
-                });
-            let configured = o.installed.as_ref().map(|i| BundleRef {
-                bundle: i.bundle.value.clone(),
-                version: i.version.value.clone(),
-                catalog: None,
-            });
-            if let (Some(c), Some(l)) = (&configured, &locked)
-                && (c.bundle != l.bundle || c.version != l.version)
-            {
-                notes.push(format!(
-                    "operator \"{}\": the configuration says {} ({}) is installed, the lock file {} ({}); planning from the configuration",
-                    o.name.value, c.bundle, c.version, l.bundle, l.version
-                ));
-            }
-            upgrade::Operator {
-                name: o.name.value.clone(),
-                package: o.package.value.clone(),
-                channels: o.channels.iter().map(|c| c.value.clone()).collect(),
-                range: o.version.as_ref().map(|v| v.value.clone()),
-                catalog: o.catalog.as_ref().map(|c| c.value.clone()),
-                policy: o.upgrade,
-                constraint: o.upgrade_constraint_policy,
-                installed: configured.or(locked),
-            }
-        })
-        .collect();
-    (ops, notes)
+        ))
+    })
 }
 
 /// `--write`: each operator at its planned bundle, checked for the target release and rendered
 /// and written by `create`'s writer (manifests and lock file, all or nothing).
 fn write_target(
-    inv: &Invocation,
+    inv: &Install,
     to: &ClusterVersion,
-    catalogs: &[LoadedCatalog],
     plan: &Plan,
     args: &UpgradePlanArgs,
     out: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
-    let profile = profile_for(inv, to)?;
+    inv.profile_for(to)?;
     let templates = Templates::load(args.templates.as_deref())?;
-    let mut outcomes: Vec<Outcome<'_>> = inv
-        .config
-        .operators
-        .iter()
-        .zip(&plan.operators)
-        .map(|(op, planned)| {
-            let resolution = planned
-                .planned
-                .as_ref()
-                .and_then(|p| planned_resolution(catalogs, &op.package.value, p))
-                .ok_or_else(|| resolve::Error::NoCandidate {
-                    package: op.package.value.clone(),
-                    candidates: Vec::new(),
-                    hints: vec![format!(
-                        "the plan has no bundle for operator \"{}\" on {}",
-                        op.name.value, to
-                    )],
-                });
-            Outcome::checked(op, resolution)
-        })
-        .collect();
-    // The problems fitted to the target's OLM v1 as `create` fits them
-    // (`invocation::resolve_for_release`): a webhook bundle is refused where the release has no
-    // certificate provider for it, and accepted where it has one.
-    super::invocation::fit_to_release(
-        &mut outcomes,
-        super::create::target_olm_v1(inv, to).as_ref(),
-    );
+    let outcomes = crate::install::upgrade::planned_outcomes(inv, to, plan);
     let stale: Vec<&str> = inv
         .config
         .operators
@@ -277,25 +184,19 @@ fn write_target(
         .filter(|o| o.installed.is_some())
         .map(|o| o.name.value.as_str())
         .collect();
-    let content = BundleContent::for_invocation(inv, &args.bundle_sources, args.allow_tags)?;
-    let code = write_install(
-        &Install {
-            inv,
+    let content = BundleContent::for_install(inv, &(&args.bundle_sources).into(), args.allow_tags)?;
+    let planned = plan::plan_outcomes(
+        inv,
+        outcomes,
+        &Settings {
             cluster_version: to,
-            profile,
             templates: &templates,
-            catalogs,
-            explain: false,
-            locked: false,
             mirror_check: true,
             content: &content,
-            quiet_unreachable: false,
-            output: OutputFormat::Table,
         },
-        &outcomes,
-        out,
-        stderr,
     )?;
+    let code =
+        super::plan_report::write_plan(inv, planned, false, OutputFormat::Table, out, stderr)?;
     if !stale.is_empty() {
         writeln!(
             out,
@@ -304,26 +205,4 @@ fn write_target(
         )?;
     }
     Ok(code)
-}
-
-/// The planned bundle as a resolution, for the writer.
-fn planned_resolution<'a>(
-    catalogs: &'a [LoadedCatalog],
-    package: &str,
-    planned: &BundleRef,
-) -> Option<Resolution<'a>> {
-    catalogs
-        .iter()
-        .filter(|c| planned.catalog.as_deref().is_none_or(|n| c.name == n))
-        .find_map(|c| {
-            let p = c.catalog.package(package)?;
-            let b = p.bundle(&planned.bundle)?;
-            Some(Resolution {
-                catalog: c,
-                package: p,
-                bundle: b,
-                candidates: Vec::new(),
-                warnings: Vec::new(),
-            })
-        })
 }

@@ -9,7 +9,7 @@ use crate::registry::Puller;
 
 /// A bundle image as it is written into the manifests and the lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct PinnedImage {
+pub struct PinnedImage {
     /// The reference written: by digest whenever the digest is known.
     pub image: String,
     /// Set when `image` is still a tag: the lock's note that it is not a pin.
@@ -17,7 +17,7 @@ pub(super) struct PinnedImage {
 }
 
 /// `repo:tag` → `repo@digest` (any tag dropped); a digest reference is kept as written.
-pub(super) fn with_digest(image: &str, digest: &str) -> String {
+pub fn with_digest(image: &str, digest: &str) -> String {
     let name = image.split('@').next().unwrap_or(image);
     // A tag follows the last `:` after the last `/` (a `:` before it is a registry port).
     let name = match name.rfind(':') {
@@ -28,11 +28,7 @@ pub(super) fn with_digest(image: &str, digest: &str) -> String {
 }
 
 /// Pin `image` by digest when it has only a tag.
-pub(super) fn bundle_image(
-    puller: &Puller,
-    image: &str,
-    allow_tags: bool,
-) -> Result<PinnedImage, String> {
+pub fn bundle_image(puller: &Puller, image: &str, allow_tags: bool) -> Result<PinnedImage, String> {
     match ImageRef::parse(image) {
         Ok(r) if r.digest.is_some() => {
             return Ok(PinnedImage {
@@ -69,7 +65,7 @@ pub(super) fn bundle_image(
 /// up. `pins` says whether `create` pins this operator's image (a PlatformOperator's
 /// BundleDeployment); only then is a tag that cannot be looked up refused without `allow_tags`,
 /// as `create` refuses it. Any other tag that stays a tag is noted as not a pin.
-pub(super) fn reported_bundle_image(
+pub fn reported_bundle_image(
     puller: &Puller,
     operator: &str,
     image: &str,
@@ -81,7 +77,7 @@ pub(super) fn reported_bundle_image(
 }
 
 /// The hint for a refused tag.
-pub(super) const TAG_HINT: &str = "make the registry reachable (or give --oci-layout with the image), or pass --allow-tags to write the tag, which the lock then records as not a pin";
+pub const TAG_HINT: &str = "make the registry reachable (or give --oci-layout with the image), or pass --allow-tags to write the tag, which the lock then records as not a pin";
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,224 @@
+//! Printing an install plan ([`crate::install::plan`]): each operator's warnings, candidate
+//! table (`--explain`) and refusal, the check of the planned files, and the files written.
+//! Shared by `create`, `resolve` and `upgrade-plan --write`, so they report alike.
+
+use std::io::Write;
+
+use super::diagnostics::{self, Report, color_stderr};
+use super::flags::OutputFormat;
+use super::{EXIT_OK, Error};
+use crate::check;
+use crate::install::Install;
+use crate::install::outcome::Outcome;
+use crate::install::plan::{Plan, Refusal, Written};
+use crate::output::lock;
+use crate::resolve::explain;
+
+/// Print what the plan found, in the order `create` finds it: per operator its warnings, its
+/// candidate table (`explain`, on `stdout`) and its refusal; then the render refusals, each
+/// distinct message once with every operator it applies to (without those that are only
+/// unreachable content when `quiet_unreachable`); then the problems of the planned files.
+pub fn print_plan(
+    inv: &Install,
+    plan: &Plan<'_>,
+    explain: bool,
+    quiet_unreachable: bool,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(), Error> {
+    let color = color_stderr();
+    let mut pending: Vec<(&str, Vec<&str>)> = Vec::new();
+    for op in &plan.operators {
+        let outcome = &op.outcome;
+        for report in diagnostics::operator_warnings(outcome) {
+            write!(stderr, "{}", report.render(color))?;
+        }
+        if explain {
+            write_explain(stdout, outcome)?;
+        }
+        match &op.refusal {
+            Some(Refusal::Resolution) => {
+                if let Some(report) = diagnostics::operator_failure(&inv.config.source, outcome) {
+                    write!(stderr, "{}", report.render(color))?;
+                }
+            }
+            Some(Refusal::Ownership(message)) => {
+                write!(stderr, "{}", Report::message(message.clone()).render(color))?;
+            }
+            Some(Refusal::Render {
+                message,
+                unreachable,
+            }) if !(*unreachable && quiet_unreachable) => {
+                let name = outcome.operator.name.value.as_str();
+                match pending.iter_mut().find(|(m, _)| *m == message) {
+                    Some((_, names)) => names.push(name),
+                    None => pending.push((message, vec![name])),
+                }
+            }
+            Some(Refusal::Render { .. }) | None => {}
+        }
+    }
+    for (message, names) in &pending {
+        let who = names
+            .iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let report = Report::message(format!(
+            "operator{} {who}: {message}",
+            if names.len() == 1 { "" } else { "s" }
+        ));
+        write!(stderr, "{}", report.render(color))?;
+    }
+    if let Some(file_check) = &plan.file_check {
+        print_file_check(&file_check.report, explain, stdout, stderr)?;
+    }
+    Ok(())
+}
+
+/// The problems of the planned files: errors in files po-manifests writes as errors, the rest
+/// as warnings; `explain` lists every problem on `stdout`, waived ones too.
+fn print_file_check(
+    report: &check::Report,
+    explain: bool,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(), Error> {
+    let color = color_stderr();
+    for p in &report.problems {
+        let line = check::problem_line(p);
+        if crate::install::files::FileCheck::refuses(p) {
+            write!(stderr, "{}", Report::message(line).render(color))?;
+        } else if p.severity == check::Severity::Error {
+            writeln!(
+                stderr,
+                "warning: {line} (not written by po-manifests; `po-manifests check` reports it as an error)"
+            )?;
+        } else {
+            writeln!(stderr, "warning: {line}")?;
+        }
+    }
+    if explain {
+        writeln!(
+            stdout,
+            "# check: {} problem(s), {} waived",
+            report.problems.len(),
+            report.waived.len()
+        )?;
+        for p in &report.problems {
+            writeln!(stdout, "{}", check::problem_line(p))?;
+        }
+        for w in &report.waived {
+            writeln!(
+                stdout,
+                "waived: {} (reason: {})",
+                check::problem_line(&w.problem),
+                w.reason
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Print the plan, then write it (all or nothing) and list what was written: the second half
+/// of `create`, shared with `upgrade-plan --write`.
+pub fn write_plan(
+    inv: &Install,
+    plan: Plan<'_>,
+    explain: bool,
+    output: OutputFormat,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<u8, Error> {
+    print_plan(inv, &plan, explain, false, stdout, stderr)?;
+    let written = plan.into_staged()?.write(inv, inv.locked)?;
+    print_written(inv, &written, output, stdout, stderr)?;
+    Ok(EXIT_OK)
+}
+
+/// List the files written and removed (`-o json|yaml`: with the lock summary).
+fn print_written(
+    inv: &Install,
+    written: &Written,
+    output: OutputFormat,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(), Error> {
+    let Written {
+        manifests_dir,
+        files,
+        lock: new_lock,
+    } = written;
+    if output != OutputFormat::Table {
+        super::printer::structured(
+            stdout,
+            output,
+            &WrittenDocument {
+                written: files
+                    .written
+                    .iter()
+                    .map(|n| manifests_dir.join(n).display().to_string())
+                    .collect(),
+                removed: files
+                    .removed
+                    .iter()
+                    .map(|n| manifests_dir.join(n).display().to_string())
+                    .collect(),
+                lock_file: inv.lock_path.display().to_string(),
+                cluster_version: new_lock.cluster_version.clone(),
+                profile: new_lock.profile.clone(),
+                operators: &new_lock.operators,
+            },
+        )?;
+    }
+    for name in &files.written {
+        if output == OutputFormat::Table {
+            writeln!(stdout, "{}", manifests_dir.join(name).display())?;
+        }
+    }
+    for name in &files.removed {
+        writeln!(
+            stderr,
+            "removed {} (written by an earlier run, no longer needed)",
+            manifests_dir.join(name).display()
+        )?;
+    }
+    writeln!(
+        stderr,
+        "wrote {} manifests and {}",
+        files.written.len(),
+        inv.lock_path.display()
+    )?;
+    Ok(())
+}
+
+/// `create -o json|yaml`: the files written and removed, and the lock summary.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WrittenDocument<'a> {
+    written: Vec<String>,
+    removed: Vec<String>,
+    lock_file: String,
+    cluster_version: Option<String>,
+    profile: Option<String>,
+    operators: &'a [lock::LockedOperator],
+}
+
+/// `--explain`: the candidate table for one operator.
+pub fn write_explain(out: &mut dyn Write, outcome: &Outcome<'_>) -> std::io::Result<()> {
+    let candidates = match &outcome.resolution {
+        Ok(r) => r.candidates.as_slice(),
+        Err(e) => e.candidates(),
+    };
+    writeln!(
+        out,
+        "# operator {} (package {})",
+        outcome.operator.name.value, outcome.operator.package.value
+    )?;
+    if candidates.is_empty() {
+        writeln!(out, "no candidates")?;
+    } else {
+        write!(out, "{}", explain::table(candidates))?;
+    }
+    writeln!(out)
+}

@@ -1,0 +1,116 @@
+//! `check --dir D` as a library step: any installer directory (ours or anyone's) checked under
+//! [`crate::check`]'s rules, with the target release from the configuration or the lock file,
+//! waivers from the lock file, and each po-manifests file attributed to its operator.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::Error;
+use super::files::install_source;
+use crate::check::{self, Options, Report, Role, Waiver};
+use crate::config::{self, ClusterVersion};
+use crate::output::{self, lock};
+
+/// Check the install directory `dir`: `roles` are the workloads' roles given by name,
+/// `version` the target release (else the configuration's `clusterVersion`, else the lock
+/// file's).
+pub fn check_dir(
+    dir: &Path,
+    roles: BTreeMap<String, Role>,
+    version: Option<ClusterVersion>,
+) -> Result<Report, Error> {
+    let install = config::install::read(dir)?;
+    let previous = lock::read(&dir.join(lock::LOCK_FILE))?;
+    let configured = config::discover(dir, None)
+        .ok()
+        .and_then(|c| c.cluster_version.map(|v| v.value));
+    let version = match version {
+        Some(v) => Some(v),
+        None => configured.or_else(|| {
+            previous
+                .as_ref()
+                .and_then(|l| l.cluster_version.as_deref())
+                .and_then(|t| ClusterVersion::parse(t).ok())
+        }),
+    };
+    let waivers: Vec<Waiver> = previous
+        .iter()
+        .flat_map(|l| &l.operators)
+        .flat_map(|o| {
+            o.waivers.iter().map(|w| Waiver {
+                operator: o.name.clone(),
+                rule: w.rule.clone(),
+                reason: w.reason.clone(),
+            })
+        })
+        .collect();
+    let operators: Vec<String> = previous
+        .iter()
+        .flat_map(|l| &l.operators)
+        .map(|o| o.name.clone())
+        .collect();
+    let install_source = install.as_ref().map(install_source);
+    let options = Options {
+        release: check::Provided::new(
+            version.as_ref(),
+            install
+                .as_ref()
+                .and_then(|i| i.config.capabilities.as_ref()),
+        ),
+        install: install_source,
+        roles,
+        waivers,
+    };
+    let mut report = check::check_dir(dir, &options).map_err(|e| Error::ReadFile {
+        path: e.path.clone(),
+        source: e.source,
+    })?;
+    if !dir.join("manifests").is_dir() && !dir.join("openshift").is_dir() {
+        report.notes.push(format!(
+            "{} has neither manifests/ nor openshift/: nothing to check (run `openshift-install create manifests` first)",
+            dir.display()
+        ));
+    }
+    if version.is_none() {
+        report.notes.push(format!(
+            "no target release given (--cluster-version, or clusterVersion in the configuration or lock file): checked against OpenShift 4.{}",
+            options.release.minor
+        ));
+    }
+    // A file a po-manifests run wrote belongs to its operator (for waivers).
+    for p in report.problems.iter_mut() {
+        if p.operator.is_none() {
+            p.operator = owner(&operators, &p.file);
+        }
+    }
+    let (kept, waived): (Vec<_>, Vec<_>) = std::mem::take(&mut report.problems)
+        .into_iter()
+        .partition(|p| {
+            !options
+                .waivers
+                .iter()
+                .any(|w| w.rule == p.rule && p.operator.as_deref() == Some(w.operator.as_str()))
+        });
+    report.problems = kept;
+    for p in waived {
+        let reason = options
+            .waivers
+            .iter()
+            .find(|w| w.rule == p.rule && p.operator.as_deref() == Some(w.operator.as_str()))
+            .map(|w| w.reason.clone())
+            .unwrap_or_default();
+        report
+            .waived
+            .push(check::WaivedProblem { problem: p, reason });
+    }
+    Ok(report)
+}
+
+fn owner(operators: &[String], file: &str) -> Option<String> {
+    let name = file.strip_prefix("manifests/")?;
+    operators
+        .iter()
+        .filter(|o| name.starts_with(&format!("{}{o}_", output::FILE_PREFIX)))
+        .max_by_key(|o| o.len())
+        .cloned()
+}

@@ -1,0 +1,136 @@
+//! The files `create` is about to write, checked with what `D/manifests` and `D/openshift`
+//! already hold, under the rules of [`crate::check`] (cluster-bootstrap's, the installer's and
+//! the bootstrap-readiness rules), as `check --dir` would check the directory afterwards.
+
+use std::collections::BTreeMap;
+
+use super::{Error, Install};
+use crate::check::{self, Dir, ManifestFile, Options, Severity, Waiver};
+use crate::config::{self, ClusterVersion};
+use crate::output::{self, lock};
+use crate::render::RenderedObject;
+
+/// What the check of the planned files found.
+#[derive(Debug)]
+pub struct FileCheck {
+    /// Every problem, sorted, and the waived ones.
+    pub report: check::Report,
+}
+
+impl FileCheck {
+    /// Whether a problem refuses the run: an error in a file po-manifests writes (problems only
+    /// in other files are warnings here; `check` reports them with their own severity).
+    pub fn refuses(p: &check::Problem) -> bool {
+        p.severity == Severity::Error && (p.planned || p.operator.is_some())
+    }
+
+    /// How many problems refuse the run.
+    pub fn errors(&self) -> usize {
+        self.report
+            .problems
+            .iter()
+            .filter(|p| Self::refuses(p))
+            .count()
+    }
+}
+
+/// The install-config facts as [`check`] reads them: the config, its path inside the install
+/// directory, and its text when it is `install-config.yaml` itself.
+pub fn install_source(found: &config::install::Found) -> check::InstallSource<'_> {
+    let is_install_config = found
+        .path
+        .file_name()
+        .is_some_and(|n| n == "install-config.yaml");
+    let path = match (found.path.parent(), found.path.file_name()) {
+        (Some(p), Some(n)) if p.file_name().is_some_and(|d| d == "manifests") => {
+            format!("manifests/{}", n.to_string_lossy())
+        }
+        (_, Some(n)) => n.to_string_lossy().into_owned(),
+        _ => found.path.display().to_string(),
+    };
+    check::InstallSource {
+        config: &found.config,
+        path,
+        text: if is_install_config {
+            crate::fsread::read_to_string(&found.path, crate::fsread::SMALL_FILE_LIMIT, None).ok()
+        } else {
+            None
+        },
+    }
+}
+
+/// Check the files about to be written (bootstrap operators' objects with their roles)
+/// together with what `manifests/` and `openshift/` already hold ([`FileCheck::refuses`] says
+/// which problems refuse the run).
+pub fn check_planned_files(
+    inv: &Install,
+    cluster_version: &ClusterVersion,
+    objects: &[RenderedObject],
+    files: &[output::ManifestFile],
+) -> Result<FileCheck, Error> {
+    let previous: Vec<String> = lock::read(&inv.lock_path)?
+        .map(|l| l.manifests)
+        .unwrap_or_default();
+    let mut planned: Vec<ManifestFile> = files
+        .iter()
+        .zip(objects)
+        .map(|(f, o)| ManifestFile {
+            dir: Dir::Manifests,
+            name: f.name.clone(),
+            text: String::from_utf8_lossy(&f.bytes).into_owned(),
+            size: f.bytes.len() as u64,
+            operator: Some(o.operator.clone()),
+            role: Some(inv.role_of(&o.operator)),
+            planned: true,
+        })
+        .collect();
+    let mut sink_files = Vec::new();
+    let mut existing_problems = Vec::new();
+    {
+        // Files on disk, minus the ones this run replaces.
+        let report_dir = check::check_dir_files(&inv.dir).map_err(|e| Error::ReadFile {
+            path: e.path.clone(),
+            source: e.source,
+        })?;
+        for f in report_dir.0 {
+            let replaced = f.dir == Dir::Manifests
+                && (previous.contains(&f.name) || planned.iter().any(|p| p.name == f.name));
+            if !replaced {
+                sink_files.push(f);
+            }
+        }
+        for p in report_dir.1 {
+            let name = p.file.strip_prefix("manifests/").unwrap_or("");
+            if !(previous.iter().any(|n| n == name) || planned.iter().any(|f| f.name == name)) {
+                existing_problems.push(p);
+            }
+        }
+    }
+    planned.extend(sink_files);
+    let install = inv.install.as_ref();
+    let waivers = inv
+        .config
+        .operators
+        .iter()
+        .flat_map(|o| {
+            o.waive.iter().map(|w| Waiver {
+                operator: o.name.value.clone(),
+                rule: w.rule.value.clone(),
+                reason: w.reason.clone(),
+            })
+        })
+        .collect();
+    let options = Options {
+        release: check::Provided::new(
+            Some(cluster_version),
+            install.and_then(|i| i.config.capabilities.as_ref()),
+        ),
+        install: install.map(install_source),
+        roles: BTreeMap::new(),
+        waivers,
+    };
+    let mut report = check::check(&planned, &options);
+    report.problems.extend(existing_problems);
+    report.problems.sort();
+    Ok(FileCheck { report })
+}

@@ -1,0 +1,369 @@
+//! The install step as a library: what `create` would write, without the command line.
+//!
+//! An [`Install`] is everything the step works on, free of flags: the install directory, the
+//! validated configuration, install-config facts, the target release, network and bundle-source
+//! settings, and (once [`Install::load_catalogs`] ran) the catalogs. [`plan::plan`] resolves every
+//! operator, runs every check `create` runs and renders the objects into a [`plan::Plan`];
+//! [`plan::Plan::write`] writes it through [`crate::output`], all or nothing. `resolve` is the
+//! plan printed, `images` and `mirror-config` read the plan's resolutions ([`images`]),
+//! `upgrade-plan --write` plans the target release ([`upgrade`]), and `check --dir` checks any
+//! directory ([`dir_check`]). The command line (`crate::cli`) only turns flags into an `Install`
+//! and prints.
+//!
+//! Submodules: [`error`] (every error and its exit status), [`outcome`] (each operator's
+//! resolution and profile checks), [`plan`] (rendering, the install-wide checks, the lock),
+//! [`files`] (the planned files checked with what the directory already holds), [`images`]
+//! (images, mirror rules, the oc-mirror selection, marketplace objects), [`pin`] (digest pins
+//! for tag-only bundle images), [`sources`] (network settings and bundle content sources),
+//! [`upgrade`] and [`dir_check`].
+
+pub mod dir_check;
+pub mod error;
+pub mod files;
+pub mod images;
+pub mod outcome;
+pub mod pin;
+pub mod plan;
+pub mod sources;
+pub mod upgrade;
+
+use std::path::{Path, PathBuf};
+
+use crate::catalog::{self, PackageFilter};
+use crate::config::{self, CatalogLocation, ClusterVersion, Config, install};
+use crate::fetch;
+use crate::output::lock;
+use crate::resolve::LoadedCatalog;
+pub use error::Error;
+pub use sources::{BundleSettings, Network};
+
+/// Where the configuration is, as the command line gives it.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// The openshift-install directory.
+    pub dir: Option<PathBuf>,
+    /// The configuration file.
+    pub config: Option<PathBuf>,
+    /// The target release, overriding the configuration's `clusterVersion`.
+    pub cluster_version: Option<String>,
+}
+
+/// What the install step works on, after reading its inputs.
+#[derive(Debug)]
+pub struct Install {
+    /// The install directory (manifests go to `dir/manifests`).
+    pub dir: PathBuf,
+    /// The configuration.
+    pub config: Config,
+    /// install-config facts, when an install-config was found.
+    pub install: Option<install::Found>,
+    /// Target release: `--cluster-version`, else the config's `clusterVersion`.
+    pub cluster_version: Option<ClusterVersion>,
+    /// Where the lock file is (beside the configuration).
+    pub lock_path: PathBuf,
+    /// How `https://` catalogs and bundle images are fetched.
+    pub network: Network,
+    /// `--locked`: `https://` catalogs must have the content digest the lock file records, and
+    /// the plan must resolve exactly as the lock file says.
+    pub locked: bool,
+    /// The loaded catalogs ([`Install::load_catalogs`]); empty before.
+    pub catalogs: Vec<LoadedCatalog>,
+}
+
+impl Install {
+    /// Read the configuration and install-config for these inputs, with these network
+    /// settings; no catalog is loaded yet.
+    pub fn read(input: &Inputs, network: Network) -> Result<Install, Error> {
+        let dir = match (&input.dir, &input.config) {
+            (Some(d), _) => d.clone(),
+            (None, Some(c)) => c
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf(),
+            (None, None) => {
+                return Err(Error::Usage(
+                    "give --dir DIR (the openshift-install directory) or --config FILE".into(),
+                ));
+            }
+        };
+        if input.dir.is_some() && !dir.is_dir() {
+            return Err(Error::Usage(format!(
+                "--dir {}: not a directory",
+                dir.display()
+            )));
+        }
+        let config = config::discover(&dir, input.config.as_deref())?;
+        let install = install::read(&dir)?;
+        let cluster_version = match &input.cluster_version {
+            Some(text) => Some(
+                ClusterVersion::parse(text)
+                    .map_err(|m| Error::Usage(format!("--cluster-version: {m}")))?,
+            ),
+            None => config.cluster_version.as_ref().map(|c| c.value.clone()),
+        };
+        let lock_path = config
+            .source
+            .path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .join(crate::output::lock::LOCK_FILE);
+        Ok(Install {
+            dir,
+            config,
+            install,
+            cluster_version,
+            lock_path,
+            network,
+            locked: false,
+            catalogs: Vec::new(),
+        })
+    }
+
+    /// `featureSet` from install-config, if any.
+    pub fn feature_set(&self) -> Option<&str> {
+        self.install
+            .as_ref()
+            .and_then(|i| i.config.feature_set.as_deref())
+    }
+
+    /// `featureGates` from install-config.
+    pub fn feature_gates(&self) -> &[String] {
+        self.install
+            .as_ref()
+            .map_or(&[][..], |i| i.config.feature_gates.as_slice())
+    }
+
+    /// Load every configured catalog, keeping only the configured packages, and check pins
+    /// (into [`Install::catalogs`]).
+    pub fn load_catalogs(&mut self) -> Result<(), Error> {
+        self.catalogs = self.read_catalogs()?;
+        Ok(())
+    }
+
+    fn read_catalogs(&self) -> Result<Vec<LoadedCatalog>, Error> {
+        let mut packages: Vec<String> = self
+            .config
+            .operators
+            .iter()
+            .map(|o| o.package.value.clone())
+            .collect();
+        packages.sort();
+        packages.dedup();
+        let filter = PackageFilter::Only(packages);
+        let mut loaded = Vec::new();
+        let mut fetcher = None;
+        for source in &self.config.catalogs {
+            let location = source.source.value.to_string();
+            let path = match &source.source.value {
+                CatalogLocation::Path(p) => p.clone(),
+                CatalogLocation::Url(url) => {
+                    let fetcher = match &mut fetcher {
+                        Some(f) => f,
+                        None => fetcher.insert(self.fetcher()?),
+                    };
+                    self.fetch_catalog(fetcher, source, url)?
+                }
+            };
+            let catalog = catalog::load(&path, &filter).map_err(|e| Error::Catalog {
+                name: source.name.value.clone(),
+                location: location.clone(),
+                source: Box::new(e),
+            })?;
+            if let Some(pin) = &source.sha256 {
+                let actual = catalog.digest().map_err(|e| Error::Catalog {
+                    name: source.name.value.clone(),
+                    location: location.clone(),
+                    source: Box::new(e),
+                })?;
+                let actual = actual.trim_start_matches("sha256:").to_string();
+                if actual != pin.value {
+                    return Err(Error::DigestMismatch {
+                        name: source.name.value.clone(),
+                        location,
+                        expected: pin.value.clone(),
+                        actual,
+                    });
+                }
+            }
+            loaded.push(LoadedCatalog {
+                name: source.name.value.clone(),
+                priority: source.priority,
+                image: source.image.as_ref().map(|i| i.value.clone()),
+                location,
+                catalog,
+            });
+        }
+        Ok(loaded)
+    }
+}
+
+impl Install {
+    /// The fetcher for `https://` catalogs: the flags, install-config `additionalTrustBundle`
+    /// and `proxy`, and the proxy environment variables (`HTTPS_PROXY`/`https_proxy` with
+    /// `NO_PROXY`/`no_proxy`), which take precedence over install-config `proxy` when set.
+    pub fn fetcher(&self) -> Result<fetch::Fetcher, Error> {
+        let (options, cache) = sources::network_settings(&self.network, self.install.as_ref())?;
+        fetch::Fetcher::new(options, cache).map_err(|source| Error::Fetch {
+            name: String::new(),
+            source,
+        })
+    }
+
+    /// Fetch one `https://` catalog into the cache and return the cached file. The content
+    /// wanted is the configuration's `sha256` pin, else with `--locked` the digest the lock
+    /// file records; offline without either, the locked content when cached, else the latest.
+    fn fetch_catalog(
+        &self,
+        fetcher: &fetch::Fetcher,
+        source: &config::CatalogSource,
+        url: &str,
+    ) -> Result<PathBuf, Error> {
+        let name = &source.name.value;
+        let locked_digest = if self.locked || self.network.offline {
+            lock::read(&self.lock_path)
+                .ok()
+                .flatten()
+                .and_then(|l| l.catalogs.into_iter().find(|c| &c.name == name))
+                .map(|c| c.digest.trim_start_matches("sha256:").to_string())
+        } else {
+            None
+        };
+        let pin = source.sha256.as_ref().map(|p| p.value.as_str());
+        let expected = pin.or(if self.locked {
+            locked_digest.as_deref()
+        } else {
+            None
+        });
+        if expected.is_none()
+            && self.network.offline
+            && let Some(d) = &locked_digest
+            && let Some(entry) = fetcher.cache().get(url, d)
+        {
+            return Ok(entry.path);
+        }
+        match fetcher.fetch(url, expected) {
+            Ok(f) => Ok(f.path),
+            Err(e) => match &e.kind {
+                fetch::ErrorKind::DigestMismatch { expected, actual } if pin.is_none() => {
+                    Err(lock::Error::Mismatch {
+                        path: self.lock_path.clone(),
+                        differences: vec![format!(
+                            "catalog {name} ({url}): the lock records content sha256:{expected}, the server now serves sha256:{actual}"
+                        )],
+                    }
+                    .into())
+                }
+                fetch::ErrorKind::DigestMismatch { expected, actual } => Err(Error::DigestMismatch {
+                    name: name.clone(),
+                    location: url.to_string(),
+                    expected: expected.clone(),
+                    actual: actual.clone(),
+                }),
+                _ => Err(Error::Fetch {
+                    name: name.clone(),
+                    source: e,
+                }),
+            },
+        }
+    }
+}
+
+impl Install {
+    /// The target's OLM v1 (release table row under install-config's feature set), if it runs
+    /// one.
+    pub fn target_olm_v1(
+        &self,
+        cluster_version: &ClusterVersion,
+    ) -> Option<crate::openshift::OlmV1> {
+        crate::openshift::Target::new(cluster_version, self.feature_set(), self.feature_gates())
+            .ok()
+            .and_then(|t| t.olm_v1())
+    }
+
+    /// The output profile for the non-bootstrap operators on `cluster_version`; `None` when
+    /// every operator is a bootstrap one.
+    pub fn profile_for(
+        &self,
+        cluster_version: &ClusterVersion,
+    ) -> Result<Option<crate::render::Profile>, Error> {
+        Ok(if self.config.operators.iter().any(|o| !o.bootstrap) {
+            Some(crate::render::Profile::for_cluster(
+                cluster_version,
+                self.feature_set(),
+                self.feature_gates(),
+            )?)
+        } else {
+            None
+        })
+    }
+
+    /// Take the install directory's lock (calling `waiting` once when another run holds it and
+    /// `wait` is set), then finish or undo what an interrupted run left, before anything reads
+    /// the lock file. The sentence saying what recovery did, if it did anything, comes back
+    /// with the lock, which is held until it is dropped.
+    pub fn lock_dir(
+        &self,
+        wait: bool,
+        waiting: impl FnOnce(),
+    ) -> Result<(crate::output::InstallLock, Option<String>), Error> {
+        use crate::output::install_lock::Wait;
+        let held = crate::output::InstallLock::acquire(
+            &self.dir,
+            if wait { Wait::Wait } else { Wait::NoWait },
+            waiting,
+        )?;
+        let recovered = crate::output::recover(&self.dir.join("manifests"), &self.lock_path)?
+            .map(|r| format!("{}: {r}", self.dir.display()));
+        Ok((held, recovered))
+    }
+
+    /// The configured role of an operator (bootstrap operators only).
+    pub fn role_of(&self, operator: &str) -> crate::check::Role {
+        self.config
+            .operators
+            .iter()
+            .find(|o| o.name.value == operator && o.bootstrap)
+            .map(|o| o.role)
+            .unwrap_or_default()
+    }
+
+    /// Point the configured catalog `name` at another snapshot (`upgrade-plan --catalog`). A
+    /// content pin (`sha256`) belongs to the configured source, so it is dropped. `Err` lists
+    /// the configured names when none is called `name`.
+    pub fn override_catalog(&mut self, name: &str, source: &str) -> Result<(), Vec<String>> {
+        let known: Vec<String> = self
+            .config
+            .catalogs
+            .iter()
+            .map(|c| c.name.value.clone())
+            .collect();
+        let Some(catalog) = self
+            .config
+            .catalogs
+            .iter_mut()
+            .find(|c| c.name.value == name)
+        else {
+            return Err(known);
+        };
+        catalog.source.value = if source.starts_with("https://") {
+            CatalogLocation::Url(source.to_string())
+        } else {
+            CatalogLocation::Path(PathBuf::from(source))
+        };
+        catalog.sha256 = None;
+        Ok(())
+    }
+}
+
+/// The lock file's record of an operator's waivers.
+pub fn locked_waivers(op: &config::Operator) -> Vec<lock::LockedWaiver> {
+    op.waive
+        .iter()
+        .map(|w| lock::LockedWaiver {
+            rule: w.rule.value.clone(),
+            reason: w.reason.clone(),
+        })
+        .collect()
+}

@@ -1,0 +1,247 @@
+//! Each operator's resolution with its profile checks and warnings ([`Outcome`]), fitted to the
+//! target release's OLM v1, and a resolved bundle's content converted as that release does.
+
+use super::Install;
+use crate::config::{self, Config};
+use crate::resolve::{self, Cluster, LoadedCatalog, Problem, Request, Resolution, Warning, facts};
+
+/// One operator's resolution and the checks on it.
+#[derive(Debug)]
+pub struct Outcome<'a> {
+    /// The configured operator.
+    pub operator: &'a config::Operator,
+    /// The resolution, or why there is none.
+    pub resolution: Result<Resolution<'a>, resolve::Error>,
+    /// Problems with the chosen bundle (the operator cannot be installed).
+    pub problems: Vec<Problem>,
+    /// Warnings (the choice stands).
+    pub warnings: Vec<Warning>,
+}
+
+impl Outcome<'_> {
+    /// Whether this operator can be installed.
+    pub fn ok(&self) -> bool {
+        self.resolution.is_ok() && self.problems.is_empty()
+    }
+
+    /// The install namespace for a bootstrap operator: the configured one, else the CSV's
+    /// suggested namespace, else `<package>-system`.
+    pub fn install_namespace(&self) -> Option<String> {
+        let resolution = self.resolution.as_ref().ok()?;
+        Some(
+            self.operator
+                .namespace
+                .as_ref()
+                .map(|n| n.value.clone())
+                .or_else(|| {
+                    facts::csv_facts(resolution.bundle)
+                        .facts()
+                        .and_then(|f| f.suggested_namespace.clone())
+                })
+                .unwrap_or_else(|| format!("{}-system", self.operator.package.value)),
+        )
+    }
+}
+
+/// Resolve every operator (all of them, so every problem is reported in one run).
+pub fn resolve_all<'a>(
+    config: &'a Config,
+    catalogs: &'a [LoadedCatalog],
+    cluster: &Cluster,
+) -> Vec<Outcome<'a>> {
+    use rayon::prelude::*;
+    // Operators resolve independently; reading their candidates' CSVs is the costly part, so
+    // they share the cores. `collect` keeps the configuration's order.
+    config
+        .operators
+        .par_iter()
+        .map(|operator| {
+            let channels: Vec<String> = operator.channels.iter().map(|c| c.value.clone()).collect();
+            let request = Request {
+                package: &operator.package.value,
+                channels: &channels,
+                range: operator
+                    .version
+                    .as_ref()
+                    .map(|v| (v.value.text.as_str(), &v.value.range)),
+                catalog: operator.catalog.as_ref().map(|c| c.value.as_str()),
+            };
+            let resolution = match &operator.installed {
+                // OLM v1's upgrade resolution from what the configuration says is installed.
+                Some(i) => resolve::resolve_installed(
+                    &request,
+                    &resolve::Installed {
+                        bundle: i.bundle.value.clone(),
+                        version: i.parsed.clone(),
+                        policy: operator.upgrade_constraint_policy,
+                        bound: None,
+                    },
+                    catalogs,
+                    cluster,
+                ),
+                None => resolve::resolve(&request, catalogs, cluster),
+            };
+            Outcome::checked(operator, resolution)
+        })
+        .collect()
+}
+
+/// A warning per `replaces` loop in the requested channels (all channels when none is
+/// requested) of the operator's package: `catalog validate` refuses such a catalog, and OLM's
+/// upgrade edges through the loop are meaningless (issue 14).
+fn replaces_cycle_warnings(
+    operator: &config::Operator,
+    catalog: &crate::catalog::model::Catalog,
+) -> Vec<Warning> {
+    let Some(package) = catalog.package(&operator.package.value) else {
+        return Vec::new();
+    };
+    package
+        .channels
+        .iter()
+        .filter(|c| operator.channels.is_empty() || operator.channels.iter().any(|r| r.value == c.name))
+        .flat_map(|c| {
+            crate::catalog::graph::replaces_cycles(c).into_iter().map(move |cycle| {
+                Warning(format!(
+                    "channel {} of package {} has a replaces cycle: {} (`catalog validate` refuses this catalog; upgrades along it are undefined)",
+                    c.name,
+                    package.name,
+                    cycle
+                        .iter()
+                        .map(|b| crate::output::names::printable(b).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
+                ))
+            })
+        })
+        .collect()
+}
+
+impl<'a> Outcome<'a> {
+    /// Run the checks on a resolution (the profile checks; only dependencies for bootstrap
+    /// operators) and gather its warnings.
+    pub fn checked(
+        operator: &'a config::Operator,
+        resolution: Result<Resolution<'a>, resolve::Error>,
+    ) -> Outcome<'a> {
+        let (problems, mut warnings) = match &resolution {
+            Ok(r) if operator.bootstrap => {
+                // Conversion checks install modes itself; dependencies are never resolved.
+                let (problems, warnings) = resolve::check_installable(r.bundle);
+                (
+                    problems
+                        .into_iter()
+                        .filter(|p| p.rule == "dependencies")
+                        .collect(),
+                    warnings,
+                )
+            }
+            Ok(r) => resolve::check_installable(r.bundle),
+            Err(_) => (Vec::new(), Vec::new()),
+        };
+        if let Ok(r) = &resolution {
+            warnings.splice(0..0, r.warnings.iter().cloned());
+            warnings.extend(replaces_cycle_warnings(operator, &r.catalog.catalog));
+        }
+        Outcome {
+            operator,
+            resolution,
+            problems,
+            warnings,
+        }
+    }
+}
+
+/// [`resolve_all`], with the problems fitted to the target release's OLM v1
+/// ([`fit_to_release`]), so `resolve`, `images` and `create` agree on what installs.
+pub fn resolve_for_release<'a>(inv: &'a Install, cluster: &Cluster) -> Vec<Outcome<'a>> {
+    let mut outcomes = resolve_all(&inv.config, &inv.catalogs, cluster);
+    let olm = cluster.version.as_ref().and_then(|v| {
+        crate::openshift::Target::new(v, inv.feature_set(), inv.feature_gates())
+            .ok()
+            .and_then(|t| t.olm_v1())
+    });
+    fit_to_release(&mut outcomes, olm.as_ref());
+    outcomes
+}
+
+/// Fit each outcome's problems to the target's OLM v1: a bundle with webhooks is no problem
+/// where the service-ca provider is on; elsewhere the problem names the releases and feature
+/// sets that accept it (from the release table).
+pub fn fit_to_release(outcomes: &mut [Outcome<'_>], olm: Option<&crate::openshift::OlmV1>) {
+    let Some(olm) = olm else { return };
+    let watch_accepted = crate::openshift::Release::where_it_holds(|o| o.own_single_namespace);
+    for outcome in outcomes {
+        if olm.watch_namespace.is_some() && olm.own_single_namespace {
+            // The watch namespace and the renderer decide (render::watch_namespace, convert).
+            outcome.problems.retain(|p| p.rule != "installModes");
+        } else if let Some(accepted) = &watch_accepted {
+            for p in outcome
+                .problems
+                .iter_mut()
+                .filter(|p| p.rule == "installModes")
+            {
+                p.message.push_str(&format!(
+                    "; OLM v1 installs it into a watch namespace (`watchNamespace:`) on {accepted}"
+                ));
+            }
+        }
+        if olm.webhooks {
+            outcome.problems.retain(|p| p.rule != "webhooks");
+        } else if let Some(accepted) = crate::openshift::Release::where_it_holds(|o| o.webhooks) {
+            for p in outcome.problems.iter_mut().filter(|p| p.rule == "webhooks") {
+                p.message
+                    .push_str(&format!("; OLM v1 installs webhooks on {accepted}"));
+            }
+        }
+    }
+}
+
+/// Why a resolved bundle's objects could not be produced.
+#[derive(Debug)]
+pub enum ContentError {
+    /// Its registry+v1 content could not be obtained.
+    Source(crate::bundle::source::Error),
+    /// It could not be converted.
+    Convert(crate::convert::Error),
+    /// The watch namespace does not fit the bundle or the release.
+    WatchNamespace(crate::render::watch_namespace::Error),
+}
+
+/// A resolved bundle's registry+v1 content (embedded in the catalog, from `--bundles`, the
+/// cache, `--oci-layout` or the registry), converted as OLM v1 does for an AllNamespaces install
+/// into `namespace`. Shared by `create` (the objects it writes) and `images` (the containers
+/// they run).
+///
+/// `olm` is the target's OLM v1 (its renderer and certificate provider); without one (a
+/// bootstrap operator on a release before 4.18) the newest renderer is used, without webhooks.
+pub fn converted_bundle(
+    sources: &crate::bundle::source::Sources,
+    bundle: &crate::catalog::model::Bundle,
+    namespace: &str,
+    olm: Option<&crate::openshift::OlmV1>,
+    watch: Option<&str>,
+) -> Result<Vec<serde_json::Value>, ContentError> {
+    let loaded = sources
+        .load_catalog_bundle(bundle)
+        .map_err(ContentError::Source)?;
+    let mut options = match olm {
+        Some(olm) => crate::convert::Options::for_olm_v1(olm, namespace),
+        None => crate::convert::Options {
+            install_namespace: namespace.to_string(),
+            ..Default::default()
+        },
+    };
+    options.target_namespaces = match olm {
+        Some(olm) => {
+            let modes = loaded
+                .bundle
+                .install_modes()
+                .map_err(|e| ContentError::Convert(e.into()))?;
+            crate::render::watch_namespace::target_namespaces(olm, &modes, namespace, watch)
+                .map_err(ContentError::WatchNamespace)?
+        }
+        None => watch.map(|w| vec![w.to_string()]).unwrap_or_default(),
+    };
+    crate::convert::convert_owned(loaded.bundle, &options).map_err(ContentError::Convert)
+}

@@ -1,0 +1,753 @@
+//! The plan of an install: every operator resolved, checked and rendered for its profile,
+//! the install-wide objects (ClusterCatalogs, marketplace objects) and checks (capabilities,
+//! mirror rules, manifest file names, the planned files with what the directory holds), and
+//! the lock file, exactly what `create` writes. [`plan`] makes it and prints nothing;
+//! [`Plan::write`] writes it, all or nothing.
+
+use super::outcome::{self, ContentError, Outcome};
+use super::{Error, Install};
+use crate::bundle::source::Sources;
+use crate::config::ClusterVersion;
+use crate::output::{self, lock};
+use crate::render::profile::{self, BundleContext, CatalogContext, OperatorContext, Profile};
+use crate::render::{RenderedObject, Templates};
+use crate::resolve::{Cluster, LoadedCatalog, Resolution};
+
+/// How the plan is made, beyond the [`Install`] itself.
+pub struct Settings<'x> {
+    /// The release the manifests are for.
+    pub cluster_version: &'x ClusterVersion,
+    /// Templates.
+    pub templates: &'x Templates,
+    /// Check every image against the install-config mirror rules (when there are any).
+    pub mirror_check: bool,
+    /// Where bundle content comes from when the catalog does not embed it.
+    pub content: &'x BundleContent,
+}
+
+/// Why `create` refuses one operator.
+#[derive(Debug)]
+pub enum Refusal {
+    /// It did not resolve, or the chosen bundle fails the profile checks
+    /// ([`Outcome::ok`] is false; the outcome says why).
+    Resolution,
+    /// Another operator already owns its package or one of its CRDs.
+    Ownership(String),
+    /// Its objects could not be rendered (content, conversion, watch namespace, profile rules).
+    Render {
+        /// What is wrong, in one message.
+        message: String,
+        /// Only that bundle content could not be fetched (network or I/O): the content checks
+        /// did not run.
+        unreachable: bool,
+    },
+}
+
+impl Refusal {
+    /// The refusal's own message (none for a resolution failure: the outcome has it).
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Refusal::Resolution => None,
+            Refusal::Ownership(m) | Refusal::Render { message: m, .. } => Some(m),
+        }
+    }
+
+    /// Whether the refusal is only that bundle content could not be fetched.
+    pub fn unreachable(&self) -> bool {
+        matches!(
+            self,
+            Refusal::Render {
+                unreachable: true,
+                ..
+            }
+        )
+    }
+}
+
+/// One operator in the plan.
+#[derive(Debug)]
+pub struct OperatorPlan<'a> {
+    /// Its resolution, profile checks and warnings.
+    pub outcome: Outcome<'a>,
+    /// Why it cannot be installed, if it cannot.
+    pub refusal: Option<Refusal>,
+}
+
+/// What would be written when every operator can be installed.
+#[derive(Debug)]
+pub struct Staged {
+    /// Every object, in file order.
+    pub objects: Vec<RenderedObject>,
+    /// The manifest files.
+    pub files: Vec<output::ManifestFile>,
+    /// The lock file.
+    pub lock: lock::Lock,
+}
+
+/// What `create` would do: per operator its outcome and refusal, then, when none is refused,
+/// the install-wide checks and the files.
+#[derive(Debug)]
+pub struct Plan<'a> {
+    /// The profile non-bootstrap operators are written with.
+    pub profile: Option<Profile>,
+    /// One per configured operator, in configuration order.
+    pub operators: Vec<OperatorPlan<'a>>,
+    /// The planned files checked with what the install directory already holds (run once every
+    /// operator rendered and the install-wide checks before it passed).
+    pub file_check: Option<super::files::FileCheck>,
+    /// `None` when an operator was refused (the install-wide checks did not run); else what
+    /// would be written, or the install-wide refusal.
+    pub install: Option<Result<Staged, Error>>,
+}
+
+impl Plan<'_> {
+    /// Whether any operator is refused.
+    pub fn refused(&self) -> bool {
+        self.operators.iter().any(|o| o.refusal.is_some())
+    }
+
+    /// The files to write, or the error `create` stops with.
+    pub fn into_staged(self) -> Result<Staged, Error> {
+        let refused = self.refusal_error();
+        self.install.unwrap_or(Err(refused))
+    }
+
+    /// The error `create` stops with when operators are refused.
+    pub fn refusal_error(&self) -> Error {
+        let failed = self
+            .operators
+            .iter()
+            .filter(|o| o.refusal.is_some())
+            .count();
+        let total = self.operators.len();
+        if self
+            .operators
+            .iter()
+            .any(|o| o.refusal.as_ref().is_some_and(Refusal::unreachable))
+        {
+            Error::OperatorsUnreachable { failed, total }
+        } else {
+            Error::Operators {
+                failed,
+                total,
+                writes: true,
+            }
+        }
+    }
+}
+
+/// Resolve every operator for the target release and plan the install: [`Install::catalogs`]
+/// must be loaded.
+pub fn plan<'a>(inv: &'a Install, settings: &Settings<'_>) -> Result<Plan<'a>, Error> {
+    let cluster = Cluster {
+        version: Some(settings.cluster_version.clone()),
+    };
+    let outcomes = outcome::resolve_for_release(inv, &cluster);
+    plan_outcomes(inv, outcomes, settings)
+}
+
+/// Plan the install for these outcomes (`upgrade-plan --write` gives the planned bundles):
+/// render each operator for the profile (conversion of the bundle content, webhooks,
+/// APIServices, ClusterCatalogs), then the install-wide checks, the file check and the lock.
+pub fn plan_outcomes<'a>(
+    inv: &'a Install,
+    outcomes: Vec<Outcome<'a>>,
+    settings: &Settings<'_>,
+) -> Result<Plan<'a>, Error> {
+    let Settings {
+        cluster_version,
+        templates,
+        content,
+        ..
+    } = *settings;
+    let profile = inv.profile_for(cluster_version)?;
+    let olm = inv.target_olm_v1(cluster_version);
+    let default_catalogs = crate::openshift::lookup(cluster_version)
+        .map(|r| r.default_catalogs())
+        .unwrap_or_default();
+    let mut objects: Vec<RenderedObject> = Vec::new();
+    let mut locked_operators = Vec::new();
+    let mut owners: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut operators = Vec::with_capacity(outcomes.len());
+    let total = outcomes.len();
+    for (index, outcome) in outcomes.into_iter().enumerate() {
+        if !outcome.ok() {
+            operators.push(OperatorPlan {
+                outcome,
+                refusal: Some(Refusal::Resolution),
+            });
+            continue;
+        }
+        content.unreachable.set(false);
+        crate::notice::stage(|| {
+            format!(
+                "checking operator \"{}\" ({} of {}): rendering, converting its bundle",
+                outcome.operator.name.value,
+                index + 1,
+                total
+            )
+        });
+        let catalog_at = outcome.resolution.as_ref().ok().and_then(|r| {
+            let c = inv
+                .config
+                .catalogs
+                .iter()
+                .find(|c| c.name.value == r.catalog.name)?;
+            Some(format!(
+                "{}:{}:{}",
+                inv.config.source.path.display(),
+                c.name.span.line,
+                c.name.span.column
+            ))
+        });
+        let refusal = match render_operator(
+            templates,
+            profile,
+            &outcome,
+            content,
+            default_catalogs,
+            olm,
+            catalog_at.as_deref(),
+        ) {
+            Ok(rendered) => {
+                let op = outcome.operator;
+                let conflict = if profile == Some(Profile::ClusterExtension) && !op.bootstrap {
+                    let conflict = ownership_conflict(
+                        &owners,
+                        &op.name.value,
+                        &op.package.value,
+                        &rendered.owned_crds,
+                    );
+                    if conflict.is_none() {
+                        owners.push((
+                            op.name.value.clone(),
+                            op.package.value.clone(),
+                            rendered.owned_crds.clone(),
+                        ));
+                    }
+                    conflict
+                } else {
+                    None
+                };
+                match conflict {
+                    Some(message) => Some(Refusal::Ownership(message)),
+                    None => {
+                        objects.extend(rendered.objects);
+                        locked_operators.push(rendered.locked);
+                        None
+                    }
+                }
+            }
+            Err(message) => Some(Refusal::Render {
+                message,
+                unreachable: content.unreachable.get(),
+            }),
+        };
+        operators.push(OperatorPlan { outcome, refusal });
+    }
+    let mut plan = Plan {
+        profile,
+        operators,
+        file_check: None,
+        install: None,
+    };
+    if plan.refused() {
+        return Ok(plan);
+    }
+    let staged = stage(inv, settings, &mut plan, objects, locked_operators);
+    plan.install = Some(staged);
+    Ok(plan)
+}
+
+/// The install-wide objects and checks, the file check and the lock, once every operator
+/// rendered.
+fn stage(
+    inv: &Install,
+    settings: &Settings<'_>,
+    plan: &mut Plan<'_>,
+    mut objects: Vec<RenderedObject>,
+    locked_operators: Vec<lock::LockedOperator>,
+) -> Result<Staged, Error> {
+    let Settings {
+        cluster_version,
+        templates,
+        mirror_check,
+        ..
+    } = *settings;
+    let profile = plan.profile;
+    let outcomes: Vec<&Outcome<'_>> = plan.operators.iter().map(|o| &o.outcome).collect();
+    if profile == Some(Profile::ClusterExtension) {
+        objects.extend(cluster_catalogs(templates, &outcomes)?);
+    }
+    objects.extend(super::images::marketplace_objects(
+        templates, profile, &outcomes,
+    )?);
+    let mut objects = without_repeated_namespaces(objects);
+    check_capabilities(inv, &objects)?;
+    super::images::check_planned(inv, &outcomes, &objects, !mirror_check)?;
+    // Bootstrap readiness (issue 15): roles recorded, then what is written checked with what is there.
+    crate::check::readiness::mark_roles(&mut objects, &|name| inv.role_of(name));
+    let files = output::manifest_files(&objects)?;
+    let file_check = super::files::check_planned_files(inv, cluster_version, &objects, &files)?;
+    let errors = file_check.errors();
+    plan.file_check = Some(file_check);
+    if errors > 0 {
+        return Err(Error::Check {
+            errors,
+            create: true,
+        });
+    }
+    let new_lock = lock::Lock {
+        lock_version: lock::LOCK_VERSION,
+        cluster_version: Some(cluster_version.text.clone()),
+        profile: profile.map(|p| format!("{p:?}")),
+        catalogs: inv
+            .catalogs
+            .iter()
+            .map(|c| {
+                Ok(lock::LockedCatalog {
+                    name: c.name.clone(),
+                    digest: c.catalog.digest().map_err(|e| Error::Catalog {
+                        name: c.name.clone(),
+                        location: c.location.clone(),
+                        source: Box::new(e),
+                    })?,
+                })
+            })
+            .collect::<Result<_, Error>>()?,
+        operators: locked_operators,
+        manifests: files.iter().map(|f| f.name.clone()).collect(),
+    };
+    Ok(Staged {
+        objects,
+        files,
+        lock: new_lock,
+    })
+}
+
+/// What [`Plan::write`] wrote.
+#[derive(Debug)]
+pub struct Written {
+    /// The manifests directory.
+    pub manifests_dir: std::path::PathBuf,
+    /// The files written and removed (names inside `manifests_dir`).
+    pub files: output::Written,
+    /// The lock written.
+    pub lock: lock::Lock,
+}
+
+impl Staged {
+    /// Write the manifests and the lock file, all or nothing. With `locked`, refuse a lock that
+    /// differs from the one on disk (or no lock on disk).
+    pub fn write(self, inv: &Install, locked: bool) -> Result<Written, Error> {
+        let Staged {
+            files,
+            lock: new_lock,
+            ..
+        } = self;
+        let previous = lock::read(&inv.lock_path)?;
+        if locked {
+            let Some(old) = &previous else {
+                return Err(lock::Error::Missing {
+                    path: inv.lock_path.clone(),
+                }
+                .into());
+            };
+            let differences = old.differences(&new_lock);
+            if !differences.is_empty() {
+                return Err(lock::Error::Mismatch {
+                    path: inv.lock_path.clone(),
+                    differences,
+                }
+                .into());
+            }
+        }
+        let previous_files = previous.map(|l| l.manifests).unwrap_or_default();
+        let manifests_dir = inv.dir.join("manifests");
+        crate::notice::stage(|| {
+            format!(
+                "writing {} manifests and {}",
+                files.len(),
+                inv.lock_path.display()
+            )
+        });
+        let written = output::write(
+            &manifests_dir,
+            &files,
+            &previous_files,
+            &inv.lock_path,
+            &new_lock.to_bytes(),
+        )?;
+        Ok(Written {
+            manifests_dir,
+            files: written,
+            lock: new_lock,
+        })
+    }
+}
+
+/// One operator's objects and its lock entry.
+pub struct RenderedOperator {
+    /// Its objects.
+    pub objects: Vec<RenderedObject>,
+    /// Its lock entry.
+    pub locked: lock::LockedOperator,
+    /// The CRDs its ClusterExtension will own (empty for other profiles).
+    pub owned_crds: Vec<String>,
+}
+
+/// OLM v1 lets one ClusterExtension own a CRD, and a package's objects: the operator already
+/// rendered that owns `op`'s package or one of its CRDs, if any (openshift-docs: "a
+/// CRD-providing bundle can be installed only once").
+fn ownership_conflict(
+    owners: &[(String, String, Vec<String>)],
+    name: &str,
+    package: &str,
+    crds: &[String],
+) -> Option<String> {
+    owners.iter().find_map(|(other, other_package, other_crds)| {
+        if other_package == package {
+            return Some(format!(
+                "operators \"{other}\" and \"{name}\" both install package {package}; OLM v1 lets one ClusterExtension own a package's objects, so configure it once"
+            ));
+        }
+        crds.iter().find(|c| other_crds.contains(c)).map(|crd| {
+            format!(
+                "operators \"{other}\" and \"{name}\" would both own CustomResourceDefinition {crd}; OLM v1 lets one ClusterExtension own a CRD, so install only one of them"
+            )
+        })
+    })
+}
+
+/// The objects for one resolved operator, by its profile (bootstrap operators: Namespace and
+/// the converted bundle; otherwise the profile's custom resources).
+fn render_operator(
+    templates: &Templates,
+    profile: Option<Profile>,
+    outcome: &Outcome<'_>,
+    content: &BundleContent,
+    default_catalogs: &[(&str, i32)],
+    olm: Option<crate::openshift::OlmV1>,
+    catalog_at: Option<&str>,
+) -> Result<RenderedOperator, String> {
+    let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
+    let op = outcome.operator;
+    let channels: Vec<String> = op.channels.iter().map(|c| c.value.clone()).collect();
+    let namespace = outcome.install_namespace().unwrap_or_default();
+    // The namespace may come from the bundle (suggested-namespace): untrusted, so checked like
+    // a configured one, and a platform namespace only when the configuration names it.
+    let checked_namespace =
+        || crate::output::names::check_install_namespace(&namespace, op.namespace.is_some());
+    let operator = OperatorContext {
+        name: &op.name.value,
+        package: &op.package.value,
+        channels: &channels,
+        namespace: Some(&namespace),
+    };
+    let bundle = BundleContext {
+        name: &r.bundle.name,
+        version: &r.bundle.version_text,
+        image: &r.bundle.image,
+    };
+    let catalog = CatalogContext {
+        name: &r.catalog.name,
+        image: r.catalog.image.as_deref(),
+        priority: r.catalog.priority,
+    };
+    let text = |e: crate::render::Error| e.to_string();
+    let watch = op.watch_namespace.as_ref().map(|w| w.value.as_str());
+    let mut owned_crds = Vec::new();
+    let mut pinned = super::pin::PinnedImage {
+        image: r.bundle.image.clone(),
+        not_a_pin: None,
+    };
+    let (objects, namespace) = if op.bootstrap {
+        // A bootstrap operator's objects are applied as they are: no OLM reads a watch
+        // namespace, so it goes straight to the conversion's target namespaces.
+        checked_namespace()?;
+        let converted = convert_bundle(content, r, &namespace, None, watch)?;
+        let mut out =
+            vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
+        out.extend(converted.into_iter().map(|object| RenderedObject {
+            operator: op.name.value.clone(),
+            object,
+        }));
+        (out, Some(namespace))
+    } else {
+        match profile {
+            Some(Profile::PlatformOperator) => {
+                if r.bundle.image.is_empty() {
+                    return Err(format!(
+                        "bundle {} has no image in catalog {}; a BundleDeployment needs one",
+                        r.bundle.name, r.catalog.name
+                    ));
+                }
+                let operator = OperatorContext {
+                    namespace: None,
+                    ..operator
+                };
+                pinned = super::pin::bundle_image(
+                    content.sources.puller(),
+                    &r.bundle.image,
+                    content.allow_tags,
+                )
+                .map_err(|m| format!("{m}\nhint: {}", super::pin::TAG_HINT))?;
+                let bundle = BundleContext {
+                    image: &pinned.image,
+                    ..bundle
+                };
+                let objects = profile::platform_operator(templates, &operator, &bundle, &catalog)
+                    .map_err(text)?;
+                (objects, None)
+            }
+            Some(Profile::ClusterExtension) => {
+                if r.catalog.image.is_none()
+                    && !default_catalogs.iter().any(|(n, _)| *n == r.catalog.name)
+                {
+                    return Err(format!(
+                        "{}catalog \"{}\" has no `image:`, so no ClusterCatalog can be written for it, and it is not one of OpenShift's default ClusterCatalogs ({}); \
+                         give the catalog's image, or name the catalog after the default ClusterCatalog it is a snapshot of",
+                        catalog_at.map(|a| format!("{a}: ")).unwrap_or_default(),
+                        r.catalog.name,
+                        default_catalogs
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                checked_namespace()?;
+                cluster_extension_api_rules(op, r, default_catalogs)?;
+                checked_namespace()?;
+                let converted = convert_bundle(content, r, &namespace, olm.as_ref(), watch)?;
+                owned_crds = converted
+                    .iter()
+                    .filter(|o| o["kind"] == "CustomResourceDefinition")
+                    .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_owned))
+                    .collect();
+                let form = olm.and_then(|o| o.watch_namespace);
+                let objects = profile::cluster_extension(
+                    templates,
+                    &operator,
+                    &bundle,
+                    &catalog,
+                    &converted,
+                    form.zip(watch),
+                )
+                .map_err(text)?;
+                (objects, Some(namespace))
+            }
+            None => return Err("no output profile applies to this operator".into()),
+        }
+    };
+    Ok(RenderedOperator {
+        objects,
+        owned_crds,
+        locked: lock::LockedOperator {
+            name: op.name.value.clone(),
+            package: op.package.value.clone(),
+            catalog: r.catalog.name.clone(),
+            bundle: r.bundle.name.clone(),
+            version: r.bundle.version_text.clone(),
+            image: pinned.image,
+            bootstrap: op.bootstrap,
+            namespace,
+            waivers: super::locked_waivers(op),
+            not_a_pin: pinned.not_a_pin,
+        },
+    })
+}
+
+/// Objects whose CRDs come with an optional capability: with install-config `capabilities`
+/// leaving it out, the CRDs never exist and the objects hang the bootstrap.
+fn check_capabilities(inv: &Install, objects: &[RenderedObject]) -> Result<(), Error> {
+    use crate::openshift::{Capability, capability_enabled};
+    let caps = inv
+        .install
+        .as_ref()
+        .and_then(|i| i.config.capabilities.as_ref());
+    let Some(caps) = caps else { return Ok(()) };
+    for (capability, kinds) in [
+        (
+            Capability::OperatorLifecycleManagerV1,
+            &["ClusterExtension", "ClusterCatalog"][..],
+        ),
+        (
+            Capability::Marketplace,
+            &["OperatorHub", "CatalogSource"][..],
+        ),
+    ] {
+        let Some(o) = objects.iter().find(|o| kinds.contains(&o.kind())) else {
+            continue;
+        };
+        if !capability_enabled(Some(caps), capability) {
+            return Err(Error::Unsupported(format!(
+                "install-config `capabilities` (baselineCapabilitySet: {}) does not enable {}, so the cluster will have no {} CRD and bootstrap would wait for it; add {} to additionalEnabledCapabilities",
+                caps.baseline_capability_set
+                    .as_deref()
+                    .unwrap_or("vCurrent"),
+                capability.name(),
+                o.kind(),
+                capability.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What the API server would refuse in this operator's ClusterExtension and ClusterCatalog
+/// (`render::api_rules`, the CRDs' CEL rules), and a configured catalog that would collide
+/// with one of the ClusterCatalogs the release manages itself.
+fn cluster_extension_api_rules(
+    op: &crate::config::Operator,
+    r: &Resolution<'_>,
+    default_catalogs: &[(&str, i32)],
+) -> Result<(), String> {
+    use crate::render::api_rules;
+    for c in &op.channels {
+        if !api_rules::channel_is_valid(&c.value) {
+            return Err(format!(
+                "channel \"{}\" is not a DNS-1123 subdomain, so the ClusterExtension CRD refuses it (\"channels entries must be valid DNS1123 subdomains\"); OLM v1 cannot select this channel by name: leave `channel` out to consider every channel",
+                c.value
+            ));
+        }
+    }
+    if let Some(image) = r.catalog.image.as_deref() {
+        let errs = api_rules::cluster_catalog_image_errors(image);
+        if !errs.is_empty() {
+            return Err(format!(
+                "catalog \"{}\": image {image:?} would be refused by the ClusterCatalog CRD (spec.source.image.ref): {}",
+                r.catalog.name,
+                errs.join("; ")
+            ));
+        }
+        if default_catalogs.iter().any(|(n, _)| *n == r.catalog.name) {
+            return Err(format!(
+                "catalog \"{}\" has an `image:` but is named like one of the ClusterCatalogs OpenShift creates itself; the ClusterCatalog written for it would collide with the one the cluster manages: rename the catalog, or drop `image:` to use OpenShift's",
+                r.catalog.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Where bundle content comes from, and whether fetching it failed for network or I/O reasons
+/// (exit status 3 rather than 1).
+pub struct BundleContent {
+    sources: Sources,
+    unreachable: std::cell::Cell<bool>,
+    /// `--allow-tags`: a tag-only bundle image whose digest cannot be looked up is written as
+    /// it is (the lock says it is not a pin).
+    allow_tags: bool,
+}
+
+impl BundleContent {
+    /// Content from the bundle-source settings and the install's network settings
+    /// (`allow_tags` is `--allow-tags`); nothing has failed yet.
+    pub fn for_install(
+        inv: &Install,
+        flags: &super::BundleSettings,
+        allow_tags: bool,
+    ) -> Result<BundleContent, Error> {
+        Ok(BundleContent {
+            sources: super::sources::sources(flags, &inv.network, inv.install.as_ref())?,
+            unreachable: std::cell::Cell::new(false),
+            allow_tags,
+        })
+    }
+}
+
+/// The chosen bundle's registry+v1 content (embedded in the catalog, from `--bundles`, the
+/// cache, `--oci-layout` or the registry), converted as OLM v1 does for an AllNamespaces
+/// install into `namespace`.
+fn convert_bundle(
+    content: &BundleContent,
+    r: &Resolution<'_>,
+    namespace: &str,
+    olm: Option<&crate::openshift::OlmV1>,
+    watch: Option<&str>,
+) -> Result<Vec<serde_json::Value>, String> {
+    outcome::converted_bundle(&content.sources, r.bundle, namespace, olm, watch).map_err(
+        |e| match e {
+            ContentError::Source(e) => {
+                content
+                    .unreachable
+                    .set(content.unreachable.get() || e.is_io());
+                let mut text = crate::error_chain(&e);
+                if let Some(hint) = e.hint() {
+                    text.push_str("\nhint: ");
+                    text.push_str(&hint);
+                }
+                text
+            }
+            ContentError::Convert(e) => crate::error_chain(&e),
+            ContentError::WatchNamespace(e) => e.to_string(),
+        },
+    )
+}
+
+/// One ClusterCatalog per configured catalog with an image that a ClusterExtension resolved
+/// from, sorted by name.
+fn cluster_catalogs(
+    templates: &Templates,
+    outcomes: &[&Outcome<'_>],
+) -> Result<Vec<RenderedObject>, Error> {
+    let mut used: Vec<&LoadedCatalog> = outcomes
+        .iter()
+        .filter(|o| !o.operator.bootstrap)
+        .filter_map(|o| o.resolution.as_ref().ok().map(|r| r.catalog))
+        .filter(|c| c.image.is_some())
+        .collect();
+    used.sort_by(|a, b| a.name.cmp(&b.name));
+    used.dedup_by(|a, b| a.name == b.name);
+    used.iter()
+        .map(|c| {
+            profile::cluster_catalog(
+                templates,
+                &CatalogContext {
+                    name: &c.name,
+                    image: c.image.as_deref(),
+                    priority: c.priority,
+                },
+            )
+            .map_err(Error::from)
+        })
+        .collect()
+}
+
+/// Keep the first Namespace object of each name (operators may share an install namespace).
+fn without_repeated_namespaces(objects: Vec<RenderedObject>) -> Vec<RenderedObject> {
+    let mut seen = std::collections::BTreeSet::new();
+    objects
+        .into_iter()
+        .filter(|o| o.kind() != "Namespace" || seen.insert(o.name().to_string()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ownership_conflict;
+
+    #[test]
+    fn one_owner_per_crd() {
+        let owners = vec![(
+            "a".to_string(),
+            "pkg-a".to_string(),
+            vec!["widgets.example.com".to_string()],
+        )];
+        let crds = [
+            "gadgets.example.com".to_string(),
+            "widgets.example.com".to_string(),
+        ];
+        assert_eq!(
+            ownership_conflict(&owners, "b", "pkg-b", &crds).unwrap(),
+            "operators \"a\" and \"b\" would both own CustomResourceDefinition widgets.example.com; OLM v1 lets one ClusterExtension own a CRD, so install only one of them"
+        );
+        assert!(ownership_conflict(&owners, "b", "pkg-b", &crds[..1]).is_none());
+        assert!(
+            ownership_conflict(&owners, "b", "pkg-a", &[])
+                .unwrap()
+                .contains("both install package pkg-a")
+        );
+    }
+}

@@ -1,0 +1,110 @@
+//! `upgrade-plan`'s library side: the planner's view of each configured operator (from the
+//! configuration's `installed:` or the lock file), and the planned bundles as outcomes that
+//! [`super::plan::plan_outcomes`] renders for the target release (`--write`).
+
+use super::Install;
+use super::outcome::{self, Outcome};
+use crate::config::ClusterVersion;
+use crate::output::lock::Lock;
+use crate::resolve::{self, LoadedCatalog, Resolution};
+use crate::upgrade::{self, BundleRef, Plan};
+
+/// The planner's view of each configured operator: installed from the configuration's
+/// `installed:`, else from the lock file. Notes say where the two disagree.
+pub fn operators(inv: &Install, lock: Option<&Lock>) -> (Vec<upgrade::Operator>, Vec<String>) {
+    let mut notes = Vec::new();
+    let ops = inv
+        .config
+        .operators
+        .iter()
+        .map(|o| {
+            let locked = lock
+                .and_then(|l| l.operators.iter().find(|l| l.name == o.name.value))
+                .map(|l| BundleRef {
+                    bundle: l.bundle.clone(),
+                    version: l.version.clone(),
+                    catalog: Some(l.catalog.clone()),
+                });
+            let configured = o.installed.as_ref().map(|i| BundleRef {
+                bundle: i.bundle.value.clone(),
+                version: i.version.value.clone(),
+                catalog: None,
+            });
+            if let (Some(c), Some(l)) = (&configured, &locked)
+                && (c.bundle != l.bundle || c.version != l.version)
+            {
+                notes.push(format!(
+                    "operator \"{}\": the configuration says {} ({}) is installed, the lock file {} ({}); planning from the configuration",
+                    o.name.value, c.bundle, c.version, l.bundle, l.version
+                ));
+            }
+            upgrade::Operator {
+                name: o.name.value.clone(),
+                package: o.package.value.clone(),
+                channels: o.channels.iter().map(|c| c.value.clone()).collect(),
+                range: o.version.as_ref().map(|v| v.value.clone()),
+                catalog: o.catalog.as_ref().map(|c| c.value.clone()),
+                policy: o.upgrade,
+                constraint: o.upgrade_constraint_policy,
+                installed: configured.or(locked),
+            }
+        })
+        .collect();
+    (ops, notes)
+}
+
+/// Each operator at its planned bundle, checked as `create` checks a resolution and with the
+/// problems fitted to the target's OLM v1 as `create` fits them
+/// ([`outcome::resolve_for_release`]): a webhook bundle is refused where the release has no
+/// certificate provider for it, and accepted where it has one.
+pub fn planned_outcomes<'a>(
+    inv: &'a Install,
+    to: &ClusterVersion,
+    plan: &Plan,
+) -> Vec<Outcome<'a>> {
+    let mut outcomes: Vec<Outcome<'_>> = inv
+        .config
+        .operators
+        .iter()
+        .zip(&plan.operators)
+        .map(|(op, planned)| {
+            let resolution = planned
+                .planned
+                .as_ref()
+                .and_then(|p| planned_resolution(&inv.catalogs, &op.package.value, p))
+                .ok_or_else(|| resolve::Error::NoCandidate {
+                    package: op.package.value.clone(),
+                    candidates: Vec::new(),
+                    hints: vec![format!(
+                        "the plan has no bundle for operator \"{}\" on {}",
+                        op.name.value, to
+                    )],
+                });
+            Outcome::checked(op, resolution)
+        })
+        .collect();
+    outcome::fit_to_release(&mut outcomes, inv.target_olm_v1(to).as_ref());
+    outcomes
+}
+
+/// The planned bundle as a resolution, for the writer.
+fn planned_resolution<'a>(
+    catalogs: &'a [LoadedCatalog],
+    package: &str,
+    planned: &BundleRef,
+) -> Option<Resolution<'a>> {
+    catalogs
+        .iter()
+        .filter(|c| planned.catalog.as_deref().is_none_or(|n| c.name == n))
+        .find_map(|c| {
+            let p = c.catalog.package(package)?;
+            let b = p.bundle(&planned.bundle)?;
+            Some(Resolution {
+                catalog: c,
+                package: p,
+                bundle: b,
+                candidates: Vec::new(),
+                warnings: Vec::new(),
+            })
+        })
+}
