@@ -512,3 +512,39 @@ impl From<&BundleSourceArgs> for crate::install::BundleSettings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The library's defaults are the command line's.
+    #[test]
+    fn library_defaults_are_the_flag_defaults() {
+        let flags = Flags::try_parse_from(["po-manifests", "create", "--dir", "."]).unwrap();
+        let Command::Create(args) = flags.command else {
+            panic!("not create")
+        };
+        let net = crate::install::Network::from(&args.input.network);
+        let default = crate::install::Network::default();
+        assert_eq!(
+            (
+                net.connect_timeout,
+                net.timeout,
+                net.retries,
+                net.retry_backoff,
+                net.offline
+            ),
+            (
+                default.connect_timeout,
+                default.timeout,
+                default.retries,
+                default.retry_backoff,
+                default.offline
+            )
+        );
+        assert_eq!(
+            crate::install::BundleSettings::from(&args.bundle_sources).max_bundle_size,
+            crate::install::BundleSettings::default().max_bundle_size
+        );
+    }
+}

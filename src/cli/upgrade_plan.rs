@@ -11,7 +11,6 @@ use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::config::ClusterVersion;
 use crate::install::plan::{self, BundleContent, Settings};
 use crate::install::{Inputs, Install};
-use crate::output::lock;
 use crate::render::Templates;
 use crate::upgrade::{self, Plan};
 
@@ -39,49 +38,12 @@ pub(super) fn run(
     } else {
         None
     };
-    let lock = lock::read(&inv.lock_path)?;
-    let from = match (
-        &args.from,
-        lock.as_ref().and_then(|l| l.cluster_version.as_ref()),
-    ) {
-        (Some(text), _) => {
-            ClusterVersion::parse(text).map_err(|m| Error::Usage(format!("--from: {m}")))?
-        }
-        (None, Some(text)) => ClusterVersion::parse(text).map_err(|m| {
-            Error::Usage(format!(
-                "the lock file {} has clusterVersion {text:?}: {m}; give --from",
-                inv.lock_path.display()
-            ))
-        })?,
-        (None, None) => {
-            return Err(Error::Usage(format!(
-                "the current release is not known: give --from VERSION (no clusterVersion in {})",
-                inv.lock_path.display()
-            )));
-        }
-    };
-    // The feature set is read for the current release: it cannot change across an upgrade.
-    let current = crate::openshift::Target::new(&from, inv.feature_set(), inv.feature_gates())
-        .map_err(|e| Error::Unsupported(format!("the current release {from}: {e}")))?;
-    inv.load_catalogs()?;
-    let (operators, mut notes) = crate::install::upgrade::operators(&inv, lock.as_ref());
-    let plan = upgrade::plan_with(
-        &operators,
-        &inv.catalogs,
-        &from,
-        &to,
-        upgrade::Options {
-            explain: args.explain,
-        },
-    )?
-    .with_cluster_blockers(upgrade::cluster::blockers(
-        &upgrade::cluster::ClusterFacts {
-            from: &from,
-            to: &to,
-            feature_set: &current.feature_set,
-            platform_operators: inv.config.operators.iter().any(|o| !o.bootstrap),
-        },
-    ));
+    let from = args
+        .from
+        .as_deref()
+        .map(|text| ClusterVersion::parse(text).map_err(|m| Error::Usage(format!("--from: {m}"))))
+        .transpose()?;
+    let (plan, mut notes) = crate::install::upgrade::plan(&mut inv, from, &to, args.explain)?;
     match args.output {
         OutputFormat::Table => write!(stdout, "{}", upgrade::render::text(&plan, args.explain))?,
         format => super::printer::structured(stdout, format, &plan)?,

@@ -28,9 +28,25 @@ pub struct Network {
     pub retry_backoff: std::time::Duration,
 }
 
+impl Default for Network {
+    /// The command line's defaults: online, the user cache, connect in 10 s, 10 minutes a
+    /// download, 3 retries from 250 ms.
+    fn default() -> Self {
+        Network {
+            offline: false,
+            cache_dir: None,
+            ca_file: Vec::new(),
+            connect_timeout: std::time::Duration::from_secs(10),
+            timeout: std::time::Duration::from_secs(600),
+            retries: 3,
+            retry_backoff: std::time::Duration::from_millis(250),
+        }
+    }
+}
+
 /// Where bundle content comes from when the catalog does not embed it (the command line's
 /// bundle-source flags).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct BundleSettings {
     /// Directories of unpacked bundles.
     pub bundles: Vec<PathBuf>,
@@ -40,6 +56,19 @@ pub struct BundleSettings {
     pub authfile: Option<PathBuf>,
     /// The largest bundle image accepted, in bytes.
     pub max_bundle_size: u64,
+}
+
+impl Default for BundleSettings {
+    /// No bundle directories or layouts, no authfile, bundles up to 100 MiB (the command
+    /// line's defaults).
+    fn default() -> Self {
+        BundleSettings {
+            bundles: Vec::new(),
+            oci_layouts: Vec::new(),
+            authfile: None,
+            max_bundle_size: 100 * 1024 * 1024,
+        }
+    }
 }
 
 /// Trust, proxy, timeouts, retries and cache for network access (catalogs and bundle images):

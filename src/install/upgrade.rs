@@ -1,13 +1,62 @@
-//! `upgrade-plan`'s library side: the planner's view of each configured operator (from the
+//! `upgrade-plan`'s library side: the plan from the current release (`from`, else the lock
+//! file's) to the target ([`plan`]), the planner's view of each configured operator (from the
 //! configuration's `installed:` or the lock file), and the planned bundles as outcomes that
 //! [`super::plan::plan_outcomes`] renders for the target release (`--write`).
 
-use super::Install;
 use super::outcome::{self, Outcome};
+use super::{Error, Install};
 use crate::config::ClusterVersion;
-use crate::output::lock::Lock;
+use crate::output::lock::{self, Lock};
 use crate::resolve::{self, LoadedCatalog, Resolution};
 use crate::upgrade::{self, BundleRef, Plan};
+
+/// The upgrade plan from the current release to `to`: `from`, else the lock file's
+/// `clusterVersion`; the catalogs (as configured, or overridden) are loaded for the target.
+/// The notes say where the configuration and the lock file disagree.
+pub fn plan(
+    inv: &mut Install,
+    from: Option<ClusterVersion>,
+    to: &ClusterVersion,
+    explain: bool,
+) -> Result<(Plan, Vec<String>), Error> {
+    let lock = lock::read(&inv.lock_path)?;
+    let from = match (from, lock.as_ref().and_then(|l| l.cluster_version.as_ref())) {
+        (Some(from), _) => from,
+        (None, Some(text)) => ClusterVersion::parse(text).map_err(|m| {
+            Error::Usage(format!(
+                "the lock file {} has clusterVersion {text:?}: {m}; give --from",
+                inv.lock_path.display()
+            ))
+        })?,
+        (None, None) => {
+            return Err(Error::Usage(format!(
+                "the current release is not known: give --from VERSION (no clusterVersion in {})",
+                inv.lock_path.display()
+            )));
+        }
+    };
+    // The feature set is read for the current release: it cannot change across an upgrade.
+    let current = crate::openshift::Target::new(&from, inv.feature_set(), inv.feature_gates())
+        .map_err(|e| Error::Unsupported(format!("the current release {from}: {e}")))?;
+    inv.load_catalogs()?;
+    let (operators, notes) = operators(inv, lock.as_ref());
+    let plan = upgrade::plan_with(
+        &operators,
+        &inv.catalogs,
+        &from,
+        to,
+        upgrade::Options { explain },
+    )?
+    .with_cluster_blockers(upgrade::cluster::blockers(
+        &upgrade::cluster::ClusterFacts {
+            from: &from,
+            to,
+            feature_set: &current.feature_set,
+            platform_operators: inv.config.operators.iter().any(|o| !o.bootstrap),
+        },
+    ));
+    Ok((plan, notes))
+}
 
 /// The planner's view of each configured operator: installed from the configuration's
 /// `installed:`, else from the lock file. Notes say where the two disagree.
