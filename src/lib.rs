@@ -27,6 +27,7 @@ pub mod output;
 pub mod registry;
 pub mod render;
 pub mod resolve;
+pub mod table;
 pub mod upgrade;
 pub mod version;
 

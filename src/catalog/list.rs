@@ -2,15 +2,15 @@
 //! operator-registry's `opm alpha list` (`alpha/action/list.go`), plus a plain column
 //! renderer. Rows are sorted by package, channel, bundle.
 //!
-//! Text cells are elided to fit a terminal (a bundle that skips 80 versions would make every
-//! row thousands of characters wide): lists longer than [`MAX_LIST_CELL`] become a count
-//! ("80 skips"), any other cell longer than [`MAX_CELL`] keeps its start and end around `…`.
-//! The JSON rows always hold the full values.
+//! Text tables fit the terminal ([`crate::table`]): a list longer than [`MAX_LIST_CELL`]
+//! becomes a count ("80 skips"), other cells are cut around `…`, and `-o wide` shows every
+//! column and cell whole. The JSON rows always hold the full values.
 
 use serde::Serialize;
 
 use super::graph;
 use super::model::{Bundle, Catalog, Package};
+use crate::table::{self, Column, Width};
 
 /// One package.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -144,85 +144,22 @@ pub fn bundles(catalog: &Catalog, package: Option<&str>) -> Vec<BundleRow> {
     rows
 }
 
-/// Longest joined list (skips, heads) shown in full in a text cell.
+/// Longest joined list (skips, heads) shown in full in a fitted text cell.
 pub const MAX_LIST_CELL: usize = 40;
-/// Longest text cell (in characters) shown in full.
-pub const MAX_CELL: usize = 72;
 
-/// A list as a text cell: comma-joined when short, else its count ("3 skips").
-fn list_cell(items: &[String], singular: &str, plural: &str) -> String {
+/// A list as a text cell: comma-joined when short or when the table is wide, else its count
+/// ("3 skips").
+fn list_cell(items: &[String], singular: &str, plural: &str, width: Width) -> String {
     let joined = items.join(",");
-    if joined.chars().count() <= MAX_LIST_CELL {
+    if width == Width::Full || joined.chars().count() <= MAX_LIST_CELL {
         return joined;
     }
     let noun = if items.len() == 1 { singular } else { plural };
-    elide(&format!("{} {noun}", items.len()))
-}
-
-/// A cell cut to [`MAX_CELL`] characters: its start and end around `…`.
-fn elide(cell: &str) -> String {
-    let n = cell.chars().count();
-    if n <= MAX_CELL {
-        return cell.to_owned();
-    }
-    let head = (MAX_CELL - 1) / 2;
-    let tail = MAX_CELL - 1 - head;
-    let mut out: String = cell.chars().take(head).collect();
-    out.push('…');
-    out.extend(cell.chars().skip(n - tail));
-    out
-}
-
-/// Render rows as left-aligned columns separated by two spaces, with a header line. Cells come
-/// from catalogs: control characters (terminal escapes, newlines) are printed escaped.
-pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            r.iter()
-                .map(|c| crate::output::names::printable(c).into_owned())
-                .collect()
-        })
-        .collect();
-    let rows = &rows[..];
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in rows {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
-        let mut s = String::new();
-        for (i, cell) in cells.enumerate() {
-            if i > 0 {
-                s.push_str("  ");
-            }
-            s.push_str(cell);
-            let pad = widths[i].saturating_sub(cell.chars().count());
-            s.extend(std::iter::repeat_n(' ', pad));
-        }
-        out.push_str(s.trim_end());
-        out.push('\n');
-    };
-    line(&mut header.iter().copied());
-    for r in rows {
-        line(&mut r.iter().map(String::as_str));
-    }
-    out
-}
-
-/// [`render_table`] with every cell elided to [`MAX_CELL`] characters.
-fn render_elided(header: &[&str], rows: Vec<Vec<String>>) -> String {
-    let rows: Vec<Vec<String>> = rows
-        .into_iter()
-        .map(|r| r.iter().map(|c| elide(c)).collect())
-        .collect();
-    render_table(header, &rows)
+    format!("{} {noun}", items.len())
 }
 
 /// Text table of [`packages`].
-pub fn packages_text(rows: &[PackageRow]) -> String {
+pub fn packages_text(rows: &[PackageRow], width: Width) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -233,26 +170,35 @@ pub fn packages_text(rows: &[PackageRow]) -> String {
             ]
         })
         .collect();
-    render_elided(&["NAME", "DISPLAY NAME", "DEFAULT CHANNEL"], cells)
+    table::render(
+        &table::columns(["NAME", "DISPLAY NAME", "DEFAULT CHANNEL"]),
+        &cells,
+        width,
+    )
 }
 
 /// Text table of [`channels`].
-pub fn channels_text(rows: &[ChannelRow]) -> String {
+pub fn channels_text(rows: &[ChannelRow], width: Width) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             vec![
                 r.package.clone(),
                 r.channel.clone(),
-                list_cell(&r.heads, "head", "heads"),
+                list_cell(&r.heads, "head", "heads", width),
             ]
         })
         .collect();
-    render_elided(&["PACKAGE", "CHANNEL", "HEAD"], cells)
+    table::render(
+        &table::columns(["PACKAGE", "CHANNEL", "HEAD"]),
+        &cells,
+        width,
+    )
 }
 
-/// Text table of [`bundles`].
-pub fn bundles_text(rows: &[BundleRow]) -> String {
+/// Text table of [`bundles`]: skip range, image and maximum OpenShift version only with
+/// `-o wide`.
+pub fn bundles_text(rows: &[BundleRow], width: Width) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -262,7 +208,7 @@ pub fn bundles_text(rows: &[BundleRow]) -> String {
                 r.bundle.clone(),
                 r.version.clone(),
                 r.replaces.clone().unwrap_or_default(),
-                list_cell(&r.skips, "skip", "skips"),
+                list_cell(&r.skips, "skip", "skips", width),
                 r.skip_range.clone().unwrap_or_default(),
                 r.image.clone(),
                 if r.deprecated { "deprecated" } else { "" }.to_owned(),
@@ -270,20 +216,21 @@ pub fn bundles_text(rows: &[BundleRow]) -> String {
             ]
         })
         .collect();
-    render_elided(
+    table::render(
         &[
-            "PACKAGE",
-            "CHANNEL",
-            "BUNDLE",
-            "VERSION",
-            "REPLACES",
-            "SKIPS",
-            "SKIP RANGE",
-            "IMAGE",
-            "DEPRECATED",
-            "MAX OCP",
+            Column::new("PACKAGE"),
+            Column::new("CHANNEL"),
+            Column::new("BUNDLE"),
+            Column::keep("VERSION"),
+            Column::new("REPLACES"),
+            Column::new("SKIPS"),
+            Column::wide("SKIP RANGE"),
+            Column::wide("IMAGE"),
+            Column::new("DEPRECATED"),
+            Column::wide("MAX OCP"),
         ],
-        cells,
+        &cells,
+        width,
     )
 }
 
@@ -329,13 +276,13 @@ mod tests {
         let p = packages(&cat, None);
         assert_eq!(p[0].display_name.as_deref(), Some("Aye"));
         assert_eq!(
-            packages_text(&p),
+            packages_text(&p, Width::Fit(80)),
             "NAME  DISPLAY NAME  DEFAULT CHANNEL\na     Aye           stable\nb                   s\n"
         );
         let c = channels(&cat, Some("b"));
         assert_eq!(c[0].heads, ["b.v1", "b.v2"]);
         assert_eq!(
-            channels_text(&c),
+            channels_text(&c, Width::Fit(80)),
             "PACKAGE  CHANNEL  HEAD\nb        s        b.v1,b.v2\n"
         );
         let b = bundles(&cat, Some("a"));
@@ -343,7 +290,7 @@ mod tests {
         assert!(b[0].deprecated);
         assert_eq!(b[1].max_openshift_version.as_deref(), Some("4.10"));
         assert_eq!(b[1].replaces.as_deref(), Some("a.v1"));
-        let text = bundles_text(&b);
+        let text = bundles_text(&b, Width::Fit(80));
         assert!(
             text.lines().nth(1).unwrap().contains("deprecated"),
             "{text}"
@@ -363,26 +310,24 @@ mod tests {
 
         #[test]
         fn short_lists_are_joined() {
-            assert_eq!(list_cell(&names(2), "skip", "skips"), "op.v1.0.0,op.v1.0.1");
-            assert_eq!(list_cell(&[], "skip", "skips"), "");
+            let fit = Width::Fit(80);
+            assert_eq!(
+                list_cell(&names(2), "skip", "skips", fit),
+                "op.v1.0.0,op.v1.0.1"
+            );
+            assert_eq!(list_cell(&[], "skip", "skips", fit), "");
         }
 
         #[test]
         fn long_lists_become_a_count() {
-            assert_eq!(list_cell(&names(80), "skip", "skips"), "80 skips");
+            let fit = Width::Fit(80);
+            assert_eq!(list_cell(&names(80), "skip", "skips", fit), "80 skips");
             let one = vec!["x".repeat(60)];
-            assert_eq!(list_cell(&one, "skip", "skips"), "1 skip");
-        }
-
-        #[test]
-        fn long_cells_keep_start_and_end() {
-            let cell = format!("quay.io/{}@sha256:{}", "r".repeat(40), "d".repeat(64));
-            let e = elide(&cell);
-            assert_eq!(e.chars().count(), MAX_CELL);
-            assert!(e.starts_with("quay.io/r") && e.ends_with("ddd") && e.contains('…'));
-            assert_eq!(elide("short"), "short");
-            // Multi-byte characters are cut on character boundaries.
-            assert_eq!(elide(&"é".repeat(100)).chars().count(), MAX_CELL);
+            assert_eq!(list_cell(&one, "skip", "skips", fit), "1 skip");
+            assert_eq!(
+                list_cell(&names(80), "skip", "skips", Width::Full),
+                names(80).join(",")
+            );
         }
 
         #[test]
@@ -399,9 +344,14 @@ mod tests {
                 deprecated: false,
                 max_openshift_version: None,
             };
-            let text = bundles_text(std::slice::from_ref(&row));
-            assert!(text.lines().all(|l| l.chars().count() < 200), "{text}");
+            let text = bundles_text(std::slice::from_ref(&row), Width::Fit(80));
+            assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
             assert!(text.contains("80 skips"), "{text}");
+            let wide = bundles_text(std::slice::from_ref(&row), Width::Full);
+            assert!(
+                wide.contains(&names(80).join(",")) && wide.contains(&row.image),
+                "{wide}"
+            );
             let json = serde_json::to_value([&row]).unwrap();
             assert_eq!(json[0]["skips"].as_array().unwrap().len(), 80);
         }

@@ -39,7 +39,7 @@ fn run_validate(
     let report =
         validate::validate_path(&args.path, &options).map_err(|e| catalog_error(&args.path, e))?;
     match args.output {
-        OutputFormat::Table => {
+        OutputFormat::Table | OutputFormat::Wide => {
             write!(stderr, "{report}")?;
             if report.is_valid() {
                 writeln!(stderr, "{}: valid", args.path.display())?;
@@ -70,11 +70,17 @@ fn run_list(args: &CatalogListArgs, stdout: &mut dyn Write) -> Result<u8, Error>
         )));
     }
     let format = args.output;
-    if format == OutputFormat::Table {
+    if format.is_text() {
         let text = match args.what {
-            ListWhat::Packages => list::packages_text(&list::packages(&catalog, package)),
-            ListWhat::Channels => list::channels_text(&list::channels(&catalog, package)),
-            ListWhat::Bundles => list::bundles_text(&list::bundles(&catalog, package)),
+            ListWhat::Packages => {
+                list::packages_text(&list::packages(&catalog, package), format.width())
+            }
+            ListWhat::Channels => {
+                list::channels_text(&list::channels(&catalog, package), format.width())
+            }
+            ListWhat::Bundles => {
+                list::bundles_text(&list::bundles(&catalog, package), format.width())
+            }
         };
         write!(stdout, "{text}")?;
         return Ok(EXIT_OK);

@@ -39,7 +39,7 @@ pub(super) fn run(
     };
     let report = dir_check::check_dir(dir, roles, version)?;
     match args.output {
-        OutputFormat::Table => {
+        OutputFormat::Table | OutputFormat::Wide => {
             write!(stdout, "{}", report.text())?;
             for w in &report.waived {
                 writeln!(

@@ -396,9 +396,12 @@ pub struct ResolveArgs {
 /// Output formats, shared by every command that prints data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
-    /// Human-readable text: aligned columns or lines (the default; `text` is accepted too).
+    /// Human-readable text: aligned columns or lines, tables fitted to the terminal's width (80
+    /// when stdout is not a terminal, or `COLUMNS`); the default; `text` is accepted too.
     #[value(alias = "text")]
     Table,
+    /// The text, with every table column and cell whole (as kubectl's `-o wide`).
+    Wide,
     /// JSON, camelCase keys.
     Json,
     /// YAML, the same document as JSON.
@@ -476,6 +479,39 @@ pub struct UpgradePlanArgs {
     /// Fetching `https://` catalogs.
     #[command(flatten)]
     pub network: NetworkArgs,
+}
+
+impl OutputFormat {
+    /// Whether this is text (`table` or `wide`) rather than a structured document.
+    pub fn is_text(self) -> bool {
+        matches!(self, OutputFormat::Table | OutputFormat::Wide)
+    }
+
+    /// How wide text tables may be: the terminal's width for `table` (`COLUMNS` when set, 80
+    /// when stdout is not a terminal), every cell whole for `wide`.
+    pub fn width(self) -> crate::table::Width {
+        match self {
+            OutputFormat::Wide => crate::table::Width::Full,
+            _ => crate::table::Width::Fit(terminal_width()),
+        }
+    }
+}
+
+/// The width tables are fitted to: `COLUMNS` when it is a positive number, else the width of
+/// the terminal on stdout, else 80.
+pub fn terminal_width() -> usize {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return n;
+    }
+    console::Term::stdout()
+        .size_checked()
+        .map(|(_, cols)| usize::from(cols))
+        .filter(|&n| n > 0)
+        .unwrap_or(80)
 }
 
 impl From<&InputArgs> for crate::install::Inputs {

@@ -115,7 +115,7 @@ pub(super) fn images(
     let found = images::images(&inv, &outcomes, &rule, check)?;
     let grouped = mirror::by_image(&found.uses);
     match args.output {
-        OutputFormat::Table => {
+        OutputFormat::Table | OutputFormat::Wide => {
             for image in grouped.keys() {
                 let mark = if found.not_pins.contains_key(*image) {
                     NOT_A_PIN_MARK

@@ -13,15 +13,16 @@ use crate::install::outcome::Outcome;
 use crate::install::plan::{Plan, Refusal, Written};
 use crate::output::lock;
 use crate::resolve::explain;
+use crate::table::Width;
 
 /// Print what the plan found, in the order `create` finds it: per operator its warnings, its
-/// candidate table (`explain`, on `stdout`) and its refusal; then the render refusals, each
+/// candidate table (with `explain`, fitted to its width, on `stdout`) and its refusal; then the render refusals, each
 /// distinct message once with every operator it applies to (without those that are only
 /// unreachable content when `quiet_unreachable`); then the problems of the planned files.
 pub fn print_plan(
     inv: &Install,
     plan: &Plan<'_>,
-    explain: bool,
+    explain: Option<Width>,
     quiet_unreachable: bool,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
@@ -33,8 +34,8 @@ pub fn print_plan(
         for report in diagnostics::operator_warnings(outcome) {
             write!(stderr, "{}", report.render(color))?;
         }
-        if explain {
-            write_explain(stdout, outcome)?;
+        if let Some(width) = explain {
+            write_explain(stdout, outcome, width)?;
         }
         match &op.refusal {
             Some(Refusal::Resolution) => {
@@ -71,7 +72,7 @@ pub fn print_plan(
         write!(stderr, "{}", report.render(color))?;
     }
     if let Some(file_check) = &plan.file_check {
-        print_file_check(&file_check.report, explain, stdout, stderr)?;
+        print_file_check(&file_check.report, explain.is_some(), stdout, stderr)?;
     }
     Ok(())
 }
@@ -130,6 +131,7 @@ pub fn write_plan(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
+    let explain = explain.then(|| output.width());
     print_plan(inv, &plan, explain, false, stdout, stderr)?;
     let written = plan.into_staged()?.write(inv, inv.locked)?;
     print_written(inv, &written, output, stdout, stderr)?;
@@ -149,7 +151,7 @@ fn print_written(
         files,
         lock: new_lock,
     } = written;
-    if output != OutputFormat::Table {
+    if !output.is_text() {
         super::printer::structured(
             stdout,
             output,
@@ -172,7 +174,7 @@ fn print_written(
         )?;
     }
     for name in &files.written {
-        if output == OutputFormat::Table {
+        if output.is_text() {
             writeln!(stdout, "{}", manifests_dir.join(name).display())?;
         }
     }
@@ -205,7 +207,11 @@ struct WrittenDocument<'a> {
 }
 
 /// `--explain`: the candidate table for one operator.
-pub fn write_explain(out: &mut dyn Write, outcome: &Outcome<'_>) -> std::io::Result<()> {
+pub fn write_explain(
+    out: &mut dyn Write,
+    outcome: &Outcome<'_>,
+    width: Width,
+) -> std::io::Result<()> {
     let candidates = match &outcome.resolution {
         Ok(r) => r.candidates.as_slice(),
         Err(e) => e.candidates(),
@@ -218,7 +224,7 @@ pub fn write_explain(out: &mut dyn Write, outcome: &Outcome<'_>) -> std::io::Res
     if candidates.is_empty() {
         writeln!(out, "no candidates")?;
     } else {
-        write!(out, "{}", explain::table(candidates))?;
+        write!(out, "{}", explain::table(candidates, width))?;
     }
     writeln!(out)
 }

@@ -22,7 +22,7 @@ pub(super) fn structured(
                 .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
             write!(out, "{text}")?;
         }
-        OutputFormat::Json | OutputFormat::Table => {
+        OutputFormat::Json | OutputFormat::Table | OutputFormat::Wide => {
             let text = serde_json::to_string_pretty(&value)
                 .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
             writeln!(out, "{text}")?;

@@ -11,7 +11,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::diagnostics::{self, color_stderr};
-use super::flags::{OutputFormat, ResolveArgs};
+use super::flags::ResolveArgs;
 use super::plan_report::write_explain;
 use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::install::Install;
@@ -147,7 +147,7 @@ fn check<'a>(
             content: &content,
         },
     )?;
-    super::plan_report::print_plan(inv, &plan, false, true, &mut std::io::sink(), stderr)?;
+    super::plan_report::print_plan(inv, &plan, None, true, &mut std::io::sink(), stderr)?;
     let any = plan.refused();
     let only_unreachable = plan
         .operators
@@ -214,7 +214,7 @@ pub(super) fn run(
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            let mut r = row(o, args.input.explain && args.output != OutputFormat::Table);
+            let mut r = row(o, args.input.explain && !args.output.is_text());
             r.unchecked = std::mem::take(&mut findings.unchecked[i]);
             // A refusal of the resolution itself is already in `error` and `problems`.
             if o.ok() {
@@ -237,26 +237,39 @@ pub(super) fn run(
         .chain(findings.install_unchecked.iter().cloned())
         .collect();
     match args.output {
-        OutputFormat::Table => {
-            let mut table = vec![
-                ["NAME", "PACKAGE", "CATALOG", "BUNDLE", "VERSION", "IMAGE"].map(String::from),
+        format if format.is_text() => {
+            let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+            let table: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.name.clone(),
+                        r.package.clone(),
+                        dash(&r.catalog),
+                        dash(&r.bundle),
+                        dash(&r.version),
+                        dash(&r.image),
+                    ]
+                })
+                .collect();
+            use crate::table::Column;
+            let columns = [
+                Column::keep("NAME"),
+                Column::new("PACKAGE"),
+                Column::new("CATALOG"),
+                Column::new("BUNDLE"),
+                Column::keep("VERSION"),
+                Column::wide("IMAGE"),
             ];
-            for r in &rows {
-                let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-                table.push([
-                    r.name.clone(),
-                    r.package.clone(),
-                    dash(&r.catalog),
-                    dash(&r.bundle),
-                    dash(&r.version),
-                    dash(&r.image),
-                ]);
-            }
-            write!(stdout, "{}", explain::columns(table))?;
+            write!(
+                stdout,
+                "{}",
+                crate::table::render(&columns, &table, format.width())
+            )?;
             if args.input.explain {
                 writeln!(stdout)?;
                 for o in &outcomes {
-                    write_explain(stdout, o)?;
+                    write_explain(stdout, o, format.width())?;
                 }
             }
         }

@@ -45,7 +45,11 @@ pub(super) fn run(
         .transpose()?;
     let (plan, mut notes) = crate::install::upgrade::plan(&mut inv, from, &to, args.explain)?;
     match args.output {
-        OutputFormat::Table => write!(stdout, "{}", upgrade::render::text(&plan, args.explain))?,
+        format if format.is_text() => write!(
+            stdout,
+            "{}",
+            upgrade::render::text(&plan, args.explain, format.width())
+        )?,
         format => super::printer::structured(stdout, format, &plan)?,
     }
     for note in notes.drain(..) {
@@ -82,7 +86,7 @@ pub(super) fn run(
                 ""
             }
         ));
-        if args.output != OutputFormat::Table {
+        if !args.output.is_text() {
             report = Report::message(format!(
                 "{}: {}",
                 report,
@@ -100,7 +104,7 @@ pub(super) fn run(
         let result = write_target(&inv, &to, &plan, args, &mut written, stderr);
         // Paths of the files written go where they cannot corrupt a JSON document.
         match args.output {
-            OutputFormat::Table => stdout.write_all(&written)?,
+            format if format.is_text() => stdout.write_all(&written)?,
             _ => stderr.write_all(&written)?,
         }
         return result;

@@ -2,9 +2,8 @@
 //! errors ("1.10.0 to 1.11.2 are outside >=1.12.0 <1.14.0"), and hints. Pure functions over
 //! [`Candidate`]s, so the resolver's data never depends on the wording.
 
-use std::fmt::Write as _;
-
 use super::{Candidate, LoadedCatalog, Rejection, Request, Verdict};
+use crate::table::{self, Column, Width};
 
 impl Rejection {
     /// The reason as a phrase about one bundle ("is outside >=1.0.0").
@@ -65,9 +64,9 @@ impl Rejection {
     }
 }
 
-/// One line per candidate: catalog, bundle, version, channels, verdict.
-pub fn table(candidates: &[Candidate]) -> String {
-    let rows: Vec<[String; 5]> = candidates
+/// One line per candidate: catalog, bundle, version, channels, verdict, fitted to `width`.
+pub fn table(candidates: &[Candidate], width: Width) -> String {
+    let rows: Vec<Vec<String>> = candidates
         .iter()
         .map(|c| {
             let verdict = match &c.verdict {
@@ -79,7 +78,7 @@ pub fn table(candidates: &[Candidate]) -> String {
             } else {
                 c.bundle.clone()
             };
-            [
+            vec![
                 c.catalog.clone(),
                 bundle,
                 c.version.clone(),
@@ -88,33 +87,17 @@ pub fn table(candidates: &[Candidate]) -> String {
             ]
         })
         .collect();
-    let header = ["CATALOG", "BUNDLE", "VERSION", "CHANNELS", "VERDICT"].map(String::from);
-    columns(std::iter::once(header).chain(rows))
-}
-
-/// Align rows into columns separated by two spaces.
-pub fn columns<const N: usize>(rows: impl IntoIterator<Item = [String; N]>) -> String {
-    let rows: Vec<[String; N]> = rows.into_iter().collect();
-    let mut widths = [0usize; N];
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in &rows {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            if i + 1 == N {
-                line.push_str(cell);
-            } else {
-                let _ = write!(line, "{cell:<width$}  ", width = widths[i]);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    table::render(
+        &[
+            Column::new("CATALOG"),
+            Column::new("BUNDLE"),
+            Column::keep("VERSION"),
+            Column::new("CHANNELS"),
+            Column::keep("VERDICT"),
+        ],
+        &rows,
+        width,
+    )
 }
 
 /// Neighbours (in candidate order) rejected alike, merged into sentences:
@@ -282,7 +265,7 @@ mod tests {
 
     #[test]
     fn table_aligns_columns() {
-        let t = table(&[cand("1.0.0", Verdict::Chosen)]);
+        let t = table(&[cand("1.0.0", Verdict::Chosen)], Width::Full);
         assert_eq!(
             t,
             "CATALOG  BUNDLE     VERSION  CHANNELS  VERDICT\nc        op.v1.0.0  1.0.0    stable    chosen\n"

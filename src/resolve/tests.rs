@@ -479,7 +479,7 @@ mod broken_bundle {
     fn explain_shows_it_and_why_it_was_skipped() {
         let cats = [broken()];
         let r = resolve(&request(&[], None), &cats, &cluster("4.18")).unwrap();
-        let table = explain::table(&r.candidates);
+        let table = explain::table(&r.candidates, crate::table::Width::Full);
         let line = table.lines().find(|l| l.contains("op.v1.7.0")).unwrap();
         assert!(line.contains("v1.7.0"), "{table}");
         assert!(

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use super::compat::Compatibility;
 use super::{Blocker, BundleRef, Change, Plan, Reason, Step};
 use crate::resolve::explain;
+use crate::table::{self, Width};
 
 /// Why a bundle is not compatible, as a phrase ("has olm.maxOpenShiftVersion 4.14").
 pub fn compatibility_phrase(c: &Compatibility) -> String {
@@ -51,19 +52,23 @@ fn bundle(b: &BundleRef) -> String {
     format!("{} ({})", b.version, b.bundle)
 }
 
-fn step_line(out: &mut String, n: usize, s: &Step) {
+fn step_line(out: &mut String, n: usize, s: &Step, width: Width) {
     let from = s
         .from
         .as_ref()
         .map(|f| f.version.clone())
         .unwrap_or_else(|| "not installed".into());
-    let _ = writeln!(
-        out,
-        "  {n}. {} ({}): {from} → {}",
-        s.operator, s.package, s.to.version
-    );
+    let head = format!("  {n}. ");
+    let text = format!("{} ({}): {from} → {}", s.operator, s.package, s.to.version);
+    prose(out, &head, "     ", &text, width);
     let chain: Vec<String> = s.chain.iter().map(|b| b.bundle.clone()).collect();
-    let _ = writeln!(out, "     OLM installs: {}", chain.join(" → "));
+    prose(
+        out,
+        "     OLM installs: ",
+        "       ",
+        &chain.join(" → "),
+        width,
+    );
     let why = match &s.reason {
         Reason::IncompatibleWithTarget {
             target,
@@ -77,17 +82,23 @@ fn step_line(out: &mut String, n: usize, s: &Step) {
         Reason::NoLongerFits { why } => why.clone(),
         Reason::NotInstalled => "not installed yet".into(),
     };
-    let _ = writeln!(out, "     why: {why}");
+    prose(out, "     why: ", "       ", &why, width);
     if let Some(v) = &s.version {
-        let _ = writeln!(out, "     version range: {v}");
+        prose(out, "     version range: ", "       ", v, width);
     }
     if let Some(r) = &s.requires {
-        let _ = writeln!(out, "     requires: {r}");
+        prose(out, "     requires: ", "       ", r, width);
     }
 }
 
-/// The plan as text. With `explain`, each reconcile's candidate table follows its step.
-pub fn text(plan: &Plan, explain: bool) -> String {
+/// The plan as text, fitted to `width`: tables fitted, prose wrapped. With `explain`, each
+/// reconcile's candidate table follows its step.
+pub fn text(plan: &Plan, explain: bool, width: Width) -> String {
+    // Candidate tables stand indented under their step.
+    let indented = match width {
+        Width::Fit(w) => Width::Fit(w.saturating_sub(7)),
+        Width::Full => Width::Full,
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -102,8 +113,8 @@ pub fn text(plan: &Plan, explain: bool) -> String {
         if plan.upgradeable { "True" } else { "False" }
     );
     for b in &plan.cluster_blockers {
-        let _ = writeln!(out, "  reason: {}", b.reason);
-        let _ = writeln!(out, "  way out: {}", b.way_out);
+        prose(&mut out, "  reason: ", "    ", &b.reason, width);
+        prose(&mut out, "  way out: ", "    ", &b.way_out, width);
     }
     let mut n = 0;
     for (i, hop) in plan.hops.iter().enumerate() {
@@ -123,11 +134,11 @@ pub fn text(plan: &Plan, explain: bool) -> String {
             let _ = writeln!(out, "{title}");
             for s in steps {
                 n += 1;
-                step_line(out, n, s);
+                step_line(out, n, s, width);
                 if explain {
                     for (k, table) in s.reconciles.iter().enumerate() {
                         let _ = writeln!(out, "     reconcile {}:", k + 1);
-                        for line in explain::table(table).lines() {
+                        for line in explain::table(table, indented).lines() {
                             let _ = writeln!(out, "       {line}");
                         }
                     }
@@ -138,7 +149,7 @@ pub fn text(plan: &Plan, explain: bool) -> String {
         if !hop.blockers.is_empty() {
             let _ = writeln!(out, "Blocked:");
             for b in &hop.blockers {
-                let _ = writeln!(out, "  - {}", b.message);
+                prose(&mut out, "  - ", "    ", &b.message, width);
             }
             continue;
         }
@@ -152,19 +163,19 @@ pub fn text(plan: &Plan, explain: bool) -> String {
         if explain && !hop.stays.is_empty() {
             let _ = writeln!(out, "Staying:");
             for s in &hop.stays {
-                let _ = writeln!(
-                    out,
-                    "  - {} ({}): stays on {}",
+                let text = format!(
+                    "{} ({}): stays on {}",
                     s.operator,
                     s.package,
                     bundle(&s.bundle)
                 );
+                prose(&mut out, "  - ", "    ", &text, width);
                 if let Some(v) = &s.version {
-                    let _ = writeln!(out, "     version range: {v}");
+                    prose(&mut out, "     version range: ", "       ", v, width);
                 }
                 for (k, table) in s.reconciles.iter().enumerate() {
                     let _ = writeln!(out, "     reconcile {}:", k + 1);
-                    for line in explain::table(table).lines() {
+                    for line in explain::table(table, indented).lines() {
                         let _ = writeln!(out, "       {line}");
                     }
                 }
@@ -172,22 +183,42 @@ pub fn text(plan: &Plan, explain: bool) -> String {
         }
     }
     let _ = writeln!(out);
-    let rows = std::iter::once(
-        ["OPERATOR", "PACKAGE", "UPGRADE", "INSTALLED", "PLANNED"].map(String::from),
-    )
-    .chain(plan.operators.iter().map(|o| {
-        let v = |b: &Option<BundleRef>| b.as_ref().map(bundle).unwrap_or_else(|| "-".into());
-        [
-            o.name.clone(),
-            o.package.clone(),
-            o.policy.to_string(),
-            v(&o.installed),
-            v(&o.planned),
-        ]
-    }));
-    out.push_str(&explain::columns(rows));
+    let rows: Vec<Vec<String>> = plan
+        .operators
+        .iter()
+        .map(|o| {
+            let v = |b: &Option<BundleRef>| b.as_ref().map(bundle).unwrap_or_else(|| "-".into());
+            vec![
+                o.name.clone(),
+                o.package.clone(),
+                o.policy.to_string(),
+                v(&o.installed),
+                v(&o.planned),
+            ]
+        })
+        .collect();
+    out.push_str(&table::render(
+        &table::columns(["OPERATOR", "PACKAGE", "UPGRADE", "INSTALLED", "PLANNED"]),
+        &rows,
+        width,
+    ));
     for w in &plan.warnings {
-        let _ = writeln!(out, "warning: {w}");
+        prose(&mut out, "warning: ", "  ", w, width);
     }
     out
+}
+
+/// A line of prose after `first`, wrapped to `width` with `rest` before each further line.
+fn prose(out: &mut String, first: &str, rest: &str, text: &str, width: Width) {
+    match width {
+        Width::Full => {
+            let _ = writeln!(out, "{first}{text}");
+        }
+        Width::Fit(w) => {
+            let options = textwrap::Options::new(w.max(20))
+                .initial_indent(first)
+                .subsequent_indent(rest);
+            let _ = writeln!(out, "{}", textwrap::fill(text, options));
+        }
+    }
 }

@@ -129,7 +129,7 @@ fn capped_operator_with_a_successor_for_both_releases_is_upgraded_first() {
         Reason::IncompatibleWithTarget { compatibility: Compatibility::MaxOpenShiftVersion { max }, .. } if max == "4.14"
     ));
     assert!(hop.after.is_empty(), "{:?}", hop.after);
-    let text = render::text(&p, false);
+    let text = render::text(&p, false, crate::table::Width::Full);
     assert!(text.contains("Before the cluster upgrade:"), "{text}");
     assert!(
         text.find("Before the cluster upgrade:").unwrap()
@@ -438,7 +438,7 @@ fn no_panic_on_extreme_versions() {
                         &cv(from),
                         &cv(to),
                     )
-                    .map(|p| render::text(&p, true));
+                    .map(|p| render::text(&p, true, crate::table::Width::Full));
                 }
             }
         }

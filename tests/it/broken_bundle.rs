@@ -58,7 +58,7 @@ fn warnings_about_it(stderr: &str) -> usize {
 fn resolve_warns_once_and_explain_shows_why_it_lost() {
     let dir = with_broken_bundle();
     let out = cmd()
-        .args(["resolve", "--explain", "--dir"])
+        .args(["resolve", "--explain", "-o", "wide", "--dir"])
         .arg(dir.path())
         .assert()
         .success();
@@ -82,7 +82,7 @@ fn without_channel_or_range_it_ranks_last() {
     let dir = with_broken_bundle();
     unconstrained(dir.path());
     let out = cmd()
-        .args(["resolve", "--explain", "--dir"])
+        .args(["resolve", "--explain", "-o", "wide", "--dir"])
         .arg(dir.path())
         .assert()
         .success();
@@ -110,7 +110,7 @@ fn with_a_range_it_never_matches() {
         .replace("    channel: stable\n", "");
     std::fs::write(&config, text).unwrap();
     let out = cmd()
-        .args(["resolve", "--explain", "--dir"])
+        .args(["resolve", "--explain", "-o", "wide", "--dir"])
         .arg(dir.path())
         .assert()
         .success();

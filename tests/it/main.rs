@@ -26,5 +26,6 @@ mod range;
 mod realdata;
 mod remote;
 mod resolve;
+mod tables;
 mod upgrade;
 mod write_protocol;

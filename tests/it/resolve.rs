@@ -26,7 +26,7 @@ fn json_shape() {
 fn explain_lists_every_candidate() {
     let dir = example();
     let out = cmd()
-        .args(["resolve", "--explain", "--dir"])
+        .args(["resolve", "--explain", "-o", "wide", "--dir"])
         .arg(dir.path())
         .assert()
         .success();

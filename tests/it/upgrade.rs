@@ -128,7 +128,7 @@ fn capped_operator_is_upgraded_before_the_cluster() {
     let dir = storage_at_1_0_0("");
     on_default_cluster(dir.path());
     let out = cmd()
-        .args(["upgrade-plan", "--to", "4.15.2", "--dir"])
+        .args(["upgrade-plan", "-o", "wide", "--to", "4.15.2", "--dir"])
         .arg(dir.path())
         .assert()
         .success();
@@ -152,7 +152,15 @@ fn blocked_upgrade_exits_1_and_names_what_would_unblock_it() {
     on_default_cluster(dir.path());
     let before = tree(dir.path());
     let out = cmd()
-        .args(["upgrade-plan", "--write", "--to", "4.15.0", "--dir"])
+        .args([
+            "upgrade-plan",
+            "-o",
+            "wide",
+            "--write",
+            "--to",
+            "4.15.0",
+            "--dir",
+        ])
         .arg(dir.path())
         .assert()
         .code(1);
@@ -198,7 +206,15 @@ fn json_plan_for_pipelines() {
 fn write_updates_the_lock_and_the_manifests_for_the_target() {
     let dir = storage_at_1_0_0("");
     cmd()
-        .args(["upgrade-plan", "--write", "--to", "4.14.7", "--dir"])
+        .args([
+            "upgrade-plan",
+            "-o",
+            "wide",
+            "--write",
+            "--to",
+            "4.14.7",
+            "--dir",
+        ])
         .arg(dir.path())
         .assert()
         .success();
@@ -213,7 +229,7 @@ fn write_updates_the_lock_and_the_manifests_for_the_target() {
     assert!(manifests.contains("acme-storage-bundle@sha256:0000000000000000000000000000000000000000000000000000000000000101"), "{manifests}");
     // From the new lock, nothing is left to do on 4.14.
     let out = cmd()
-        .args(["upgrade-plan", "--to", "4.14.9", "--dir"])
+        .args(["upgrade-plan", "-o", "wide", "--to", "4.14.9", "--dir"])
         .arg(dir.path())
         .assert()
         .success();
@@ -231,7 +247,7 @@ fn tech_preview_cluster_cannot_take_a_minor_upgrade() {
     let before = tree(dir.path());
     for to in ["4.15.3", "4.16.3", "4.18.5"] {
         let out = cmd()
-            .args(["upgrade-plan", "--write", "--to", to, "--dir"])
+            .args(["upgrade-plan", "-o", "wide", "--write", "--to", to, "--dir"])
             .arg(dir.path())
             .assert()
             .code(1);
@@ -280,7 +296,7 @@ fn tech_preview_cluster_cannot_take_a_minor_upgrade() {
 fn minor_downgrade_is_refused() {
     let dir = installed(STORAGE_AT_1_0_0);
     let out = cmd()
-        .args(["upgrade-plan", "--to", "4.13.9", "--dir"])
+        .args(["upgrade-plan", "-o", "wide", "--to", "4.13.9", "--dir"])
         .arg(dir.path())
         .assert()
         .code(2);
@@ -297,7 +313,7 @@ fn current_release_comes_from_the_lock_or_from() {
     )
     .unwrap();
     let out = cmd()
-        .args(["upgrade-plan", "--to", "4.15.0", "--dir"])
+        .args(["upgrade-plan", "-o", "wide", "--to", "4.15.0", "--dir"])
         .arg(dir.path())
         .assert()
         .code(2);
@@ -305,6 +321,8 @@ fn current_release_comes_from_the_lock_or_from() {
     let out = cmd()
         .args([
             "upgrade-plan",
+            "-o",
+            "wide",
             "--from",
             "4.14.0",
             "--to",
@@ -341,7 +359,7 @@ fn catalog_flag_replaces_the_configured_snapshot() {
         .collect();
     write_catalog(&dir.path().join("catalog-4.15"), &docs);
     let out = cmd()
-        .args(["upgrade-plan", "--to", "4.15.0", "--catalog"])
+        .args(["upgrade-plan", "-o", "wide", "--to", "4.15.0", "--catalog"])
         .arg(format!(
             "acme={}",
             dir.path().join("catalog-4.15").display()
@@ -354,6 +372,8 @@ fn catalog_flag_replaces_the_configured_snapshot() {
     let out = cmd()
         .args([
             "upgrade-plan",
+            "-o",
+            "wide",
             "--to",
             "4.15.0",
             "--catalog",
@@ -374,7 +394,15 @@ fn catalog_flag_replaces_the_configured_snapshot() {
 fn explain_shows_the_rule_for_every_candidate_of_every_reconcile() {
     let dir = storage_at_1_0_0("");
     let out = cmd()
-        .args(["upgrade-plan", "--explain", "--to", "4.14.9", "--dir"])
+        .args([
+            "upgrade-plan",
+            "-o",
+            "wide",
+            "--explain",
+            "--to",
+            "4.14.9",
+            "--dir",
+        ])
         .arg(dir.path())
         .assert()
         .success();
@@ -404,7 +432,7 @@ fn resolve_from_an_installed_bundle_explains_not_a_successor() {
         "  - name: storage\n    package: acme-storage\n    installed: {bundle: acme-storage.v1.0.0, version: 1.0.0}\n",
     );
     let out = cmd()
-        .args(["resolve", "--explain", "--dir"])
+        .args(["resolve", "--explain", "-o", "wide", "--dir"])
         .arg(dir.path())
         .assert()
         .success();
@@ -637,7 +665,7 @@ fn patch_rollback_and_no_change_keep_operators_in_place() {
         ("4.14.3", "no change"),
     ] {
         let out = cmd()
-            .args(["upgrade-plan", "--to", to, "--dir"])
+            .args(["upgrade-plan", "-o", "wide", "--to", to, "--dir"])
             .arg(dir.path())
             .assert()
             .success();
@@ -716,6 +744,8 @@ fn write_checks_the_target_release_as_create_does() {
     let out = cmd()
         .args([
             "upgrade-plan",
+            "-o",
+            "wide",
             "--write",
             "--from",
             "4.20.1",
@@ -738,6 +768,8 @@ fn write_checks_the_target_release_as_create_does() {
     let out = cmd()
         .args([
             "upgrade-plan",
+            "-o",
+            "wide",
             "--write",
             "--from",
             "4.20.3",
