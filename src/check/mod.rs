@@ -327,5 +327,22 @@ pub(crate) fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
     v.pointer(pointer).and_then(Value::as_str)
 }
 
+/// A JSON pointer as a field path: `/spec/containers/0/image` → `spec.containers[0].image`.
+pub(crate) fn pointer_field(pointer: &str) -> String {
+    let mut out = String::new();
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str(&format!("[{seg}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&seg);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;

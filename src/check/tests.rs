@@ -842,3 +842,15 @@ fn directory_rules_for_dotfiles_and_ignored_files() {
     );
     assert!(report.notes.iter().any(|n| n.contains("install-config")));
 }
+
+#[test]
+fn pointers_read_as_field_paths() {
+    assert_eq!(
+        pointer_field("/spec/containers/0/image"),
+        "spec.containers[0].image"
+    );
+    assert_eq!(
+        pointer_field("/metadata/labels/a~1b"),
+        "metadata.labels.a/b"
+    );
+}
