@@ -180,7 +180,7 @@ pub fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
         .iter()
         .map(|r| {
             r.iter()
-                .map(|c| crate::output::names::printable(c).into_owned())
+                .map(|c| crate::text::printable(c).into_owned())
                 .collect()
         })
         .collect();

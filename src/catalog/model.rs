@@ -604,17 +604,6 @@ pub struct BuildOptions {
     pub check_bundle_objects: bool,
 }
 
-/// Whether `name` is a DNS-1123 label (≤ 63 chars, `[a-z0-9]([-a-z0-9]*[a-z0-9])?`).
-pub fn is_dns1123_label(name: &str) -> bool {
-    let b = name.as_bytes();
-    let ok = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-    !b.is_empty()
-        && b.len() <= 63
-        && ok(&b[0])
-        && ok(&b[b.len() - 1])
-        && b.iter().all(|c| ok(c) || *c == b'-')
-}
-
 /// Parse a bundle version strictly (blang `Parse`: `X.Y.Z[-pre][+build]`, no leading `v`,
 /// no leading zeros). `semver::Version::parse` implements the same grammar.
 pub fn parse_version(text: &str) -> Result<semver::Version, String> {
@@ -749,7 +738,7 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
     let mut packages: PackageMap = BTreeMap::new();
 
     for fbc::Located { item: p, origin } in dc.packages {
-        if !is_dns1123_label(&p.name) {
+        if !crate::text::is_dns1123_label(&p.name) {
             problems.push(
                 Problem::error(ProblemKind::PackageNameInvalid {
                     name: p.name.clone(),

@@ -678,7 +678,7 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
                     None,
                 );
             }
-            match crate::catalog::model::parse_version(&version.value) {
+            match crate::version::parse_bundle_version(&version.value).map_err(|e| e.to_string()) {
                 Ok(parsed) => Some(InstalledBundle {
                     bundle,
                     version,
@@ -796,7 +796,7 @@ pub fn check_dns_label(value: &str, max: usize) -> Result<(), String> {
             value.chars().count()
         ));
     }
-    if !crate::catalog::model::is_dns1123_label(value) {
+    if !crate::text::is_dns1123_label(value) {
         return Err(format!(
             "\"{value}\" is not a DNS-1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit"
         ));
