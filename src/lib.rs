@@ -26,6 +26,7 @@ pub mod output;
 pub mod registry;
 pub mod render;
 pub mod resolve;
+pub mod rules;
 pub mod text;
 pub mod upgrade;
 pub mod version;

@@ -39,7 +39,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use po_manifests::catalog::{self, PackageFilter, validate};
-use po_manifests::config::ClusterVersion;
+use po_manifests::openshift::ClusterVersion;
 use po_manifests::resolve::{self, Cluster, LoadedCatalog, Request};
 use rayon::prelude::*;
 use serde::de::IgnoredAny;

@@ -416,7 +416,7 @@ fn render_target(args: &BundleRenderArgs) -> Result<crate::openshift::Target, Er
         .cluster_version
         .clone()
         .unwrap_or_else(crate::openshift::newest_known);
-    let version = crate::config::ClusterVersion::parse(&text)
+    let version = crate::openshift::ClusterVersion::parse(&text)
         .map_err(|e| Error::Usage(format!("--cluster-version {text:?}: {e}")))?;
     crate::openshift::Target::new(&version, args.feature_set.as_deref(), &[])
         .map_err(|e| Error::Usage(e.to_string()))

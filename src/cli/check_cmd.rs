@@ -7,10 +7,12 @@ use std::io::Write;
 use super::flags::{CheckArgs, OutputFormat};
 use super::invocation::Invocation;
 use super::{EXIT_INVALID, EXIT_OK, Error};
-use crate::check::{self, Dir, ManifestFile, Options, Report, Role, Severity, Waiver};
-use crate::config::{self, ClusterVersion};
+use crate::check::{self, Dir, ManifestFile, Options, Report, Waiver};
+use crate::config;
+use crate::openshift::ClusterVersion;
 use crate::output::{self, lock};
 use crate::render::RenderedObject;
+use crate::rules::{Role, Severity};
 
 pub(super) fn run(
     args: &CheckArgs,

@@ -7,7 +7,7 @@ use super::flags::{CreateArgs, OutputFormat};
 use super::invocation::{self, ContentError, Invocation, Outcome};
 use super::{EXIT_OK, Error};
 use crate::bundle::source::Sources;
-use crate::config::ClusterVersion;
+use crate::openshift::ClusterVersion;
 use crate::output::{self, lock};
 use crate::render::profile::{self, BundleContext, CatalogContext, OperatorContext, Profile};
 use crate::render::{RenderedObject, Templates};

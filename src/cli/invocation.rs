@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use super::Error;
 use super::flags::{InputArgs, NetworkArgs};
 use crate::catalog::{self, PackageFilter};
-use crate::config::{self, CatalogLocation, ClusterVersion, Config, install};
+use crate::config::{self, CatalogLocation, Config, install};
 use crate::fetch;
+use crate::openshift::ClusterVersion;
 use crate::output::lock;
 use crate::resolve::{self, Cluster, LoadedCatalog, Problem, Request, Resolution, Warning, facts};
 
