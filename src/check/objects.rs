@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::files::Object;
 use super::{Options, Sink, pointer_field, str_at, yaml};
-use crate::mirror::{self, ImageRef};
+use crate::mirror;
 use crate::openshift::provided::{Provided, Scope};
+use crate::registry::ImageRef;
 
 /// The objects with the indexes the rules need.
 pub(crate) struct ObjectSet<'f> {

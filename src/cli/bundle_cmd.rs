@@ -93,7 +93,9 @@ fn read_install(dir: Option<&Path>) -> Result<Option<install::Found>, Error> {
 
 /// Whether a positional argument names an image rather than a directory.
 fn is_image_reference(text: &str) -> bool {
-    !Path::new(text).exists() && crate::mirror::ImageRef::parse(text).is_ok() && text.contains('/')
+    !Path::new(text).exists()
+        && crate::registry::ImageRef::parse(text).is_ok()
+        && text.contains('/')
 }
 
 fn pull(
