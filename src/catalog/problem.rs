@@ -205,7 +205,7 @@ pub enum ProblemKind {
     /// Rule 14.
     #[error("no channel head found in graph")]
     NoHead,
-    /// Rule 14 (OLM v1 accepts this; see [`Options::multiple_heads`]).
+    /// Rule 14 (OLM v1 accepts this; see [`super::validate::Options::multiple_heads`]).
     #[error("multiple channel heads found in graph: {}", heads.join(", "))]
     MultipleHeads {
         /// The heads, sorted.
