@@ -9,6 +9,12 @@
 //!
 //! Each step is a library function with typed input and output; the binary (`src/main.rs`)
 //! only parses flags (in [`cli`]) and maps the outcome to an exit code.
+//!
+//! The modules form a one-way layering, bottom first: [`fsread`], [`notice`], [`text`],
+//! [`version`], [`rules`]; then [`openshift`], [`config`], [`catalog`], [`fetch`], [`registry`],
+//! [`resolve`], [`bundle`], [`convert`], [`render`], [`mirror`], [`check`], [`output`],
+//! [`upgrade`], and [`cli`] on top. A module uses only modules below it, and no two files
+//! import each other; `tests/it/layers.rs` keeps it so.
 #![deny(missing_docs)]
 
 pub mod bundle;
@@ -27,7 +33,9 @@ pub mod output;
 pub mod registry;
 pub mod render;
 pub mod resolve;
+pub mod rules;
 pub mod table;
+pub mod text;
 pub mod upgrade;
 pub mod version;
 

@@ -10,7 +10,7 @@
 //! last column wraps onto further lines instead of being cut. [`Width::Full`] (`-o wide`) prints every
 //! cell whole. Machine-readable output (`-o json|yaml`) never goes through here.
 
-use crate::output::names::printable;
+use crate::text::printable;
 
 /// How wide a table may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -39,7 +39,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use po_manifests::catalog::{self, PackageFilter, validate};
-use po_manifests::config::ClusterVersion;
+use po_manifests::openshift::ClusterVersion;
 use po_manifests::resolve::{self, Cluster, LoadedCatalog, Request};
 use rayon::prelude::*;
 use serde::de::IgnoredAny;
@@ -587,7 +587,7 @@ fn phase(args: &[String]) -> Result<()> {
             let t = Instant::now();
             let dc = catalog::fbc::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
             let t_fbc = t.elapsed().as_secs_f64();
-            let (c, _) = catalog::model::build(dc, &catalog::model::BuildOptions::default());
+            let (c, _) = catalog::link::build(dc, &catalog::link::BuildOptions::default());
             let t_build = t.elapsed().as_secs_f64();
             drop(c);
             let t_drop = t.elapsed().as_secs_f64();

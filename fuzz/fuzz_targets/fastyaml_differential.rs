@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use po_manifests::catalog::{fastyaml, fbc};
+use po_manifests::catalog::{decode, fastyaml};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(doc) = std::str::from_utf8(data) else {
@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let slow: Result<serde_json::Value, _> =
-        serde_saphyr::from_str_with_options(doc, fbc::yaml_options());
+        serde_saphyr::from_str_with_options(doc, decode::yaml_options());
     let slow = slow.unwrap_or_else(|e| panic!("fast reader answered {fast}, serde-saphyr: {e}"));
     assert_eq!(
         serde_json::to_string(&fast).ok(),

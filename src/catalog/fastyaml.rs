@@ -2,7 +2,7 @@
 //! yaml` (sigs.k8s.io/yaml, go-yaml v2's emitter) writes and what catalog authors write by
 //! hand. It owns one question: "is this document in the subset, and if so, what JSON value
 //! is it?". [`to_value`] answers with exactly the value serde-saphyr gives for the document
-//! under `fbc::yaml_options` (read into a `serde_json::Value`), or with `None`, and
+//! under [`super::decode::yaml_options`] (read into a `serde_json::Value`), or with `None`, and
 //! the caller then reads the document with serde-saphyr as before. So every error, with its
 //! file and line, still comes from serde-saphyr: anything doubtful, malformed or merely
 //! unusual is a `None`, never a guess.
@@ -28,6 +28,8 @@ use std::borrow::Cow;
 
 use serde_json::map::Entry;
 use serde_json::{Map, Value};
+
+use super::decode::yaml_options;
 
 /// Deepest nesting of collections read here (serde-saphyr's budget stops at 64).
 const MAX_DEPTH: usize = 48;
@@ -875,7 +877,7 @@ fn resolve_plain(s: &str) -> Option<Value> {
 
 /// Let serde-saphyr read one plain scalar that might be a number.
 fn resolve_alone(s: &str) -> Option<Value> {
-    let v: Value = serde_saphyr::from_str_with_options(s, super::fbc::yaml_options()).ok()?;
+    let v: Value = serde_saphyr::from_str_with_options(s, yaml_options()).ok()?;
     (!v.is_array() && !v.is_object()).then_some(v)
 }
 

@@ -1,6 +1,7 @@
 //! The File-Based Catalog format as written in files: our copy of operator-registry's
 //! `alpha/declcfg` (`declcfg.go`, `load.go`). Nothing here is linked or checked; that is
-//! [`super::model`]'s job.
+//! [`super::link`]'s job (and [`super::validate`]'s), into [`super::model`]. Property types
+//! and values are [`super::property`]'s; the decoding rules, [`super::decode`]'s.
 //!
 //! * [`Meta`] is a document's routing keys (`schema`, `package`, `name`) plus its raw blob.
 //! * [`Package`], [`Channel`], [`Bundle`], [`Deprecation`] and [`Property`] are serde structs
@@ -41,7 +42,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
+use super::decode::yaml_options;
+use super::decode::{Key, RoutingKeys, fbc_struct};
 use super::model::Origin;
+use super::property::{LazyValue, PROPERTY_BUNDLE_OBJECT, PropertyValue};
 use super::{Error, PackageFilter};
 
 /// `schema` of a package blob.
@@ -52,156 +56,6 @@ pub const SCHEMA_CHANNEL: &str = "olm.channel";
 pub const SCHEMA_BUNDLE: &str = "olm.bundle";
 /// `schema` of a deprecations blob.
 pub const SCHEMA_DEPRECATIONS: &str = "olm.deprecations";
-
-/// Property type `olm.package`.
-pub const PROPERTY_PACKAGE: &str = "olm.package";
-/// Property type `olm.package.required`.
-pub const PROPERTY_PACKAGE_REQUIRED: &str = "olm.package.required";
-/// Property type `olm.gvk`.
-pub const PROPERTY_GVK: &str = "olm.gvk";
-/// Property type `olm.gvk.required`.
-pub const PROPERTY_GVK_REQUIRED: &str = "olm.gvk.required";
-/// Property type `olm.constraint`.
-pub const PROPERTY_CONSTRAINT: &str = "olm.constraint";
-/// Property type `olm.bundle.object`.
-pub const PROPERTY_BUNDLE_OBJECT: &str = "olm.bundle.object";
-/// Property type `olm.csv.metadata`.
-pub const PROPERTY_CSV_METADATA: &str = "olm.csv.metadata";
-/// Property type `olm.channel` (internal).
-pub const PROPERTY_CHANNEL: &str = "olm.channel";
-/// Property type `olm.maxOpenShiftVersion`.
-pub const PROPERTY_MAX_OPENSHIFT_VERSION: &str = "olm.maxOpenShiftVersion";
-
-/// A borrowed-when-possible map key.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string key")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Key(Cow::Owned(v)))
-            }
-        }
-        d.deserialize_str(KeyVisitor)
-    }
-}
-
-/// The spellings of `schema`, `package` and `name` seen in one object: two spellings of one
-/// key are an error, as in [`Routing`] (`extractUniqueMetaKeys`), so typed decoding can stand
-/// in for the routing pass.
-#[derive(Default)]
-struct RoutingKeys(Option<String>, Option<String>, Option<String>);
-
-impl RoutingKeys {
-    fn is_routing_key(key: &str) -> bool {
-        ["schema", "package", "name"]
-            .iter()
-            .any(|k| key.eq_ignore_ascii_case(k))
-    }
-
-    fn check(&mut self, key: &str) -> Result<(), String> {
-        let slot = if key.eq_ignore_ascii_case("schema") {
-            &mut self.0
-        } else if key.eq_ignore_ascii_case("package") {
-            &mut self.1
-        } else if key.eq_ignore_ascii_case("name") {
-            &mut self.2
-        } else {
-            return Ok(());
-        };
-        match slot {
-            Some(prev) if prev != key => Err(format!(
-                "duplicate keys {prev:?} and {key:?} differ only by case"
-            )),
-            Some(_) => Ok(()),
-            None => {
-                *slot = Some(key.to_owned());
-                Ok(())
-            }
-        }
-    }
-}
-
-/// Declares a struct named as in the file with a case-insensitive, null-tolerant `Deserialize`
-/// (Go `encoding/json` semantics: keys fold case, unknown keys are ignored, the last duplicate
-/// wins, `null` leaves the zero value) and a plain `Serialize` with the file's names.
-/// `document;` marks a document's top-level struct, which also applies the routing pass's
-/// rules to `schema`, `package` and `name` (see [`RoutingKeys`]).
-macro_rules! fbc_struct {
-    (
-        document;
-        $($rest:tt)*
-    ) => {
-        fbc_struct!(@top true; $($rest)*);
-    };
-    (
-        @top $top:literal;
-        $(#[$m:meta])*
-        pub struct $name:ident {
-            $( $(#[$fm:meta])* $json:literal => pub $field:ident : $ty:ty ),* $(,)?
-        }
-    ) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-        pub struct $name {
-            $( $(#[$fm])* #[serde(rename = $json)] pub $field: $ty, )*
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct StructVisitor;
-                impl<'de> Visitor<'de> for StructVisitor {
-                    type Value = $name;
-                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                        f.write_str(concat!("an object (", stringify!($name), ")"))
-                    }
-                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
-                        let mut out = $name::default();
-                        let mut routing_keys = RoutingKeys::default();
-                        while let Some(key) = map.next_key::<Key<'de>>()? {
-                            if $top {
-                                routing_keys.check(&key.0).map_err(de::Error::custom)?;
-                            }
-                            $(
-                                if key.0.eq_ignore_ascii_case($json) {
-                                    if let Some(v) = map.next_value::<Option<$ty>>()? {
-                                        out.$field = v;
-                                    }
-                                    continue;
-                                }
-                            )*
-                            if $top && RoutingKeys::is_routing_key(&key.0) {
-                                // Not a field here, but the routing pass reads it as a string.
-                                map.next_value::<Option<String>>()?;
-                            } else {
-                                map.next_value::<IgnoredAny>()?;
-                            }
-                        }
-                        Ok(out)
-                    }
-                }
-                d.deserialize_map(StructVisitor)
-            }
-        }
-    };
-    (
-        $(#[$m:meta])*
-        pub struct $($rest:tt)*
-    ) => {
-        fbc_struct!(@top false; $(#[$m])* pub struct $($rest)*);
-    };
-}
 
 fbc_struct! {
     document;
@@ -325,61 +179,6 @@ fbc_struct! {
     }
 }
 
-fbc_struct! {
-    /// Value of an `olm.package` property.
-    pub struct PackageProperty {
-        /// Package name.
-        "packageName" => pub package_name: String,
-        /// Bundle version.
-        "version" => pub version: String,
-        /// Optional release (§1.4).
-        "release" => pub release: String,
-    }
-}
-
-fbc_struct! {
-    /// Value of an `olm.package.required` property.
-    pub struct PackageRequired {
-        /// Required package.
-        "packageName" => pub package_name: String,
-        /// blang range of acceptable versions.
-        "versionRange" => pub version_range: String,
-    }
-}
-
-fbc_struct! {
-    /// Value of an `olm.gvk` or `olm.gvk.required` property.
-    pub struct Gvk {
-        /// API group.
-        "group" => pub group: String,
-        /// Kind.
-        "kind" => pub kind: String,
-        /// API version.
-        "version" => pub version: String,
-    }
-}
-
-fbc_struct! {
-    /// Value of an `olm.channel` property.
-    pub struct ChannelProperty {
-        /// Channel name.
-        "channelName" => pub channel_name: String,
-        /// Replaced bundle.
-        "replaces" => pub replaces: String,
-    }
-}
-
-fbc_struct! {
-    /// Value of an `olm.bundle.object` property: `data` (standard base64) or the defunct
-    /// `ref` form, which we do not support.
-    pub struct BundleObject {
-        /// Base64 of one manifest.
-        "data" => pub data: String,
-        /// Defunct alpha form: a path relative to the FBC file.
-        "ref" => pub reference: String,
-    }
-}
-
 /// A `{type, value}` property with its value kept as raw JSON.
 #[derive(Debug, Clone, Serialize)]
 pub struct Property {
@@ -393,66 +192,6 @@ pub struct Property {
 impl PartialEq for Property {
     fn eq(&self, other: &Self) -> bool {
         self.ty == other.ty && self.value == other.value
-    }
-}
-
-/// A property's value. The loader keeps `olm.bundle.object` values of JSON files where they
-/// are and only remembers their place ([`PropertyValue::InFile`]), so a catalog of hundreds of MB
-/// costs memory for its index, not its manifests; everything else is raw JSON in memory.
-#[derive(Debug, Clone)]
-pub enum PropertyValue {
-    /// Raw JSON, held in memory.
-    Json(Box<RawValue>),
-    /// Left in its catalog file (only `olm.bundle.object` values); read back on demand.
-    InFile(LazyValue),
-}
-
-impl PropertyValue {
-    /// A value held in memory.
-    pub fn json(text: &str) -> Result<PropertyValue, serde_json::Error> {
-        RawValue::from_string(text.to_owned()).map(PropertyValue::Json)
-    }
-
-    /// The raw JSON of a value held in memory; `None` for one left in its file.
-    pub fn raw(&self) -> Option<&RawValue> {
-        match self {
-            PropertyValue::Json(raw) => Some(raw),
-            PropertyValue::InFile(_) => None,
-        }
-    }
-
-    /// The JSON text of a value held in memory; `None` for one left in its file.
-    pub fn text(&self) -> Option<&str> {
-        self.raw().map(RawValue::get)
-    }
-
-    /// The place of a value left in its file.
-    pub fn in_file(&self) -> Option<LazyValue> {
-        match self {
-            PropertyValue::InFile(place) => Some(*place),
-            PropertyValue::Json(_) => None,
-        }
-    }
-}
-
-impl PartialEq for PropertyValue {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (PropertyValue::Json(a), PropertyValue::Json(b)) => a.get() == b.get(),
-            (PropertyValue::InFile(a), PropertyValue::InFile(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
-impl Serialize for PropertyValue {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            PropertyValue::Json(raw) => raw.serialize(serializer),
-            PropertyValue::InFile(_) => Err(serde::ser::Error::custom(
-                "a property value left in its catalog file cannot be serialized; read it first",
-            )),
-        }
     }
 }
 
@@ -561,17 +300,6 @@ fn plain_base64_data(value: &str) -> bool {
         .strip_prefix("{\"data\":\"")
         .and_then(|v| v.strip_suffix("\"}"))
         .is_some_and(|data| !data.is_empty() && super::model::is_standard_base64(data.as_bytes()))
-}
-
-/// A property value that stayed in its file (see [`LoadOptions::lazy_bundle_objects`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LazyValue {
-    /// File offset of the value.
-    pub offset: u64,
-    /// Its length in bytes.
-    pub length: usize,
-    /// Whether its `data` was non-empty, valid standard base64 when it was read.
-    pub base64_ok: bool,
 }
 
 /// `{"data", "ref"}` like [`BundleObject`] (keys folded, `null` as unset, last wins), borrowing
@@ -1556,18 +1284,6 @@ pub fn set_fast_yaml(enabled: bool) {
     FAST_YAML.store(enabled, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// YAML options matching Go's `sigs.k8s.io/yaml` (yaml.v2): a repeated key keeps the last
-/// value instead of failing (oc-mirror's `exp-headsonly` test catalog has one). Comments are
-/// still checked but not captured (nothing reads them; about 3 % of the parse, measured
-/// with the benchmark's `yamlopts` phase). The default budget (alias expansion, nesting,
-/// event counts) stays on: catalogs are untrusted input.
-pub fn yaml_options() -> serde_saphyr::Options {
-    serde_saphyr::options! {
-        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
-        emit_comments: false,
-    }
-}
-
 /// Walk a catalog one document at a time, in the loader's order, calling `f` for every
 /// document the filter keeps. Returns the content digest.
 pub fn walk(
@@ -2002,6 +1718,7 @@ pub fn digest_only(path: &Path) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::property::{PROPERTY_MAX_OPENSHIFT_VERSION, PROPERTY_PACKAGE};
 
     fn write(dir: &Path, rel: &str, text: &str) {
         let p = dir.join(rel);

@@ -1,23 +1,37 @@
 //! Step 2 of the pipeline: read a File-Based Catalog (a directory, a file, a catalogd JSON
 //! lines stream) into a linked [`model::Catalog`].
 //!
-//! * [`fbc`] mirrors the file format (operator-registry `alpha/declcfg`): routing keys, raw
-//!   blobs, typed structs named as in the file, the directory walker.
-//! * [`model`] is the linked catalog (operator-registry `alpha/model`) and how it is built.
-//! * [`validate`] holds every `opm validate` rule and reports all problems as a sorted tree.
-//! * [`graph`] computes channel heads, the replaces chain and one-hop successors.
+//! Its files, bottom first (each reads only files listed before it, and this one):
+//!
+//! * [`decode`] decodes catalog text as Go's libraries do (`encoding/json` rules for typed
+//!   structs, `sigs.k8s.io/yaml` options); [`image`] checks image references.
+//! * [`property`] names the property types and holds their typed values (`alpha/property`).
+//! * [`model`] is the linked catalog (operator-registry `alpha/model`): it imports neither the
+//!   loader nor the validator.
+//! * [`problem`] is what a linking or validation problem is.
 //! * [`fastyaml`] reads the block-style YAML subset catalogs are written in into the value
 //!   serde-saphyr would give, and leaves everything else to serde-saphyr.
+//! * [`fbc`] mirrors the file format (operator-registry `alpha/declcfg`): routing keys, raw
+//!   blobs, typed structs named as in the file, the directory walker.
+//! * [`link`] builds the model from the file's blobs (`ConvertToModel`), collecting problems.
+//! * [`graph`] computes channel heads, the replaces chain and one-hop successors.
+//! * [`validate`] holds every `opm validate` rule and reports all problems as a sorted tree.
 //! * [`list`] gives the rows of `catalog list packages|channels|bundles` (`opm alpha list`).
+//!
+//! This file holds the shared [`Error`], [`load`] and the content digest.
 //!
 //! Source of truth: `reference/catalogs-and-conversion.md` §1, §2.1, §4.1–4.2 and §6.
 
+pub mod decode;
 pub mod fastyaml;
 pub mod fbc;
 pub mod graph;
 pub mod image;
+pub mod link;
 pub mod list;
 pub mod model;
+pub mod problem;
+pub mod property;
 pub mod validate;
 
 use std::path::{Path, PathBuf};
@@ -112,7 +126,7 @@ pub enum Error {
     #[error("catalog cannot be linked ({} problem(s)):\n{}", problems.len(), validate::Report::lines(problems))]
     Link {
         /// The problems, sorted catalog → package → channel → bundle.
-        problems: Vec<validate::Problem>,
+        problems: Vec<problem::Problem>,
     },
     /// A bundle property has the wrong shape.
     #[error("package {package:?}, bundle {bundle:?}: property #{index} ({ty}) is invalid")]
@@ -162,7 +176,7 @@ pub enum PackageFilter {
     Only(Vec<String>),
 }
 
-/// Load and link a catalog: [`fbc::load`] then [`model::build`]. Fails on I/O and parse
+/// Load and link a catalog: [`fbc::load`] then [`link::build`]. Fails on I/O and parse
 /// errors, and with [`Error::Link`] listing every linking problem that `opm`'s
 /// `ConvertToModel` would stop on, except a bundle version that does not parse (the bundle
 /// is kept with `version: None`, as OLM v1 keeps it). Model rules (heads, stranded bundles, …) are not checked
@@ -182,14 +196,14 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error
             digest: false,
         },
     )?;
-    let (catalog, problems) = model::build(dc, &model::BuildOptions::default());
+    let (catalog, problems) = link::build(dc, &link::BuildOptions::default());
     // A bundle whose `olm.package` version does not parse is kept (with no parsed version):
     // OLM v1 resolves such catalogs, skipping the bundle unless it would be the answer
     // (`resolve`'s `broken_bundle_warnings` says so once per bundle). `catalog validate`
     // still reports it, as `opm validate` does.
-    let problems: Vec<validate::Problem> = problems
+    let problems: Vec<problem::Problem> = problems
         .into_iter()
-        .filter(|p| !matches!(p.kind, validate::ProblemKind::InvalidVersion { .. }))
+        .filter(|p| !matches!(p.kind, problem::ProblemKind::InvalidVersion { .. }))
         .collect();
     if problems.is_empty() {
         Ok(catalog)
@@ -203,6 +217,25 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error
 /// every file the loader reads, in the loader's order. Equal to [`model::Catalog::digest`].
 pub fn content_digest(path: &Path) -> Result<String, Error> {
     fbc::digest_only(path)
+}
+
+// Here rather than in `model`: the model does not import the loader that computes the digest.
+impl model::Catalog {
+    /// The content digest, `sha256:<hex>` (see [`content_digest`]). Computed only
+    /// when first asked for (a pin, the lock file), not while loading: hashing every byte is
+    /// about a third of loading a large catalog, and most commands never need it. Like the
+    /// bundle objects left in the file, this reads the catalog again, so the catalog must not
+    /// change while it is in use.
+    pub fn digest(&self) -> Result<String, Error> {
+        if let Some(d) = self.digest.get() {
+            return Ok(d.clone());
+        }
+        let d = match &self.source {
+            Some(path) => fbc::digest_only(path)?,
+            None => String::new(),
+        };
+        Ok(self.digest.get_or_init(|| d).clone())
+    }
 }
 
 #[cfg(test)]

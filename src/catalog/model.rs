@@ -1,24 +1,22 @@
-//! The linked, checked catalog model: packages own their channels and bundles, versions are
-//! parsed, deprecations are attached. Built from [`super::fbc`] metas by [`super::load`].
+//! The linked catalog model: packages own their channels and bundles, versions are parsed,
+//! deprecations are attached. Upstream: operator-registry `alpha/model/model.go`.
 //!
-//! Upstream: operator-registry `alpha/model/model.go` and `alpha/declcfg/declcfg_to_model.go`
-//! (`ConvertToModel`). Unlike upstream, [`build`] collects every linking problem instead of
-//! stopping at the first; model rules (heads, stranded bundles, …) live in
-//! [`super::validate`].
+//! The model is the bottom of `catalog`: it imports neither the loader nor the validator.
+//! [`super::link`] builds it from [`super::fbc`]'s blobs (called by [`super::load`]); model
+//! rules (heads, stranded bundles, …) live in [`super::validate`], which reads it, as
+//! [`super::graph`] does. Property types and values are [`super::property`]'s.
 //!
 //! Property values stay raw JSON ([`serde_json::value::RawValue`]) until a step needs them:
 //! `olm.bundle.object` blobs are only decoded for the bundles that resolution chose.
 
-use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use base64::Engine as _;
-use rayon::prelude::*;
 use serde_json::value::RawValue;
 
-use super::fbc;
-use super::validate::{Problem, ProblemKind};
-use super::{Error, image};
+use super::Error;
+use super::decode::yaml_options;
+use super::property::{self, PropertyValue};
 
 /// Where a catalog object came from: the file and the 1-based line its document starts on.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
@@ -56,22 +54,6 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// The content digest, `sha256:<hex>` (see [`super::content_digest`]). Computed only
-    /// when first asked for (a pin, the lock file), not while loading: hashing every byte is
-    /// about a third of loading a large catalog, and most commands never need it. Like the
-    /// bundle objects left in the file, this reads the catalog again, so the catalog must not
-    /// change while it is in use.
-    pub fn digest(&self) -> Result<String, super::Error> {
-        if let Some(d) = self.digest.get() {
-            return Ok(d.clone());
-        }
-        let d = match &self.source {
-            Some(path) => super::fbc::digest_only(path)?,
-            None => String::new(),
-        };
-        Ok(self.digest.get_or_init(|| d).clone())
-    }
-
     /// The package with this name.
     pub fn package(&self, name: &str) -> Option<&Package> {
         self.packages
@@ -181,7 +163,7 @@ pub struct Property {
     pub ty: String,
     /// `value`: raw JSON, or for an `olm.bundle.object` that [`super::load`] left in its JSON
     /// file, its place there; read objects with [`Bundle::bundle_objects`].
-    pub value: fbc::PropertyValue,
+    pub value: PropertyValue,
 }
 
 /// One `relatedImages` entry.
@@ -192,9 +174,6 @@ pub struct RelatedImage {
     /// Image reference.
     pub image: String,
 }
-
-/// Packages keyed by name, used while building.
-pub type PackageMap = BTreeMap<String, Package>;
 
 /// Why an `olm.bundle.object` cannot be turned into a manifest.
 #[derive(Debug, thiserror::Error)]
@@ -258,7 +237,7 @@ impl Bundle {
     /// written), a number exactly as written (`4.10` stays `4.10`). `None` without the
     /// property.
     pub fn max_openshift_version_raw(&self) -> Option<Result<&str, MaxOpenShiftVersionError>> {
-        let mut props = self.properties_of(fbc::PROPERTY_MAX_OPENSHIFT_VERSION);
+        let mut props = self.properties_of(property::PROPERTY_MAX_OPENSHIFT_VERSION);
         let first = props.next()?;
         let more = props.count();
         if more > 0 {
@@ -278,14 +257,14 @@ impl Bundle {
 
     /// The first `olm.csv.metadata` value, parsed; `None` when absent or not valid JSON.
     pub fn csv_metadata(&self) -> Option<serde_json::Value> {
-        self.properties_of(fbc::PROPERTY_CSV_METADATA)
+        self.properties_of(property::PROPERTY_CSV_METADATA)
             .next()
             .and_then(|p| p.value.text().and_then(|t| serde_json::from_str(t).ok()))
     }
 
     /// Whether the bundle embeds manifests (`olm.bundle.object` properties).
     pub fn has_bundle_objects(&self) -> bool {
-        self.properties_of(fbc::PROPERTY_BUNDLE_OBJECT)
+        self.properties_of(property::PROPERTY_BUNDLE_OBJECT)
             .next()
             .is_some()
     }
@@ -295,7 +274,7 @@ impl Bundle {
     pub fn bundle_objects(&self) -> Result<Vec<serde_json::Value>, Error> {
         let mut out = Vec::new();
         for (index, p) in self.properties.iter().enumerate() {
-            if p.ty != fbc::PROPERTY_BUNDLE_OBJECT {
+            if p.ty != property::PROPERTY_BUNDLE_OBJECT {
                 continue;
             }
             let err = |kind| Error::BundleObject {
@@ -311,7 +290,7 @@ impl Bundle {
                 Err(_) => {
                     let text =
                         std::str::from_utf8(&bytes).map_err(|_| err(BundleObjectError::NotUtf8))?;
-                    serde_saphyr::from_str_with_options(text, fbc::yaml_options())
+                    serde_saphyr::from_str_with_options(text, yaml_options())
                         .map_err(|e| err(BundleObjectError::Manifest(Box::new(e))))?
                 }
             };
@@ -332,7 +311,7 @@ impl Bundle {
     pub fn csv_bundle_object(&self) -> Result<Option<serde_json::Value>, Error> {
         let mut found = None;
         for (index, p) in self.properties.iter().enumerate() {
-            if p.ty != fbc::PROPERTY_BUNDLE_OBJECT {
+            if p.ty != property::PROPERTY_BUNDLE_OBJECT {
                 continue;
             }
             let err = |kind| Error::BundleObject {
@@ -358,7 +337,7 @@ impl Bundle {
                     let text =
                         std::str::from_utf8(&bytes).map_err(|_| err(BundleObjectError::NotUtf8))?;
                     let value: serde_json::Value =
-                        serde_saphyr::from_str_with_options(text, fbc::yaml_options())
+                        serde_saphyr::from_str_with_options(text, yaml_options())
                             .map_err(|e| err(BundleObjectError::Manifest(Box::new(e))))?;
                     if found.is_none()
                         && value.get("kind").and_then(|k| k.as_str()) == Some(CSV_KIND)
@@ -378,8 +357,8 @@ impl Bundle {
         p: &'a Property,
     ) -> Result<std::borrow::Cow<'a, RawValue>, BundleObjectError> {
         match &p.value {
-            fbc::PropertyValue::Json(raw) => Ok(std::borrow::Cow::Borrowed(raw)),
-            fbc::PropertyValue::InFile(place) => {
+            PropertyValue::Json(raw) => Ok(std::borrow::Cow::Borrowed(raw)),
+            PropertyValue::InFile(place) => {
                 read_lazy_value(&self.origin.file, *place).map(std::borrow::Cow::Owned)
             }
         }
@@ -405,23 +384,23 @@ impl Bundle {
     }
 
     /// `olm.package.required` dependencies.
-    pub fn required_packages(&self) -> Result<Vec<fbc::PackageRequired>, Error> {
-        self.decode_all(fbc::PROPERTY_PACKAGE_REQUIRED)
+    pub fn required_packages(&self) -> Result<Vec<property::PackageRequired>, Error> {
+        self.decode_all(property::PROPERTY_PACKAGE_REQUIRED)
     }
 
     /// `olm.gvk.required` dependencies.
-    pub fn required_gvks(&self) -> Result<Vec<fbc::Gvk>, Error> {
-        self.decode_all(fbc::PROPERTY_GVK_REQUIRED)
+    pub fn required_gvks(&self) -> Result<Vec<property::Gvk>, Error> {
+        self.decode_all(property::PROPERTY_GVK_REQUIRED)
     }
 
     /// `olm.gvk` provided APIs.
-    pub fn provided_gvks(&self) -> Result<Vec<fbc::Gvk>, Error> {
-        self.decode_all(fbc::PROPERTY_GVK)
+    pub fn provided_gvks(&self) -> Result<Vec<property::Gvk>, Error> {
+        self.decode_all(property::PROPERTY_GVK)
     }
 
     /// `olm.constraint` values, parsed as generic JSON.
     pub fn constraints(&self) -> Result<Vec<serde_json::Value>, Error> {
-        self.decode_all(fbc::PROPERTY_CONSTRAINT)
+        self.decode_all(property::PROPERTY_CONSTRAINT)
     }
 
     /// Whether the bundle declares any dependency (`olm.package.required`,
@@ -430,9 +409,9 @@ impl Bundle {
         self.properties.iter().any(|p| {
             matches!(
                 p.ty.as_str(),
-                fbc::PROPERTY_PACKAGE_REQUIRED
-                    | fbc::PROPERTY_GVK_REQUIRED
-                    | fbc::PROPERTY_CONSTRAINT
+                property::PROPERTY_PACKAGE_REQUIRED
+                    | property::PROPERTY_GVK_REQUIRED
+                    | property::PROPERTY_CONSTRAINT
             )
         })
     }
@@ -496,7 +475,7 @@ impl<'de> serde::Deserialize<'de> for TopLevelKind {
 
 /// Decode one `olm.bundle.object` value to the manifest bytes.
 pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleObjectError> {
-    let obj: fbc::BundleObject =
+    let obj: property::BundleObject =
         serde_json::from_str(value.get()).map_err(BundleObjectError::Shape)?;
     if obj.data.is_empty() {
         if !obj.reference.is_empty() {
@@ -511,10 +490,10 @@ pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleOb
         .map_err(BundleObjectError::Base64)
 }
 
-/// Read a value the loader left in `file` (see [`fbc::LoadOptions::lazy_bundle_objects`]).
-fn read_lazy_value(
+/// Read a value the loader left in `file` (see [`super::fbc::LoadOptions::lazy_bundle_objects`]).
+pub(crate) fn read_lazy_value(
     file: &std::path::Path,
-    fbc::LazyValue { offset, length, .. }: fbc::LazyValue,
+    property::LazyValue { offset, length, .. }: property::LazyValue,
 ) -> Result<Box<RawValue>, BundleObjectError> {
     use std::io::{Read, Seek, SeekFrom};
     let unreadable = |source| BundleObjectError::Unreadable {
@@ -533,29 +512,6 @@ fn read_lazy_value(
     };
     let text = String::from_utf8(bytes).map_err(|_| changed())?;
     RawValue::from_string(text).map_err(|_| changed())
-}
-
-/// [`decode_bundle_object`]'s verdict without decoding: the value is read without copying
-/// `data` (when it has no escapes), and `data` is checked with [`is_standard_base64`]; only
-/// a failure runs the real decoder, for its error.
-fn check_bundle_object(value: &RawValue) -> Result<(), BundleObjectError> {
-    let obj: fbc::BundleObjectRef<'_> =
-        serde_json::from_str(value.get()).map_err(BundleObjectError::Shape)?;
-    if obj.data.is_empty() {
-        if !obj.reference.is_empty() {
-            return Err(BundleObjectError::RefUnsupported {
-                reference: obj.reference.into_owned(),
-            });
-        }
-        return Err(BundleObjectError::Empty);
-    }
-    if is_standard_base64(obj.data.as_bytes()) {
-        return Ok(());
-    }
-    base64::engine::general_purpose::STANDARD
-        .decode(obj.data.as_bytes())
-        .map(|_| ())
-        .map_err(BundleObjectError::Base64)
 }
 
 /// Whether the standard, padded base64 decoder ([`base64::engine::general_purpose::STANDARD`]:
@@ -596,25 +552,6 @@ pub(crate) fn is_standard_base64(data: &[u8]) -> bool {
     }
 }
 
-/// Options for [`build`].
-#[derive(Debug, Clone, Default)]
-pub struct BuildOptions {
-    /// Also base64-decode every `olm.bundle.object` to check it (as opm's property parsing
-    /// does). Costs a pass over the embedded manifests; [`super::validate`] turns it on.
-    pub check_bundle_objects: bool,
-}
-
-/// Whether `name` is a DNS-1123 label (≤ 63 chars, `[a-z0-9]([-a-z0-9]*[a-z0-9])?`).
-pub fn is_dns1123_label(name: &str) -> bool {
-    let b = name.as_bytes();
-    let ok = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-    !b.is_empty()
-        && b.len() <= 63
-        && ok(&b[0])
-        && ok(&b[b.len() - 1])
-        && b.iter().all(|c| ok(c) || *c == b'-')
-}
-
 /// Parse a bundle version strictly (blang `Parse`: `X.Y.Z[-pre][+build]`, no leading `v`,
 /// no leading zeros). `semver::Version::parse` implements the same grammar.
 pub fn parse_version(text: &str) -> Result<semver::Version, String> {
@@ -641,555 +578,9 @@ pub fn check_release(release: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Any JSON object, checked without keeping it: read through the same deserializer calls
-/// as a `serde_json::Map<String, Value>` (so it decodes exactly when that does, with the same
-/// error), but nothing is built.
-struct AnyObject;
-
-/// Any JSON value, read as `serde_json::Value` reads it (`deserialize_any`), nothing kept.
-struct AnyValue;
-
-impl<'de> serde::Deserialize<'de> for AnyValue {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(AnyVisitor)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for AnyObject {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(AnyVisitor).map(|_| AnyObject)
-    }
-}
-
-struct AnyVisitor;
-
-impl<'de> serde::de::Visitor<'de> for AnyVisitor {
-    type Value = AnyValue;
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // What serde_json's `Map` says (the only caller that can fail here).
-        f.write_str("a map")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_unit<E>(self) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_none<E>(self) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<AnyValue, D::Error> {
-        <AnyValue as serde::Deserialize>::deserialize(d)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<AnyValue, A::Error> {
-        while s.next_element::<AnyValue>()?.is_some() {}
-        Ok(AnyValue)
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<AnyValue, A::Error> {
-        while m.next_entry::<AnyValue, AnyValue>()?.is_some() {}
-        Ok(AnyValue)
-    }
-}
-
-/// Known property types that must decode into their struct (rule 5).
-fn check_property(
-    p: &fbc::Property,
-    file: &std::path::Path,
-    opts: &BuildOptions,
-) -> Result<(), String> {
-    fn shape<T: for<'a> serde::Deserialize<'a>>(v: &fbc::PropertyValue) -> Result<(), String> {
-        serde_json::from_str::<T>(v.text().unwrap_or("null"))
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-    }
-    match p.ty.as_str() {
-        fbc::PROPERTY_PACKAGE => shape::<fbc::PackageProperty>(&p.value),
-        fbc::PROPERTY_PACKAGE_REQUIRED => shape::<fbc::PackageRequired>(&p.value),
-        fbc::PROPERTY_GVK | fbc::PROPERTY_GVK_REQUIRED => shape::<fbc::Gvk>(&p.value),
-        fbc::PROPERTY_CHANNEL => shape::<fbc::ChannelProperty>(&p.value),
-        fbc::PROPERTY_CSV_METADATA => shape::<AnyObject>(&p.value),
-        fbc::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => {
-            match &p.value {
-                fbc::PropertyValue::Json(raw) => check_bundle_object(raw),
-                // Checked when it was read.
-                fbc::PropertyValue::InFile(place) if place.base64_ok => Ok(()),
-                // Read it back for the decoder's own error.
-                fbc::PropertyValue::InFile(place) => {
-                    read_lazy_value(file, *place).and_then(|v| check_bundle_object(&v))
-                }
-            }
-            .map_err(|e| e.to_string())
-        }
-        // A value left in its file had this shape when it was read.
-        fbc::PROPERTY_BUNDLE_OBJECT if p.value.in_file().is_some() => Ok(()),
-        fbc::PROPERTY_BUNDLE_OBJECT => shape::<fbc::BundleObject>(&p.value),
-        _ => Ok(()),
-    }
-}
-
-/// Link typed blobs into a [`Catalog`], collecting every problem `opm`'s `ConvertToModel`
-/// stops on (rules 1–12 of §1.3, except a `defaultChannel` naming a missing channel, which
-/// upstream reports in model validation). Objects with problems are kept where possible (a
-/// bundle with a bad version gets `version: None`); objects that cannot be placed (unknown
-/// package, duplicates) are dropped.
-pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<Problem>) {
-    let mut problems = Vec::new();
-    let mut packages: PackageMap = BTreeMap::new();
-
-    for fbc::Located { item: p, origin } in dc.packages {
-        if !is_dns1123_label(&p.name) {
-            problems.push(
-                Problem::error(ProblemKind::PackageNameInvalid {
-                    name: p.name.clone(),
-                })
-                .package(&p.name)
-                .at(&origin),
-            );
-            if p.name.is_empty() {
-                continue;
-            }
-        }
-        if let Some(first) = packages.get(&p.name) {
-            problems.push(
-                Problem::error(ProblemKind::DuplicatePackage {
-                    first: first.origin.clone(),
-                })
-                .package(&p.name)
-                .at(&origin),
-            );
-            continue;
-        }
-        if p.default_channel.is_empty() {
-            problems.push(
-                Problem::error(ProblemKind::DefaultChannelEmpty)
-                    .package(&p.name)
-                    .at(&origin),
-            );
-        }
-        packages.insert(
-            p.name.clone(),
-            Package {
-                name: p.name,
-                default_channel: p.default_channel,
-                description: Some(p.description).filter(|d| !d.is_empty()),
-                channels: Vec::new(),
-                bundles: Vec::new(),
-                deprecation: None,
-                origin,
-            },
-        );
-    }
-
-    for fbc::Located { item: c, origin } in dc.channels {
-        if c.package.is_empty() {
-            problems.push(
-                Problem::error(ProblemKind::ChannelPackageEmpty)
-                    .channel(&c.name)
-                    .at(&origin),
-            );
-            continue;
-        }
-        let Some(pkg) = packages.get_mut(&c.package) else {
-            problems.push(
-                Problem::error(ProblemKind::UnknownPackage {
-                    schema: fbc::SCHEMA_CHANNEL,
-                })
-                .package(&c.package)
-                .channel(&c.name)
-                .at(&origin),
-            );
-            continue;
-        };
-        if c.name.is_empty() {
-            problems.push(
-                Problem::error(ProblemKind::ChannelNameEmpty)
-                    .package(&c.package)
-                    .at(&origin),
-            );
-            continue;
-        }
-        if let Some(first) = pkg.channels.iter().find(|x| x.name == c.name) {
-            problems.push(
-                Problem::error(ProblemKind::DuplicateChannel {
-                    first: first.origin.clone(),
-                })
-                .package(&c.package)
-                .channel(&c.name)
-                .at(&origin),
-            );
-            continue;
-        }
-        let mut seen = std::collections::HashSet::new();
-        let mut entries = Vec::with_capacity(c.entries.len());
-        for e in c.entries {
-            if !seen.insert(e.name.clone()) {
-                problems.push(
-                    Problem::error(ProblemKind::DuplicateEntry {
-                        entry: e.name.clone(),
-                    })
-                    .package(&c.package)
-                    .channel(&c.name)
-                    .at(&origin),
-                );
-                continue;
-            }
-            entries.push(ChannelEntry {
-                name: e.name,
-                replaces: Some(e.replaces).filter(|r| !r.is_empty()),
-                skips: e.skips,
-                skip_range: Some(e.skip_range).filter(|r| !r.is_empty()),
-            });
-        }
-        pkg.channels.push(Channel {
-            name: c.name,
-            entries,
-            deprecation: None,
-            origin,
-        });
-    }
-
-    // Rule 5 (properties parse) is the costly one (it base64-decodes every embedded object
-    // when asked to): run it on every core first, report it in order below.
-    let property_problems: Vec<Vec<(usize, String)>> = dc
-        .bundles
-        .par_iter()
-        .map(|b| {
-            b.item
-                .properties
-                .iter()
-                .enumerate()
-                .filter_map(|(index, p)| {
-                    check_property(p, &b.origin.file, opts)
-                        .err()
-                        .map(|r| (index, r))
-                })
-                .collect()
-        })
-        .collect();
-    let mut bundle_origins: HashMap<(String, String), Origin> = HashMap::new();
-    for (fbc::Located { item: b, origin }, property_problems) in
-        dc.bundles.into_iter().zip(property_problems)
-    {
-        if b.package.is_empty() {
-            problems.push(
-                Problem::error(ProblemKind::BundlePackageEmpty)
-                    .bundle(&b.name)
-                    .at(&origin),
-            );
-            continue;
-        }
-        let Some(pkg) = packages.get_mut(&b.package) else {
-            problems.push(
-                Problem::error(ProblemKind::UnknownPackage {
-                    schema: fbc::SCHEMA_BUNDLE,
-                })
-                .package(&b.package)
-                .bundle(&b.name)
-                .at(&origin),
-            );
-            continue;
-        };
-        let key = (b.package.clone(), b.name.clone());
-        if let Some(first) = bundle_origins.get(&key) {
-            problems.push(
-                Problem::error(ProblemKind::DuplicateBundle {
-                    first: first.clone(),
-                })
-                .package(&b.package)
-                .bundle(&b.name)
-                .at(&origin),
-            );
-            continue;
-        }
-        bundle_origins.insert(key, origin.clone());
-        let here = |kind| {
-            Problem::error(kind)
-                .package(&b.package)
-                .bundle(&b.name)
-                .at(&origin)
-        };
-        // Rule 5: properties parse.
-        for (index, reason) in property_problems {
-            problems.push(here(ProblemKind::PropertyInvalid {
-                index,
-                ty: b.properties[index].ty.clone(),
-                reason,
-            }));
-        }
-        // Rule 6: exactly one olm.package property naming this package.
-        let pkg_props: Vec<fbc::PackageProperty> = b
-            .properties
-            .iter()
-            .filter(|p| p.ty == fbc::PROPERTY_PACKAGE)
-            .filter_map(|p| p.value.text().and_then(|t| serde_json::from_str(t).ok()))
-            .collect();
-        let (version_text, release) = match pkg_props.as_slice() {
-            [one] => {
-                if one.package_name != b.package {
-                    problems.push(here(ProblemKind::PackagePropertyMismatch {
-                        found: one.package_name.clone(),
-                    }));
-                }
-                (
-                    one.version.clone(),
-                    Some(one.release.clone()).filter(|r| !r.is_empty()),
-                )
-            }
-            many => {
-                problems.push(here(ProblemKind::PackagePropertyCount {
-                    count: many.len(),
-                }));
-                (
-                    many.first().map(|p| p.version.clone()).unwrap_or_default(),
-                    None,
-                )
-            }
-        };
-        // Rule 7: image references.
-        if !b.image.is_empty()
-            && let Err(e) = image::check_reference(&b.image)
-        {
-            problems.push(here(ProblemKind::InvalidImage {
-                image: b.image.clone(),
-                reason: e.to_string(),
-            }));
-        }
-        for ri in &b.related_images {
-            if !ri.image.is_empty()
-                && let Err(e) = image::check_reference(&ri.image)
-            {
-                problems.push(here(ProblemKind::InvalidImage {
-                    image: ri.image.clone(),
-                    reason: e.to_string(),
-                }));
-            }
-        }
-        // Rule 8: strict version, valid release.
-        let version = if pkg_props.len() == 1 {
-            match parse_version(&version_text) {
-                Ok(v) => Some(v),
-                Err(reason) => {
-                    problems.push(here(ProblemKind::InvalidVersion {
-                        version: version_text.clone(),
-                        reason,
-                    }));
-                    None
-                }
-            }
-        } else {
-            parse_version(&version_text).ok()
-        };
-        if let Some(r) = &release
-            && let Err(reason) = check_release(r)
-        {
-            problems.push(here(ProblemKind::InvalidRelease {
-                release: r.clone(),
-                reason,
-            }));
-        }
-        pkg.bundles.push(Bundle {
-            name: b.name,
-            package: b.package,
-            image: b.image,
-            version_text,
-            version,
-            release,
-            properties: b
-                .properties
-                .into_iter()
-                .map(|p| Property {
-                    ty: p.ty,
-                    value: p.value,
-                })
-                .collect(),
-            related_images: b
-                .related_images
-                .into_iter()
-                .map(|r| RelatedImage {
-                    name: r.name,
-                    image: r.image,
-                })
-                .collect(),
-            channels: Vec::new(),
-            deprecation: None,
-            origin,
-        });
-    }
-
-    // Rules 9 and 10: bundles and channel entries meet.
-    for pkg in packages.values_mut() {
-        pkg.channels.sort_by(|a, b| a.name.cmp(&b.name));
-        pkg.bundles.sort_by(|a, b| a.name.cmp(&b.name));
-        for ch in &pkg.channels {
-            for e in &ch.entries {
-                match pkg
-                    .bundles
-                    .binary_search_by(|b| b.name.as_str().cmp(&e.name))
-                {
-                    Ok(i) => pkg.bundles[i].channels.push(ch.name.clone()),
-                    Err(_) => problems.push(
-                        Problem::error(ProblemKind::EntryWithoutBundle {
-                            entry: e.name.clone(),
-                        })
-                        .package(&pkg.name)
-                        .channel(&ch.name)
-                        .at(&ch.origin),
-                    ),
-                }
-            }
-        }
-        for b in &mut pkg.bundles {
-            b.channels.sort();
-            if b.channels.is_empty() {
-                problems.push(
-                    Problem::error(ProblemKind::BundleNotInChannel)
-                        .package(&pkg.name)
-                        .bundle(&b.name)
-                        .at(&b.origin),
-                );
-            }
-        }
-    }
-
-    // Rule 12: deprecations.
-    let mut deprecation_seen: HashMap<String, Origin> = HashMap::new();
-    for fbc::Located { item: d, origin } in dc.deprecations {
-        if d.package.is_empty() {
-            problems.push(Problem::error(ProblemKind::DeprecationPackageEmpty).at(&origin));
-            continue;
-        }
-        let Some(pkg) = packages.get_mut(&d.package) else {
-            problems.push(
-                Problem::error(ProblemKind::UnknownPackage {
-                    schema: fbc::SCHEMA_DEPRECATIONS,
-                })
-                .package(&d.package)
-                .at(&origin),
-            );
-            continue;
-        };
-        if let Some(first) = deprecation_seen.get(&d.package) {
-            problems.push(
-                Problem::error(ProblemKind::DuplicateDeprecations {
-                    first: first.clone(),
-                })
-                .package(&d.package)
-                .at(&origin),
-            );
-            continue;
-        }
-        deprecation_seen.insert(d.package.clone(), origin.clone());
-        let mut refs = std::collections::HashSet::new();
-        for (index, e) in d.entries.into_iter().enumerate() {
-            let r = &e.reference;
-            let here = |kind| Problem::error(kind).package(&d.package).at(&origin);
-            if r.schema.is_empty() {
-                problems.push(here(ProblemKind::DeprecationSchemaEmpty { index }));
-                continue;
-            }
-            if !refs.insert((r.schema.clone(), r.name.clone())) {
-                problems.push(here(ProblemKind::DeprecationDuplicateEntry {
-                    schema: r.schema.clone(),
-                    name: r.name.clone(),
-                }));
-                continue;
-            }
-            let unknown = || ProblemKind::DeprecationUnknownReference {
-                schema: r.schema.clone(),
-                name: r.name.clone(),
-            };
-            match r.schema.as_str() {
-                fbc::SCHEMA_PACKAGE => {
-                    if !r.name.is_empty() {
-                        problems.push(here(ProblemKind::DeprecationPackageNameSet {
-                            name: r.name.clone(),
-                        }));
-                    } else {
-                        pkg.deprecation = Some(e.message);
-                    }
-                }
-                fbc::SCHEMA_CHANNEL => match pkg.channels.iter_mut().find(|c| c.name == r.name) {
-                    Some(c) => c.deprecation = Some(e.message),
-                    None => problems.push(here(unknown()).channel(&r.name)),
-                },
-                fbc::SCHEMA_BUNDLE => match pkg.bundles.iter_mut().find(|b| b.name == r.name) {
-                    Some(b) => b.deprecation = Some(e.message),
-                    None => problems.push(here(unknown()).bundle(&r.name)),
-                },
-                other => problems.push(here(ProblemKind::DeprecationUnknownSchema {
-                    schema: other.to_owned(),
-                })),
-            }
-        }
-    }
-
-    super::validate::sort_problems(&mut problems);
-    let catalog = Catalog {
-        packages: packages.into_values().collect(),
-        digest: if dc.digest.is_empty() {
-            std::sync::OnceLock::new()
-        } else {
-            std::sync::OnceLock::from(dc.digest)
-        },
-        source: dc.root,
-        others_count: dc.others_count,
-        skipped_packages: {
-            let mut names = dc.skipped_packages;
-            names.sort();
-            names.dedup();
-            names
-        },
-    };
-    (catalog, problems)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The allocation-free object check accepts and refuses exactly what a map of values does,
-    /// with the same message.
-    #[test]
-    fn any_object_agrees_with_a_map_of_values() {
-        let deep = "[".repeat(200) + &"]".repeat(200);
-        let deep = format!("{{\"a\":{deep}}}");
-        for text in [
-            "{}",
-            "{\"a\":1,\"b\":[1,2.5,-3,{\"c\":null}],\"a\":\"dup\"}",
-            "{\"big\":1e400}",
-            "{\"n\":123456789012345678901234567890}",
-            "{\"s\":\"\\u00e9\\ud83d\\ude00\"}",
-            "{\"bad\":\"\\q\"}",
-            "{\"lone\":\"\\ud800\"}",
-            "null",
-            "[]",
-            "\"x\"",
-            "1",
-            "{\"a\":1,}",
-            "{\"a\"}",
-            &deep,
-        ] {
-            let want = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
-                .map(|_| ())
-                .map_err(|e| e.to_string());
-            let got = serde_json::from_str::<AnyObject>(text)
-                .map(|_| ())
-                .map_err(|e| e.to_string());
-            assert_eq!(got, want, "{text}");
-        }
-    }
 
     fn bundle(props: &[(&str, &str)]) -> Bundle {
         Bundle {
@@ -1203,7 +594,7 @@ mod tests {
                 .iter()
                 .map(|(ty, v)| Property {
                     ty: ty.to_string(),
-                    value: crate::catalog::fbc::PropertyValue::json(v).unwrap(),
+                    value: PropertyValue::json(v).unwrap(),
                 })
                 .collect(),
             related_images: Vec::new(),

@@ -6,13 +6,13 @@
 //! Input: [`ManifestFile`]s (path, text, owning operator and role) and [`Options`] (release,
 //! install-config, roles, waivers). Output: a sorted list of [`Problem`]s, each naming the file,
 //! the line of the field, the object, the rule and its severity. The rules are data
-//! ([`rules::RULES`]); what the release provides is data too (`openshift.yaml`, read by
-//! [`release`]). Source of truth: `reference/bootstrap-operators.md`.
+//! ([`crate::rules::RULES`], a layer below, which the configuration reads too to check its
+//! waivers); what the release provides is data too (`openshift.yaml`, read by [`release`]).
+//! Source of truth: `reference/bootstrap-operators.md`.
 
 pub mod files;
 mod objects;
 pub mod readiness;
-pub mod rules;
 mod schema;
 pub mod yaml;
 
@@ -23,9 +23,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use crate::openshift::provided::Provided;
-pub use rules::{Role, Rule, Severity};
 
 use crate::config::install::InstallConfig;
+use crate::rules::{self, Role, Severity};
 
 /// The label po-manifests puts on a bootstrap operator's workloads to record its role, so that a
 /// later `check` can tell which rules apply.
@@ -325,6 +325,23 @@ pub fn check_dir_files(dir: &Path) -> Result<(Vec<ManifestFile>, Vec<Problem>), 
 /// A JSON object's string field.
 pub(crate) fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
     v.pointer(pointer).and_then(Value::as_str)
+}
+
+/// A JSON pointer as a field path: `/spec/containers/0/image` → `spec.containers[0].image`.
+pub(crate) fn pointer_field(pointer: &str) -> String {
+    let mut out = String::new();
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str(&format!("[{seg}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&seg);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -8,9 +8,10 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::files::Object;
-use super::{Options, Sink, str_at, yaml};
-use crate::mirror::{self, ImageRef};
+use super::{Options, Sink, pointer_field, str_at, yaml};
+use crate::mirror;
 use crate::openshift::provided::{Provided, Scope};
+use crate::registry::ImageRef;
 
 /// The objects with the indexes the rules need.
 pub(crate) struct ObjectSet<'f> {
@@ -312,23 +313,6 @@ fn walk_strings(v: &Value, pointer: String, f: &mut dyn FnMut(&str, &str)) {
     }
 }
 
-/// A JSON pointer as a field path: `/spec/containers/0/image` → `spec.containers[0].image`.
-pub(crate) fn pointer_field(pointer: &str) -> String {
-    let mut out = String::new();
-    for seg in pointer.split('/').skip(1) {
-        let seg = seg.replace("~1", "/").replace("~0", "~");
-        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
-            out.push_str(&format!("[{seg}]"));
-        } else {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            out.push_str(&seg);
-        }
-    }
-    out
-}
-
 fn images(o: &Object<'_>, rules: &[mirror::Rule], sink: &mut Sink) {
     let Some(base) = pod_spec_pointer(&o.kind) else {
         return;
@@ -464,17 +448,5 @@ mod tests {
         );
         assert_eq!(find_placeholder("price: $5, hash $2a$10$abc"), None);
         assert_eq!(find_placeholder("#!/bin/bash\necho $HOME"), None);
-    }
-
-    #[test]
-    fn pointers_read_as_field_paths() {
-        assert_eq!(
-            pointer_field("/spec/containers/0/image"),
-            "spec.containers[0].image"
-        );
-        assert_eq!(
-            pointer_field("/metadata/labels/a~1b"),
-            "metadata.labels.a/b"
-        );
     }
 }

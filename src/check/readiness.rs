@@ -13,7 +13,8 @@ use serde_json::Value;
 
 use super::files::Object;
 use super::objects::{ObjectSet, pod_spec_pointer};
-use super::{Options, ROLE_LABEL, Role, Sink, str_at, yaml};
+use super::{Options, ROLE_LABEL, Sink, str_at, yaml};
+use crate::rules::Role;
 
 const UNINITIALIZED: (&str, &str) = ("node.cloudprovider.kubernetes.io/uninitialized", "true");
 const NOT_READY: (&str, &str) = ("node.kubernetes.io/not-ready", "");

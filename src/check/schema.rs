@@ -13,8 +13,7 @@
 use serde_json::{Map, Value, json};
 
 use super::files::Object;
-use super::objects::pointer_field;
-use super::{Sink, yaml};
+use super::{Sink, pointer_field, yaml};
 
 pub(crate) fn check(crd: &Object<'_>, cr: &Object<'_>, sink: &mut Sink) {
     let versions = crd

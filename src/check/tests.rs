@@ -111,9 +111,9 @@ fn external_install() -> InstallConfig {
 fn run(
     files: &[ManifestFile],
     install: &InstallConfig,
-    capabilities: Option<&config::install::Capabilities>,
+    capabilities: Option<&crate::openshift::Capabilities>,
 ) -> Report {
-    let version = crate::config::ClusterVersion::parse("4.16").unwrap();
+    let version = crate::openshift::ClusterVersion::parse("4.16").unwrap();
     let options = Options {
         release: Provided::new(Some(&version), capabilities),
         install: Some(InstallSource {
@@ -126,8 +126,6 @@ fn run(
     };
     check(files, &options)
 }
-
-use crate::config;
 
 fn remove(v: &mut Value, pointer: &str) {
     let (parent, key) = pointer.rsplit_once('/').unwrap();
@@ -473,7 +471,7 @@ fn waivers_remove_problems_and_keep_the_reason() {
         &|_| {},
     );
     let install = external_install();
-    let version = crate::config::ClusterVersion::parse("4.16").unwrap();
+    let version = crate::openshift::ClusterVersion::parse("4.16").unwrap();
     let options = Options {
         release: Provided::new(Some(&version), None),
         install: Some(InstallSource {
@@ -507,7 +505,7 @@ fn the_machine_api_bundle_passes_and_needs_its_crds() {
     let report = run(&files, &platform_none, None);
     assert_eq!(report.problems, vec![], "{}", report.text());
     // Without the MachineAPI capability the machine.openshift.io CRDs (and the namespace) are not there.
-    let caps = config::install::Capabilities {
+    let caps = crate::openshift::Capabilities {
         baseline_capability_set: Some("None".into()),
         additional_enabled_capabilities: vec![],
     };
@@ -637,7 +635,7 @@ fn general(extra: &[ManifestFile], mirrors: bool) -> Report {
     } else {
         InstallConfig::default()
     };
-    let version = crate::config::ClusterVersion::parse("4.16").unwrap();
+    let version = crate::openshift::ClusterVersion::parse("4.16").unwrap();
     let options = Options {
         release: Provided::new(Some(&version), None),
         install: Some(InstallSource {
@@ -819,7 +817,7 @@ fn directory_rules_for_dotfiles_and_ignored_files() {
     std::fs::write(dir.path().join("manifests/.gitkeep"), "").unwrap();
     std::fs::write(dir.path().join("openshift/notes.txt"), "x").unwrap();
     std::fs::write(dir.path().join("manifests/ns.yaml"), NAMESPACE).unwrap();
-    let version = crate::config::ClusterVersion::parse("4.16").unwrap();
+    let version = crate::openshift::ClusterVersion::parse("4.16").unwrap();
     let options = Options {
         release: Provided::new(Some(&version), None),
         install: None,
@@ -841,4 +839,16 @@ fn directory_rules_for_dotfiles_and_ignored_files() {
         ]
     );
     assert!(report.notes.iter().any(|n| n.contains("install-config")));
+}
+
+#[test]
+fn pointers_read_as_field_paths() {
+    assert_eq!(
+        pointer_field("/spec/containers/0/image"),
+        "spec.containers[0].image"
+    );
+    assert_eq!(
+        pointer_field("/metadata/labels/a~1b"),
+        "metadata.labels.a/b"
+    );
 }

@@ -38,7 +38,9 @@ fn read_install(dir: Option<&Path>) -> Result<Option<install::Found>, Error> {
 
 /// Whether a positional argument names an image rather than a directory.
 fn is_image_reference(text: &str) -> bool {
-    !Path::new(text).exists() && crate::mirror::ImageRef::parse(text).is_ok() && text.contains('/')
+    !Path::new(text).exists()
+        && crate::registry::ImageRef::parse(text).is_ok()
+        && text.contains('/')
 }
 
 fn pull(
@@ -377,7 +379,7 @@ fn render_target(args: &BundleRenderArgs) -> Result<crate::openshift::Target, Er
         .cluster_version
         .clone()
         .unwrap_or_else(crate::openshift::newest_known);
-    let version = crate::config::ClusterVersion::parse(&text)
+    let version = crate::openshift::ClusterVersion::parse(&text)
         .map_err(|e| Error::Usage(format!("--cluster-version {text:?}: {e}")))?;
     crate::openshift::Target::new(&version, args.feature_set.as_deref(), &[])
         .map_err(|e| Error::Usage(e.to_string()))

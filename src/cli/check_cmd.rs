@@ -6,9 +6,10 @@ use std::io::Write;
 
 use super::flags::{CheckArgs, OutputFormat};
 use super::{EXIT_INVALID, EXIT_OK, Error};
-use crate::check::{self, Report, Role, Severity};
-use crate::config::ClusterVersion;
+use crate::check::{self, Report};
 use crate::install::dir_check;
+use crate::openshift::ClusterVersion;
+use crate::rules::{Role, Severity};
 
 pub(super) fn run(
     args: &CheckArgs,

@@ -90,7 +90,7 @@ fn print_file_check(
         let line = check::problem_line(p);
         if crate::install::files::FileCheck::refuses(p) {
             write!(stderr, "{}", Report::message(line).render(color))?;
-        } else if p.severity == check::Severity::Error {
+        } else if p.severity == crate::rules::Severity::Error {
             writeln!(
                 stderr,
                 "warning: {line} (not written by po-manifests; `po-manifests check` reports it as an error)"

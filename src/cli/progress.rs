@@ -98,7 +98,7 @@ impl Drop for Progress {
 /// registry or server replies, so control characters are escaped before they reach the
 /// terminal.
 fn shown(message: &str) -> String {
-    crate::output::names::printable(message).into_owned()
+    crate::text::printable(message).into_owned()
 }
 
 /// A writer that clears the progress line around each write (see [`Progress::writer`]).

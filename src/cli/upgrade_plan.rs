@@ -8,9 +8,9 @@ use std::io::Write;
 use super::diagnostics::{Report, color_stderr};
 use super::flags::{OutputFormat, UpgradePlanArgs};
 use super::{EXIT_INVALID, EXIT_OK, Error};
-use crate::config::ClusterVersion;
 use crate::install::plan::{self, BundleContent, Settings};
 use crate::install::{Inputs, Install};
+use crate::openshift::ClusterVersion;
 use crate::render::Templates;
 use crate::upgrade::{self, Plan};
 

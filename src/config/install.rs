@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::{Error, SourceFile, parse_yaml, read_source};
+use crate::openshift::Capabilities;
 
 /// What po-manifests reads from install-config.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
@@ -40,17 +41,6 @@ pub struct InstallConfig {
     /// `platform`: one key naming the platform (`aws`, `none`, `external`, …) and its settings.
     #[serde(default)]
     pub platform: std::collections::BTreeMap<String, serde_json::Value>,
-}
-
-/// `capabilities` (openshift/installer `pkg/types/installconfig.go` `Capabilities`).
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Capabilities {
-    /// `baselineCapabilitySet` (`None`, `v4.11` … `vCurrent`; unset means `vCurrent`).
-    pub baseline_capability_set: Option<String>,
-    /// `additionalEnabledCapabilities`.
-    #[serde(default)]
-    pub additional_enabled_capabilities: Vec<String>,
 }
 
 /// `platform.external` (openshift/installer `pkg/types/external/platform.go`, from 4.14).

@@ -3,7 +3,8 @@
 //!
 //! Input: `platform-operators.yaml` (top-level `platformOperators:`), or the same key inside
 //! `install-config.yaml`. Output: a [`Config`]. Install-config facts (`featureSet`, mirror rules,
-//! trust bundle) live in [`install`]. Every scalar is read as the text the user wrote
+//! trust bundle) live in [`install`]; the release type ([`ClusterVersion`]) and install-config
+//! `capabilities` are [`crate::openshift`]'s. Every scalar is read as the text the user wrote
 //! (`4.10` stays `4.10`), unknown keys are errors, and every problem found is reported at once.
 
 pub mod install;
@@ -21,6 +22,8 @@ use serde_saphyr::Spanned;
 pub use span::{SourceFile, Span};
 pub use upgrade::{InstalledBundle, UpgradeConstraintPolicy, UpgradePolicy};
 
+use crate::openshift::ClusterVersion;
+use crate::rules::{self, Role};
 use crate::version::masterminds;
 
 /// Longest operator name: the PlatformOperator name becomes a BundleDeployment name and then a
@@ -51,82 +54,6 @@ pub struct Located<T> {
     pub value: T,
     /// Where it was written.
     pub span: Span,
-}
-
-/// An OpenShift release: `4.14`, `4.14.8` or `4.14.0-rc.1`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClusterVersion {
-    /// Major version (4).
-    pub major: u64,
-    /// Minor version.
-    pub minor: u64,
-    /// Patch, when given.
-    pub patch: Option<u64>,
-    /// The text as written.
-    pub text: String,
-}
-
-impl ClusterVersion {
-    /// Parse `X.Y`, `X.Y.Z` or `X.Y.Z-pre` (a leading `v` is accepted).
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let t = text.trim();
-        let t = t.strip_prefix('v').unwrap_or(t);
-        let core = t.split(['-', '+']).next().unwrap_or("");
-        let parts: Vec<&str> = core.split('.').collect();
-        let num = |s: &str| -> Result<u64, String> {
-            if s.is_empty() {
-                Err(format!(
-                    "\"{text}\" has an empty part; write a release like \"4.14\" or \"4.14.8\""
-                ))
-            } else if !s.bytes().all(|b| b.is_ascii_digit()) {
-                Err(format!(
-                    "\"{s}\" in \"{text}\" is not a number; write a release like \"4.14\" or \"4.14.8\""
-                ))
-            } else if s.len() > 1 && s.starts_with('0') {
-                Err(format!(
-                    "\"{s}\" in \"{text}\" starts with a zero, which release numbers do not; write \"{}\"",
-                    match s.trim_start_matches('0') {
-                        "" => "0",
-                        rest => rest,
-                    }
-                ))
-            } else {
-                s.parse::<u64>().map_err(|_| {
-                    format!("\"{s}\" in \"{text}\" is too large to be a release number")
-                })
-            }
-        };
-        if !(2..=3).contains(&parts.len()) {
-            return Err(format!(
-                "expected an OpenShift release like \"4.14\" or \"4.14.8\", found \"{text}\""
-            ));
-        }
-        Ok(ClusterVersion {
-            major: num(parts[0])?,
-            minor: num(parts[1])?,
-            patch: parts.get(2).map(|p| num(p)).transpose()?,
-            text: text.trim().to_string(),
-        })
-    }
-
-    /// The Kubernetes minor version this release ships (from [`crate::openshift::RELEASES`];
-    /// a release newer than the table gets the newest row's).
-    pub fn kube_minor(&self) -> Option<u64> {
-        crate::openshift::lookup(self)
-            .ok()
-            .map(|r| r.kubernetes_minor())
-    }
-
-    /// `major.minor`.
-    pub fn minor_text(&self) -> String {
-        format!("{}.{}", self.major, self.minor)
-    }
-}
-
-impl std::fmt::Display for ClusterVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text)
-    }
 }
 
 /// One `catalogs[]` entry.
@@ -187,7 +114,7 @@ pub struct Operator {
     pub installed: Option<InstalledBundle>,
     // Bootstrap readiness (issue 15): the operator's role and the readiness rules it waives.
     /// What a bootstrap operator is (`role:`, default `other`): picks the readiness rules.
-    pub role: crate::check::Role,
+    pub role: Role,
     /// Readiness rules waived for this operator (`waive: [{rule, reason}]`).
     pub waive: Vec<Waive>,
     /// The namespace the operator watches (`watchNamespace:`), for bundles installed in
@@ -201,7 +128,7 @@ pub struct Operator {
 /// One `waive:` entry: a check rule not applied to this operator's objects, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Waive {
-    /// The rule id (see `check::rules::RULES`).
+    /// The rule id (see [`crate::rules::RULES`]).
     pub rule: Located<String>,
     /// Why it is waived (recorded in the lock file).
     pub reason: String,
@@ -678,7 +605,7 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
                     None,
                 );
             }
-            match crate::catalog::model::parse_version(&version.value) {
+            match crate::version::parse_bundle_version(&version.value).map_err(|e| e.to_string()) {
                 Ok(parsed) => Some(InstalledBundle {
                     bundle,
                     version,
@@ -694,8 +621,8 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
         let bootstrap = o.bootstrap.as_ref().is_some_and(|b| b.value.0);
         let role = o.role.as_ref().and_then(|r| {
             let l = located(&file, r);
-            match crate::check::Role::parse(&l.value) {
-                Ok(role) if role != crate::check::Role::Other && !bootstrap => {
+            match Role::parse(&l.value) {
+                Ok(role) if role != Role::Other && !bootstrap => {
                     problem(
                         l.span,
                         field("role"),
@@ -714,8 +641,8 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
         let mut waive = Vec::new();
         for (j, w) in o.waive.iter().flatten().enumerate() {
             let rule = located(&file, &w.value.rule);
-            if crate::check::rules::rule(&rule.value).is_none() {
-                let known = crate::check::rules::RULES.iter().map(|r| r.id);
+            if rules::rule(&rule.value).is_none() {
+                let known = rules::RULES.iter().map(|r| r.id);
                 let near = known
                     .min_by_key(|id| strsim::levenshtein(id, &rule.value))
                     .map(|id| format!("did you mean `{id}`?"));
@@ -796,7 +723,7 @@ pub fn check_dns_label(value: &str, max: usize) -> Result<(), String> {
             value.chars().count()
         ));
     }
-    if !crate::catalog::model::is_dns1123_label(value) {
+    if !crate::text::is_dns1123_label(value) {
         return Err(format!(
             "\"{value}\" is not a DNS-1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit"
         ));

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::config::ClusterVersion;
+use crate::openshift::ClusterVersion;
 use crate::openshift::Target;
 
 fn olm(version: &str, feature_set: Option<&str>) -> OlmV1 {

@@ -7,9 +7,11 @@ use std::path::Path;
 
 use super::Error;
 use super::files::install_source;
-use crate::check::{self, Options, Report, Role, Waiver};
-use crate::config::{self, ClusterVersion};
+use crate::check::{self, Options, Report, Waiver};
+use crate::config;
+use crate::openshift::ClusterVersion;
 use crate::output::{self, lock};
+use crate::rules::Role;
 
 /// Check the install directory `dir`: `roles` are the workloads' roles given by name,
 /// `version` the target release (else the configuration's `clusterVersion`, else the lock

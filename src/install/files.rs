@@ -5,10 +5,12 @@
 use std::collections::BTreeMap;
 
 use super::{Error, Install};
-use crate::check::{self, Dir, ManifestFile, Options, Severity, Waiver};
-use crate::config::{self, ClusterVersion};
+use crate::check::{self, Dir, ManifestFile, Options, Waiver};
+use crate::config;
+use crate::openshift::ClusterVersion;
 use crate::output::{self, lock};
 use crate::render::RenderedObject;
+use crate::rules::Severity;
 
 /// What the check of the planned files found.
 #[derive(Debug)]

@@ -30,8 +30,9 @@ pub mod upgrade;
 use std::path::{Path, PathBuf};
 
 use crate::catalog::{self, PackageFilter};
-use crate::config::{self, CatalogLocation, ClusterVersion, Config, install};
+use crate::config::{self, CatalogLocation, Config, install};
 use crate::fetch;
+use crate::openshift::ClusterVersion;
 use crate::output::lock;
 use crate::resolve::LoadedCatalog;
 pub use error::Error;
@@ -320,7 +321,7 @@ impl Install {
     }
 
     /// The configured role of an operator (bootstrap operators only).
-    pub fn role_of(&self, operator: &str) -> crate::check::Role {
+    pub fn role_of(&self, operator: &str) -> crate::rules::Role {
         self.config
             .operators
             .iter()

@@ -108,7 +108,7 @@ fn replaces_cycle_warnings(
                     package.name,
                     cycle
                         .iter()
-                        .map(|b| crate::output::names::printable(b).into_owned())
+                        .map(|b| crate::text::printable(b).into_owned())
                         .collect::<Vec<_>>()
                         .join(" -> ")
                 ))

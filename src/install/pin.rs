@@ -4,7 +4,7 @@
 //! registry refuses), the image is refused unless `--allow-tags`, and then the lock says it is
 //! not a pin.
 
-use crate::mirror::ImageRef;
+use crate::registry::ImageRef;
 use crate::registry::Puller;
 
 /// A bundle image as it is written into the manifests and the lock.

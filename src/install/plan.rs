@@ -7,7 +7,7 @@
 use super::outcome::{self, ContentError, Outcome};
 use super::{Error, Install};
 use crate::bundle::source::Sources;
-use crate::config::ClusterVersion;
+use crate::openshift::ClusterVersion;
 use crate::output::{self, lock};
 use crate::render::profile::{self, BundleContext, CatalogContext, OperatorContext, Profile};
 use crate::render::{RenderedObject, Templates};

@@ -5,7 +5,7 @@
 
 use super::outcome::{self, Outcome};
 use super::{Error, Install};
-use crate::config::ClusterVersion;
+use crate::openshift::ClusterVersion;
 use crate::output::lock::{self, Lock};
 use crate::resolve::{self, LoadedCatalog, Resolution};
 use crate::upgrade::{self, BundleRef, Plan};

@@ -21,7 +21,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{ImageRef, Rule};
+use super::Rule;
+use crate::registry::ImageRef;
 
 /// The API version written.
 pub const API_VERSION: &str = "mirror.openshift.io/v2alpha1";

@@ -17,63 +17,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::catalog::image::{ImageRefError, check_reference};
 use crate::config::install::InstallConfig;
-
-/// A parsed image reference.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImageRef {
-    /// As written.
-    pub text: String,
-    /// The registry host (`docker.io` when none is written).
-    pub domain: String,
-    /// The path below the registry (`library/x` for a bare `x` on docker.io).
-    pub path: String,
-    /// The tag, if any.
-    pub tag: Option<String>,
-    /// The digest (`sha256:…`), if any.
-    pub digest: Option<String>,
-}
-
-impl ImageRef {
-    /// Parse and normalise a reference (`name[:tag][@digest]`, as `ParseNormalizedNamed`).
-    pub fn parse(text: &str) -> Result<ImageRef, ImageRefError> {
-        check_reference(text)?;
-        let (rest, digest) = match text.split_once('@') {
-            Some((r, d)) => (r, Some(d.to_string())),
-            None => (text, None),
-        };
-        let (name, tag) = match rest.rfind(':') {
-            Some(i) if !rest[i..].contains('/') => (&rest[..i], Some(rest[i + 1..].to_string())),
-            _ => (rest, None),
-        };
-        let (domain, path) = split_domain(name);
-        Ok(ImageRef {
-            text: text.to_string(),
-            domain,
-            path,
-            tag,
-            digest,
-        })
-    }
-
-    /// `domain/path`.
-    pub fn repository(&self) -> String {
-        format!("{}/{}", self.domain, self.path)
-    }
-}
-
-fn split_domain(name: &str) -> (String, String) {
-    match name.split_once('/') {
-        Some((d, r))
-            if d.contains('.') || d.contains(':') || d == "localhost" || d.to_lowercase() != d =>
-        {
-            (d.to_string(), r.to_string())
-        }
-        Some(_) => ("docker.io".to_string(), name.to_string()),
-        None => ("docker.io".to_string(), format!("library/{name}")),
-    }
-}
+use crate::registry::{ImageRef, source_matches, split_domain};
 
 /// One mirror rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -97,31 +42,6 @@ impl Rule {
     fn specificity(&self) -> usize {
         self.source.trim_start_matches("*.").len()
     }
-}
-
-/// Whether a rule `source` matches an image's repository by whole path components.
-pub fn source_matches(source: &str, image: &ImageRef) -> bool {
-    let source = source.trim().trim_end_matches('/');
-    if let Some(suffix) = source.strip_prefix("*.") {
-        // A wildcard names registries only.
-        return image
-            .domain
-            .strip_suffix(suffix)
-            .is_some_and(|head| head.ends_with('.') && head.len() > 1);
-    }
-    let (domain, path) = match source.split_once('/') {
-        Some(_) => split_domain(source),
-        None => (source.to_string(), String::new()),
-    };
-    if domain != image.domain {
-        return false;
-    }
-    path.is_empty()
-        || image.path == path
-        || image
-            .path
-            .strip_prefix(&path)
-            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// The mirror rules of an install-config, `imageDigestSources` first.

@@ -15,33 +15,6 @@ fn img(name: &str) -> ImageRef {
     ImageRef::parse(name).unwrap()
 }
 
-mod image_ref {
-    use super::*;
-
-    #[test]
-    fn normalises_docker_hub_names() {
-        let r = img("busybox");
-        assert_eq!(
-            (r.domain.as_str(), r.path.as_str()),
-            ("docker.io", "library/busybox")
-        );
-        let r = img("org/x:1");
-        assert_eq!(r.repository(), "docker.io/org/x");
-        assert_eq!(r.tag.as_deref(), Some("1"));
-        let r = img(&format!("localhost:5000/a/b:t{D}"));
-        assert_eq!(r.domain, "localhost:5000");
-        assert_eq!(r.path, "a/b");
-        assert!(r.digest.is_some());
-    }
-
-    #[test]
-    fn invalid_is_an_error() {
-        assert!(ImageRef::parse("UPPER/x").is_ok()); // a domain with upper case, as upstream
-        assert!(ImageRef::parse("quay.io/UPPER").is_err());
-        assert!(ImageRef::parse("").is_err());
-    }
-}
-
 mod rules {
     use super::*;
 

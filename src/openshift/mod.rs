@@ -7,6 +7,10 @@
 //! methods of [`Release`] with the cluster's [`FeatureSet`]. No other module compares release
 //! numbers.
 //!
+//! It also owns the two types that name a cluster, which every layer above reads: the release
+//! as written ([`ClusterVersion`]: `4.14`, `4.14.8`) and install-config's `capabilities`
+//! ([`Capabilities`]), whose sets [`provided`] knows. It imports nothing of the crate.
+//!
 //! Sources (our summary is `reference/olm-v1-per-release.md` in the shared notes):
 //! - feature sets: openshift/api `config/v1/types_feature.go` on each `release-4.N` branch
 //!   (`DevPreviewNoUpgrade` appears in release-4.16);
@@ -23,9 +27,9 @@
 
 use std::fmt;
 
-pub mod provided;
+use serde::Deserialize;
 
-use crate::config::ClusterVersion;
+pub mod provided;
 
 /// A cluster's `featureSet` (install-config), with the gates of `CustomNoUpgrade`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -445,6 +449,80 @@ pub struct Release {
     pub newer_than_known: bool,
 }
 
+/// An OpenShift release: `4.14`, `4.14.8` or `4.14.0-rc.1`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterVersion {
+    /// Major version (4).
+    pub major: u64,
+    /// Minor version.
+    pub minor: u64,
+    /// Patch, when given.
+    pub patch: Option<u64>,
+    /// The text as written.
+    pub text: String,
+}
+
+impl ClusterVersion {
+    /// Parse `X.Y`, `X.Y.Z` or `X.Y.Z-pre` (a leading `v` is accepted).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let core = t.split(['-', '+']).next().unwrap_or("");
+        let parts: Vec<&str> = core.split('.').collect();
+        let num = |s: &str| -> Result<u64, String> {
+            if s.is_empty() {
+                Err(format!(
+                    "\"{text}\" has an empty part; write a release like \"4.14\" or \"4.14.8\""
+                ))
+            } else if !s.bytes().all(|b| b.is_ascii_digit()) {
+                Err(format!(
+                    "\"{s}\" in \"{text}\" is not a number; write a release like \"4.14\" or \"4.14.8\""
+                ))
+            } else if s.len() > 1 && s.starts_with('0') {
+                Err(format!(
+                    "\"{s}\" in \"{text}\" starts with a zero, which release numbers do not; write \"{}\"",
+                    match s.trim_start_matches('0') {
+                        "" => "0",
+                        rest => rest,
+                    }
+                ))
+            } else {
+                s.parse::<u64>().map_err(|_| {
+                    format!("\"{s}\" in \"{text}\" is too large to be a release number")
+                })
+            }
+        };
+        if !(2..=3).contains(&parts.len()) {
+            return Err(format!(
+                "expected an OpenShift release like \"4.14\" or \"4.14.8\", found \"{text}\""
+            ));
+        }
+        Ok(ClusterVersion {
+            major: num(parts[0])?,
+            minor: num(parts[1])?,
+            patch: parts.get(2).map(|p| num(p)).transpose()?,
+            text: text.trim().to_string(),
+        })
+    }
+
+    /// The Kubernetes minor version this release ships (from [`RELEASES`]; a release newer
+    /// than the table gets the newest row's).
+    pub fn kube_minor(&self) -> Option<u64> {
+        lookup(self).ok().map(|r| r.kubernetes_minor())
+    }
+
+    /// `major.minor`.
+    pub fn minor_text(&self) -> String {
+        format!("{}.{}", self.major, self.minor)
+    }
+}
+
+impl std::fmt::Display for ClusterVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Look `version` up. A release newer than the newest row (4.23, 5.0, …) gets the newest row's
 /// facts and `newer_than_known`, which callers turn into a warning.
 pub fn lookup(version: &ClusterVersion) -> Result<Release, ReleaseError> {
@@ -624,12 +702,20 @@ impl Capability {
     }
 }
 
+/// `capabilities` (openshift/installer `pkg/types/installconfig.go` `Capabilities`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// `baselineCapabilitySet` (`None`, `v4.11` … `vCurrent`; unset means `vCurrent`).
+    pub baseline_capability_set: Option<String>,
+    /// `additionalEnabledCapabilities`.
+    #[serde(default)]
+    pub additional_enabled_capabilities: Vec<String>,
+}
+
 /// Whether install-config `capabilities` enables `capability` (no `capabilities`: `vCurrent`),
 /// by the capability sets of [`provided`]'s data file.
-pub fn capability_enabled(
-    capabilities: Option<&crate::config::install::Capabilities>,
-    capability: Capability,
-) -> bool {
+pub fn capability_enabled(capabilities: Option<&Capabilities>, capability: Capability) -> bool {
     provided::Provided::new(None, capabilities).capability_enabled(capability.name())
 }
 
@@ -713,6 +799,28 @@ pub struct OlmV1 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cluster_version_forms() {
+        assert_eq!(
+            ClusterVersion::parse("4.14.8").unwrap().kube_minor(),
+            Some(27)
+        );
+        assert_eq!(ClusterVersion::parse("v4.18").unwrap().minor, 18);
+        assert_eq!(ClusterVersion::parse("4.16.0-rc.2").unwrap().patch, Some(0));
+        for bad in ["4", "4.x", "", "4.14.8.1", "04.14"] {
+            assert!(ClusterVersion::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            ClusterVersion::parse("4.08").unwrap_err(),
+            "\"08\" in \"4.08\" starts with a zero, which release numbers do not; write \"8\""
+        );
+        assert!(
+            ClusterVersion::parse("4.99999999999999999999")
+                .unwrap_err()
+                .contains("too large")
+        );
+    }
 
     fn rel(v: &str) -> Release {
         lookup(&ClusterVersion::parse(v).unwrap()).unwrap()
@@ -868,7 +976,6 @@ mod tests {
 
     #[test]
     fn capability_sets() {
-        use crate::config::install::Capabilities;
         use Capability::*;
         let set = |s: &str, extra: &[&str]| Capabilities {
             baseline_capability_set: Some(s.into()),

@@ -7,8 +7,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::config::ClusterVersion;
-use crate::config::install::Capabilities;
+use super::{Capabilities, ClusterVersion};
 
 /// The data file, embedded.
 const DATA: &str = include_str!("provided.yaml");

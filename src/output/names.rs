@@ -9,6 +9,8 @@
 
 use serde_json::Value;
 
+use crate::text::escape;
+
 /// The most a DNS-1123 label may have.
 pub const MAX_LABEL: usize = 63;
 /// The most a DNS-1123 subdomain may have.
@@ -212,21 +214,6 @@ pub fn check_install_namespace(namespace: &str, configured: bool) -> Result<(), 
     Ok(())
 }
 
-/// `text` quoted, with control characters (terminal escapes, newlines) escaped, so content
-/// from a catalog cannot drive the terminal when printed.
-pub fn escape(text: &str) -> String {
-    format!("{text:?}")
-}
-
-/// `text` as it is when it has no control characters, else with them escaped (`\u{1b}`):
-/// for printing catalog text in tables.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    std::borrow::Cow::Owned(text.chars().flat_map(char::escape_default).collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,13 +257,6 @@ mod tests {
         // ships a `Secret` of its own group with a `spec`).
         assert!(check_object(&json!({"apiVersion": "secrets.example.com/v1", "kind": "Secret", "metadata": {"name": "a"}, "spec": {}})).is_ok());
         assert!(check_object(&json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a"}, "spec": {}})).is_err());
-    }
-
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(printable("plain"), "plain");
-        assert_eq!(printable("a\u{1b}[31mred"), "a\\u{1b}[31mred");
-        assert!(!escape("x\ny").contains('\n'));
     }
 
     proptest::proptest! {

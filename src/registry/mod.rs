@@ -22,6 +22,10 @@
 //!   renamed into place only when the whole image unpacked: nothing is written elsewhere.
 //! * Offline, only the cache and layouts are used, and the error names what is missing.
 //!
+//! * This module also owns the parsed image reference ([`ImageRef`], normalised as
+//!   `ParseNormalizedNamed` does, over [`crate::catalog::image`]'s grammar) and how a mirror
+//!   rule's `source` matches it ([`source_matches`]); `mirror` and `check`, above, read both.
+//!
 //! Source of truth for the bundle layout: `reference/catalogs-and-conversion.md` §2.2 and §5.1.
 
 pub mod auth;
@@ -35,9 +39,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use sha2::{Digest as _, Sha256};
 
+use crate::catalog::image::{ImageRefError, check_reference};
 use crate::config::install::InstallConfig;
 use crate::fetch::{self, Cache};
-use crate::mirror::{ImageRef, source_matches};
 
 pub use auth::{Credential, Credentials};
 pub use layer::Limits;
@@ -62,6 +66,89 @@ pub fn sha256_hex(digest: &str) -> Option<&str> {
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
     .then_some(hex)
+}
+
+/// A parsed image reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageRef {
+    /// As written.
+    pub text: String,
+    /// The registry host (`docker.io` when none is written).
+    pub domain: String,
+    /// The path below the registry (`library/x` for a bare `x` on docker.io).
+    pub path: String,
+    /// The tag, if any.
+    pub tag: Option<String>,
+    /// The digest (`sha256:…`), if any.
+    pub digest: Option<String>,
+}
+
+impl ImageRef {
+    /// Parse and normalise a reference (`name[:tag][@digest]`, as `ParseNormalizedNamed`).
+    pub fn parse(text: &str) -> Result<ImageRef, ImageRefError> {
+        check_reference(text)?;
+        let (rest, digest) = match text.split_once('@') {
+            Some((r, d)) => (r, Some(d.to_string())),
+            None => (text, None),
+        };
+        let (name, tag) = match rest.rfind(':') {
+            Some(i) if !rest[i..].contains('/') => (&rest[..i], Some(rest[i + 1..].to_string())),
+            _ => (rest, None),
+        };
+        let (domain, path) = split_domain(name);
+        Ok(ImageRef {
+            text: text.to_string(),
+            domain,
+            path,
+            tag,
+            digest,
+        })
+    }
+
+    /// `domain/path`.
+    pub fn repository(&self) -> String {
+        format!("{}/{}", self.domain, self.path)
+    }
+}
+
+/// A name split into its registry host and the path below it, as `ParseNormalizedNamed` splits
+/// it: the first component is the host only if it has a `.` or `:`, is `localhost` or has an
+/// upper-case letter; otherwise `docker.io` is implied (and `library/` for a single component).
+pub fn split_domain(name: &str) -> (String, String) {
+    match name.split_once('/') {
+        Some((d, r))
+            if d.contains('.') || d.contains(':') || d == "localhost" || d.to_lowercase() != d =>
+        {
+            (d.to_string(), r.to_string())
+        }
+        Some(_) => ("docker.io".to_string(), name.to_string()),
+        None => ("docker.io".to_string(), format!("library/{name}")),
+    }
+}
+
+/// Whether a rule `source` matches an image's repository by whole path components.
+pub fn source_matches(source: &str, image: &ImageRef) -> bool {
+    let source = source.trim().trim_end_matches('/');
+    if let Some(suffix) = source.strip_prefix("*.") {
+        // A wildcard names registries only.
+        return image
+            .domain
+            .strip_suffix(suffix)
+            .is_some_and(|head| head.ends_with('.') && head.len() > 1);
+    }
+    let (domain, path) = match source.split_once('/') {
+        Some(_) => split_domain(source),
+        None => (source.to_string(), String::new()),
+    };
+    if domain != image.domain {
+        return false;
+    }
+    path.is_empty()
+        || image.path == path
+        || image
+            .path
+            .strip_prefix(&path)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// A mirror rule with its source policy.
@@ -1384,6 +1471,39 @@ fn describe_tls(e: &rustls::Error) -> String {
 mod tests {
     use super::*;
     use crate::config::install::ImageDigestSource;
+
+    mod image_ref {
+        use super::*;
+
+        const D: &str = "@sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+        fn img(name: &str) -> ImageRef {
+            ImageRef::parse(name).unwrap()
+        }
+
+        #[test]
+        fn normalises_docker_hub_names() {
+            let r = img("busybox");
+            assert_eq!(
+                (r.domain.as_str(), r.path.as_str()),
+                ("docker.io", "library/busybox")
+            );
+            let r = img("org/x:1");
+            assert_eq!(r.repository(), "docker.io/org/x");
+            assert_eq!(r.tag.as_deref(), Some("1"));
+            let r = img(&format!("localhost:5000/a/b:t{D}"));
+            assert_eq!(r.domain, "localhost:5000");
+            assert_eq!(r.path, "a/b");
+            assert!(r.digest.is_some());
+        }
+
+        #[test]
+        fn invalid_is_an_error() {
+            assert!(ImageRef::parse("UPPER/x").is_ok()); // a domain with upper case, as upstream
+            assert!(ImageRef::parse("quay.io/UPPER").is_err());
+            assert!(ImageRef::parse("").is_err());
+        }
+    }
 
     fn rules(source: &str, mirrors: &[&str], never: bool) -> Vec<MirrorRule> {
         mirror_rules(&InstallConfig {

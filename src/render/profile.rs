@@ -13,7 +13,7 @@
 use serde_json::json;
 
 use super::{Error, RenderedObject, Templates};
-use crate::config::ClusterVersion;
+use crate::openshift::ClusterVersion;
 use crate::openshift::{FeatureSet, OperatorApi, Target};
 
 /// How non-bootstrap operators are written.

@@ -135,7 +135,7 @@ pub fn target_namespaces(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ClusterVersion;
+    use crate::openshift::ClusterVersion;
     use crate::openshift::Target;
     use InstallModeType::*;
 

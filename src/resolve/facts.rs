@@ -243,7 +243,7 @@ mod tests {
                 .iter()
                 .map(|(t, v)| Property {
                     ty: t.to_string(),
-                    value: crate::catalog::fbc::PropertyValue::json(v).unwrap(),
+                    value: crate::catalog::property::PropertyValue::json(v).unwrap(),
                 })
                 .collect(),
             related_images: vec![],

@@ -254,7 +254,7 @@ pub fn walk_keeping<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ClusterVersion;
+    use crate::openshift::ClusterVersion;
     use crate::resolve::explain;
     use crate::resolve::testcat::{Fbc, entry};
 

@@ -25,7 +25,7 @@ pub mod installed;
 use std::cmp::Ordering;
 
 use crate::catalog::model::{Bundle, Catalog, Package};
-use crate::config::ClusterVersion;
+use crate::openshift::ClusterVersion;
 use crate::version::{self, masterminds};
 
 use facts::{CsvSource, MaxOpenShiftVersion};

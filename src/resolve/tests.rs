@@ -7,14 +7,14 @@ use crate::catalog::model::{Channel, ChannelEntry, Origin, Property};
 fn bundle(pkg: &str, version: &str, channels: &[&str], props: &[(&str, &str)]) -> Bundle {
     let mut properties = vec![Property {
         ty: "olm.package".into(),
-        value: crate::catalog::fbc::PropertyValue::json(&format!(
+        value: crate::catalog::property::PropertyValue::json(&format!(
             r#"{{"packageName":"{pkg}","version":"{version}"}}"#
         ))
         .unwrap(),
     }];
     properties.extend(props.iter().map(|(t, v)| Property {
         ty: t.to_string(),
-        value: crate::catalog::fbc::PropertyValue::json(v).unwrap(),
+        value: crate::catalog::property::PropertyValue::json(v).unwrap(),
     }));
     Bundle {
         name: format!("{pkg}.v{version}"),

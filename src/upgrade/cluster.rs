@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use crate::config::ClusterVersion;
+use crate::openshift::ClusterVersion;
 use crate::openshift::{self, FeatureSet, OperatorApi};
 
 /// Which cluster rule blocks the upgrade.

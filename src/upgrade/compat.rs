@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use crate::catalog::model::Bundle;
-use crate::config::ClusterVersion;
+use crate::openshift::ClusterVersion;
 use crate::resolve::facts::{self, CsvSource, MaxOpenShiftVersion};
 
 /// The outcome of checking one bundle against one release.

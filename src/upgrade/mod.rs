@@ -31,7 +31,8 @@ pub mod render;
 use serde::Serialize;
 
 use crate::catalog::model::Bundle;
-use crate::config::{ClusterVersion, UpgradeConstraintPolicy, UpgradePolicy, VersionRange};
+use crate::config::{UpgradeConstraintPolicy, UpgradePolicy, VersionRange};
+use crate::openshift::ClusterVersion;
 use crate::resolve::{
     self, Bound, Candidate, Cluster, Installed, LoadedCatalog, Request, Resolution,
 };

@@ -3,6 +3,9 @@
 //! A [`RangeParseError`] keeps the input as given, the byte span of the offending token and a
 //! private, boxed [`ErrorKind`]. Only [`Display`](std::fmt::Display) turns the byte span into
 //! display columns (counted in `char`s, so non-ASCII input lines up) to draw the carets.
+//!
+//! This file owns the error types only and imports neither grammar: a grammar that refuses a
+//! range for one of its limits puts the limit into the [`ErrorKind`] it raises.
 
 use std::fmt;
 use std::ops::Range;
@@ -135,10 +138,10 @@ pub(crate) enum GroupPlace {
 #[non_exhaustive]
 pub(crate) enum ErrorKind {
     // ---- Masterminds ----------------------------------------------------------------------
-    /// Input longer than `MaxConstraintLen` (512 bytes).
-    TooLong { len: usize },
-    /// More than `MaxConstraintGroups` (32) `||` groups.
-    TooManyGroups { groups: usize },
+    /// Input longer than `MaxConstraintLen` (`max`: 512 bytes).
+    TooLong { len: usize, max: usize },
+    /// More than `MaxConstraintGroups` (`max`: 32) `||` groups.
+    TooManyGroups { groups: usize, max: usize },
     /// An `||` group with no constraint in it.
     EmptyGroup { place: GroupPlace },
     /// `,,` (possibly with blanks between).
@@ -209,13 +212,11 @@ impl ErrorKind {
     fn reason(&self) -> String {
         use ErrorKind::*;
         match self {
-            TooLong { len } => format!(
-                "the range is {len} bytes long, Masterminds accepts at most {}",
-                crate::version::masterminds::MAX_LEN
+            TooLong { len, max } => format!(
+                "the range is {len} bytes long, Masterminds accepts at most {max}"
             ),
-            TooManyGroups { groups } => format!(
-                "the range has {groups} `||` groups, Masterminds accepts at most {}",
-                crate::version::masterminds::MAX_GROUPS
+            TooManyGroups { groups, max } => format!(
+                "the range has {groups} `||` groups, Masterminds accepts at most {max}"
             ),
             EmptyGroup { place } => match place {
                 GroupPlace::Whole => "expected a constraint, found an empty range".to_owned(),

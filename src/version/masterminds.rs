@@ -106,7 +106,10 @@ impl Range {
             return Err(RangeParseError::new(
                 text,
                 MAX_LEN..text.len(),
-                ErrorKind::TooLong { len: text.len() },
+                ErrorKind::TooLong {
+                    len: text.len(),
+                    max: MAX_LEN,
+                },
             ));
         }
         let rewritten = rewrite_hyphen_ranges(text);
@@ -120,6 +123,7 @@ impl Range {
                 bar..bar + 2,
                 ErrorKind::TooManyGroups {
                     groups: group_count,
+                    max: MAX_GROUPS,
                 },
             ));
         }

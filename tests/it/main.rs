@@ -19,6 +19,7 @@ mod create;
 mod disconnected;
 mod hostile;
 mod images;
+mod layers;
 mod library;
 mod net;
 mod pins;

@@ -451,7 +451,8 @@ fn resolve_from_an_installed_bundle_explains_not_a_successor() {
 mod realdata {
     use super::*;
     use po_manifests::catalog::{self, PackageFilter};
-    use po_manifests::config::{ClusterVersion, UpgradeConstraintPolicy};
+    use po_manifests::config::UpgradeConstraintPolicy;
+    use po_manifests::openshift::ClusterVersion;
     use po_manifests::resolve::{self, Cluster, Installed, LoadedCatalog, Request};
 
     fn jaeger(test: &str) -> Option<std::path::PathBuf> {

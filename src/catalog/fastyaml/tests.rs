@@ -1,5 +1,5 @@
 use super::to_value;
-use crate::catalog::fbc::yaml_options;
+use crate::catalog::decode::yaml_options;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use serde_json::{Value, json};

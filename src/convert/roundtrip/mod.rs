@@ -36,6 +36,7 @@ mod omitempty;
 pub mod quantity;
 mod schema;
 mod ser;
+mod zero;
 
 use std::borrow::Cow;
 

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
 
-use super::de::{Zero, omitted};
+use super::zero::{Zero, omitted};
 
 /// The type of a field, as the probe found it.
 #[derive(Debug, Clone, PartialEq, Eq)]

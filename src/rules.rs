@@ -1,7 +1,10 @@
 //! The rule table: every rule `check` and `create` apply, as data. Each rule has an id (what a
 //! waiver names), a severity, the role it applies to, the fact it enforces, and the source of
 //! that fact upstream.
-
+//!
+//! The table is a bottom layer that imports nothing of the crate, because two layers read it:
+//! [`crate::config`] checks that a `waive:` entry names a rule and reads `role:` as a [`Role`],
+//! and [`crate::check`] applies the rules.
 use serde::Serialize;
 
 /// How bad a problem is: an error refuses `create` and makes `check` exit 1.
@@ -506,7 +509,7 @@ mod tests {
 mod readme {
     #[test]
     fn the_readme_names_every_rule() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../README.md");
         let section = readme
             .split("## For infrastructure partners")
             .nth(1)
