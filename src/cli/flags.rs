@@ -161,6 +161,10 @@ pub struct MirrorConfigArgs {
     /// Write the ImageSetConfiguration here (atomically) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
+    /// Output format: `yaml`, the ImageSetConfiguration as oc-mirror reads it (with comments);
+    /// `json`, the same document as JSON (oc-mirror reads that too), without the comments.
+    #[arg(short = 'o', long, value_enum, default_value_t = DocumentFormat::Yaml)]
+    pub output: DocumentFormat,
     /// Where tag-only bundle images are looked up by digest (`--oci-layout`, the registry).
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,
@@ -408,18 +412,32 @@ pub enum OutputFormat {
     Yaml,
 }
 
+/// Output formats of a command whose output is one document (`mirror-config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DocumentFormat {
+    /// YAML (the default).
+    Yaml,
+    /// JSON, the same document.
+    Json,
+}
+
 /// `range`.
 #[derive(Debug, Args)]
 pub struct RangeArgs {
     /// Range grammar.
     #[arg(long, value_enum, default_value_t = Grammar::Masterminds)]
     pub grammar: Grammar,
-    /// The range.
+    /// The range (it may begin with `-`; flags such as `-o` are still read as flags).
     #[arg(allow_hyphen_values = true)]
     pub range: String,
-    /// Versions to test (strict `X.Y.Z[-pre][+build]`, as bundle versions are read).
-    #[arg(required = true, allow_hyphen_values = true)]
+    /// Versions to test (strict `X.Y.Z[-pre][+build]`, as bundle versions are read; after
+    /// `--`, one that begins with `-`).
+    #[arg(required = true)]
     pub versions: Vec<String>,
+    /// Output format: `table`, one `VERSION<TAB>true|false|invalid` line each; `json` or
+    /// `yaml`, `{"range", "grammar", "versions": [{"version", "matches", "invalid"}]}`.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
 }
 
 /// Range grammars.

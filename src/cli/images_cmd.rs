@@ -6,7 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::diagnostics::{self, Report, color_stderr};
-use super::flags::{ImagesArgs, MirrorConfigArgs, OutputFormat};
+use super::flags::{DocumentFormat, ImagesArgs, MirrorConfigArgs, OutputFormat};
 use super::{EXIT_OK, Error};
 use crate::install::Install;
 use crate::install::images::{self, PinRule};
@@ -170,6 +170,10 @@ pub(super) fn mirror_config(
     report_failures(&inv, &outcomes, stderr)?;
     let rule = PinRule::new(&inv, &(&args.bundle_sources).into(), args.allow_tags)?;
     let text = images::mirror_config(&inv, &outcomes, &rule)?;
+    let text = match args.output {
+        DocumentFormat::Yaml => text,
+        DocumentFormat::Json => as_json(&text, stderr)?,
+    };
     match &args.output_file {
         None => write!(stdout, "{text}")?,
         Some(path) => {
@@ -181,6 +185,20 @@ pub(super) fn mirror_config(
         }
     }
     Ok(EXIT_OK)
+}
+
+/// The ImageSetConfiguration as JSON. JSON has no comments: the `# not a pin:` notes go to
+/// stderr as warnings instead.
+fn as_json(yaml: &str, stderr: &mut dyn Write) -> Result<String, Error> {
+    for note in yaml.lines().filter_map(|l| l.strip_prefix("# not a pin: ")) {
+        writeln!(stderr, "warning: not a pin: {note}")?;
+    }
+    let value: serde_json::Value = serde_saphyr::from_str(yaml)
+        .map_err(|e| Error::Stdout(std::io::Error::other(e.to_string())))?;
+    let mut text = serde_json::to_string_pretty(&value)
+        .map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
+    text.push('\n');
+    Ok(text)
 }
 
 fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -1,11 +1,32 @@
 //! `po-manifests range`: what a range admits, one `VERSION<TAB>true|false|invalid` line per
-//! version. Versions are read strictly, as bundle versions are.
+//! version (or the same as one JSON/YAML document). Versions are read strictly, as bundle
+//! versions are.
 
 use std::io::Write;
 
-use super::flags::{Grammar, RangeArgs};
+use serde::Serialize;
+
+use super::flags::{Grammar, OutputFormat, RangeArgs};
 use super::{EXIT_OK, Error};
 use crate::version::{self, blang, masterminds};
+
+/// `-o json|yaml`: the range, its grammar and one verdict per version, in the order given.
+#[derive(Serialize)]
+struct RangeDocument<'a> {
+    range: &'a str,
+    grammar: &'static str,
+    versions: Vec<Verdict<'a>>,
+}
+
+#[derive(Serialize)]
+struct Verdict<'a> {
+    version: &'a str,
+    /// Whether the range admits the version (`false` for an invalid one).
+    matches: bool,
+    /// Why the version does not parse (the table's `invalid`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    invalid: Option<String>,
+}
 
 pub(super) fn run(args: &RangeArgs, stdout: &mut dyn Write) -> Result<u8, Error> {
     // Parse first: on a bad range nothing goes to stdout.
@@ -19,20 +40,46 @@ pub(super) fn run(args: &RangeArgs, stdout: &mut dyn Write) -> Result<u8, Error>
             Box::new(move |v| r.matches(v))
         }
     };
-    let mut out = String::new();
-    for text in &args.versions {
-        let verdict = match version::parse_bundle_version(text) {
-            Ok(v) => {
-                if matches(&v) {
-                    "true"
-                } else {
-                    "false"
-                }
+    let verdicts: Vec<Verdict<'_>> = args
+        .versions
+        .iter()
+        .map(|text| match version::parse_bundle_version(text) {
+            Ok(v) => Verdict {
+                version: text,
+                matches: matches(&v),
+                invalid: None,
+            },
+            Err(e) => Verdict {
+                version: text,
+                matches: false,
+                invalid: Some(e.to_string()),
+            },
+        })
+        .collect();
+    match args.output {
+        OutputFormat::Table => {
+            let mut out = String::new();
+            for v in &verdicts {
+                let verdict = match (&v.invalid, v.matches) {
+                    (Some(_), _) => "invalid",
+                    (None, true) => "true",
+                    (None, false) => "false",
+                };
+                out.push_str(&format!("{}\t{verdict}\n", v.version));
             }
-            Err(_) => "invalid",
-        };
-        out.push_str(&format!("{text}\t{verdict}\n"));
+            stdout.write_all(out.as_bytes())?;
+        }
+        format => {
+            let doc = RangeDocument {
+                range: &args.range,
+                grammar: match args.grammar {
+                    Grammar::Masterminds => "masterminds",
+                    Grammar::Blang => "blang",
+                },
+                versions: verdicts,
+            };
+            super::printer::structured(stdout, format, &doc)?;
+        }
     }
-    stdout.write_all(out.as_bytes())?;
     Ok(EXIT_OK)
 }

@@ -425,3 +425,45 @@ fn realdata_olmv1_rendered_bundles() {
         ]
     );
 }
+
+/// The shipped example (`testdata/example`): its cloud controller manager has
+/// `role: cloud-controller-manager`, so every `ccm-*` rule applies, and it passes them all:
+/// `create` warns about nothing and `check` finds no problem.
+#[test]
+fn the_shipped_example_passes_every_rule() {
+    let dir = crate::common::example();
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let deployment =
+        std::fs::read_to_string(dir.path().join(
+            "manifests/99_po_cloud-controller_06_deployment_acme-cloud-controller-manager.yaml",
+        ))
+        .unwrap();
+    assert!(
+        deployment.contains("po-manifests.openshift.io/role: cloud-controller-manager"),
+        "{deployment}"
+    );
+    let out = check(dir.path(), &["-o", "json"]);
+    assert!(out.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report, serde_json::json!({"problems": []}));
+    // The same objects checked as a CCM by name, without the label's help, pass too.
+    let out = check(
+        dir.path(),
+        &[
+            "--role",
+            "acme-cloud-controller-system/acme-cloud-controller-manager=cloud-controller-manager",
+            "-o",
+            "json",
+        ],
+    );
+    assert!(out.status.success());
+    assert!(rules(&out).is_empty(), "{:?}", rules(&out));
+}

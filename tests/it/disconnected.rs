@@ -450,3 +450,138 @@ fn catalog_index_outside_the_mirrors_is_refused() {
     );
     assert!(!dir.path().join("manifests").exists());
 }
+
+/// A temporary copy of `testdata/example` and `testdata/example-disconnected` side by side (the
+/// disconnected variant reads the example's catalog as `../example/catalog`); returns the
+/// directory holding both.
+fn disconnected_example() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["example", "example-disconnected"] {
+        crate::common::copy_dir(&root().join("testdata").join(name), &dir.path().join(name));
+        let _ = std::fs::remove_dir_all(dir.path().join(name).join("manifests"));
+        let _ = std::fs::remove_file(dir.path().join(name).join("platform-operators.lock.yaml"));
+    }
+    dir
+}
+
+/// The shipped disconnected example end to end: `mirror-config` (YAML, JSON, into a file) maps
+/// the mirrored index image back to its source and selects exactly the resolved bundles;
+/// `images` and `create` pass the mirror check, `create` writes the offline marketplace
+/// objects, and `check` finds nothing; without the mirror rule `create` refuses.
+#[test]
+fn the_shipped_disconnected_example_mirrors_and_installs() {
+    let root_dir = disconnected_example();
+    let dir = root_dir.path().join("example-disconnected");
+    let source = "quay.io/acme-example/acme-operator-index@sha256:5e8b3c6f0a4d2e9b7c1a8f6d4e2b0c9a7f5e3d1b9c8a6f4e2d0b8c6a4f2e0d9c";
+
+    let o = cmd()
+        .args(["mirror-config", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let yaml = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        yaml.starts_with("# Written by po-manifests mirror-config"),
+        "{yaml}"
+    );
+    let from_yaml: Value = serde_saphyr::from_str(&yaml).unwrap();
+    assert_eq!(from_yaml["kind"], "ImageSetConfiguration");
+    let operators = &from_yaml["mirror"]["operators"];
+    assert_eq!(operators.as_array().unwrap().len(), 1, "{yaml}");
+    assert_eq!(operators[0]["catalog"], source);
+    let packages: Vec<(&str, &str)> = operators[0]["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                p["channels"][0]["minVersion"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        packages,
+        [
+            ("acme-cert-operator", "1.2.0"),
+            ("acme-cloud-controller", "0.4.0")
+        ]
+    );
+
+    // -o json: the same document; into a file with --output-file.
+    let o = cmd()
+        .args(["mirror-config", "-o", "json", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let from_json: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(from_json, from_yaml);
+    let file = root_dir.path().join("isc.yaml");
+    let o = cmd()
+        .args(["mirror-config", "--dir"])
+        .arg(&dir)
+        .arg("--output-file")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), yaml);
+
+    let o = cmd()
+        .args(["images", "--mirror-check", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 4);
+
+    // Without the mirror rule, the same create is refused: the check runs.
+    let install = dir.join("install-config.yaml");
+    let text = std::fs::read_to_string(&install).unwrap();
+    let (kept, _) = text.split_once("imageDigestSources:").unwrap();
+    std::fs::write(
+        &install,
+        format!("{kept}imageDigestSources:\n- source: quay.io/acme-example/cert-operator-bundle\n  mirrors:\n  - mirror.local:5000/acme-example/cert-operator-bundle\n"),
+    )
+    .unwrap();
+    let o = cmd().args(["create", "--dir"]).arg(&dir).output().unwrap();
+    let stderr = compact(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannotbepulledinthisdisconnectedinstall"),
+        "{stderr}"
+    );
+    assert!(!dir.join("manifests").exists());
+    std::fs::write(&install, text).unwrap();
+
+    let o = cmd().args(["create", "--dir"]).arg(&dir).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let files = tree(&dir.join("manifests"));
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(
+        names.contains(&"99_po_openshift-marketplace_01_catalogsource_redhat-operators.yaml"),
+        "{names:?}"
+    );
+    let (_, catalog_source) = files
+        .iter()
+        .find(|(n, _)| n.ends_with("_catalogsource_redhat-operators.yaml"))
+        .unwrap();
+    let cs: Value = serde_saphyr::from_str(catalog_source).unwrap();
+    assert_eq!(
+        cs["spec"]["image"],
+        source.replace("quay.io/", "mirror.local:5000/")
+    );
+    let o = cmd()
+        .args(["check", "-o", "json", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report, serde_json::json!({"problems": []}));
+}

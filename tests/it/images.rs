@@ -6,7 +6,7 @@
 //! The bundle images are built here from `../shared/realdata/platform-bundles`, read in place:
 //! one gzip layer holding `manifests/` and `metadata/`, an OCI config and manifest. Tests that
 //! need the registry skip with a note when `docker-registry` is not installed (`.ci/run`
-//! installs it).
+//! installs it), except in CI (`CI=true`), where they fail.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -287,7 +287,9 @@ fn check_created(dir: &Path) {
 
 // ---------------------------------------------------------------- registry
 
-/// `docker-registry`, or `None` with a note.
+/// `docker-registry`, or `None` with a note. In CI (`CI` set to anything but `false` or `0`,
+/// as CI services set `CI=true`) a missing registry fails the test instead: there, a silent skip
+/// would count as a pass.
 fn registry_binary(test: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path).chain([PathBuf::from("/usr/bin")]) {
@@ -296,10 +298,20 @@ fn registry_binary(test: &str) -> Option<PathBuf> {
             return Some(p);
         }
     }
-    eprintln!(
-        "skipped {test}: docker-registry is not installed (apt-get install docker-registry; .ci/run does it)"
+    let message = format!(
+        "{test}: docker-registry is not installed (apt-get install docker-registry; .ci/run does it)"
     );
+    assert!(
+        !in_ci(),
+        "{message}; CI is set, so the test fails instead of skipping"
+    );
+    eprintln!("skipped {message}");
     None
+}
+
+/// Whether the `CI` environment variable says this is a CI run.
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
 /// A registry on 127.0.0.1 with TLS and htpasswd auth, stopped when dropped.

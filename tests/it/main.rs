@@ -24,6 +24,7 @@ mod library;
 mod net;
 mod pins;
 mod range;
+mod readme;
 mod realdata;
 mod remote;
 mod resolve;

@@ -50,6 +50,7 @@ fn killed_at_every_rename_and_fsync_the_next_run_recovers_byte_for_byte() {
             "catalog",
             "install-config.yaml",
             "manifests",
+            "openshift",
             "platform-operators.lock.yaml",
             "platform-operators.yaml"
         ]
