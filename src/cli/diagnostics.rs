@@ -273,7 +273,7 @@ fn resolution_help(e: &resolve::Error) -> String {
         resolve::Error::UnknownPackage { suggestions, .. } if !suggestions.is_empty() => {
             format!("did you mean {}?", suggestions.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(" or "))
         }
-        resolve::Error::UnknownPackage { .. } => "check the package name with `opm alpha list packages` or `po-manifests resolve --explain`".into(),
+        resolve::Error::UnknownPackage { .. } => "list the catalog's packages with `po-manifests catalog list packages CATALOG`".into(),
         resolve::Error::NoCandidate { candidates, hints, .. } => {
             let mut lines: Vec<String> = explain::summary(candidates);
             lines.extend(hints.iter().map(|h| format!("hint: {h}")));
@@ -290,6 +290,17 @@ pub fn error(e: &Error) -> Vec<Report> {
         Error::Config(c) => config_error(c),
         Error::Catalog { source, .. } => {
             vec![Report::message(crate::error_chain(e)).help(catalog_help(source))]
+        }
+        Error::Lock(crate::output::lock::Error::Mismatch { path, .. }) => {
+            vec![Report::message(crate::error_chain(e)).help(format!(
+                "to accept the new resolution, run the same command without --locked: it rewrites {} (review and commit that change)",
+                path.display()
+            ))]
+        }
+        Error::Lock(crate::output::lock::Error::Missing { .. }) => {
+            vec![Report::message(crate::error_chain(e)).help(
+                "run the same command once without --locked to write the lock file, then commit it",
+            )]
         }
         Error::DigestMismatch { .. } => vec![Report::message(e.to_string()).help(
             "the catalog changed since it was pinned: re-check its origin, then update `sha256` in the configuration",

@@ -85,10 +85,17 @@ struct ImagesDocument<'a> {
     findings: &'a [Finding],
 }
 
-/// Read the inputs, load the catalogs and resolve for the target release.
-fn resolved(input: &super::flags::InputArgs) -> Result<Install, Error> {
+/// Read the inputs and load the catalogs, saying the install-wide warnings about the target
+/// release.
+fn resolved(input: &super::flags::InputArgs, stderr: &mut dyn Write) -> Result<Install, Error> {
     let mut inv = Install::read(&input.into(), (&input.network).into())?;
     inv.load_catalogs()?;
+    if let Some(cv) = &inv.cluster_version {
+        let color = color_stderr();
+        for w in crate::install::warnings::for_release(&inv, cv) {
+            write!(stderr, "{}", Report::warning(w).render(color))?;
+        }
+    }
     Ok(inv)
 }
 
@@ -98,7 +105,7 @@ pub(super) fn images(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
-    let inv = resolved(&args.input)?;
+    let inv = resolved(&args.input, stderr)?;
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };
@@ -162,7 +169,7 @@ pub(super) fn mirror_config(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
-    let inv = resolved(&args.input)?;
+    let inv = resolved(&args.input, stderr)?;
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };

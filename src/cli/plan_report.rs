@@ -15,7 +15,8 @@ use crate::output::lock;
 use crate::resolve::explain;
 use crate::table::Width;
 
-/// Print what the plan found, in the order `create` finds it: per operator its warnings, its
+/// Print what the plan found, in the order `create` finds it: the install-wide warnings; per
+/// operator its warnings, its
 /// candidate table (with `explain`, fitted to its width, on `stdout`) and its refusal; then the render refusals, each
 /// distinct message once with every operator it applies to (without those that are only
 /// unreachable content when `quiet_unreachable`); then the problems of the planned files.
@@ -28,6 +29,9 @@ pub fn print_plan(
     stderr: &mut dyn Write,
 ) -> Result<(), Error> {
     let color = color_stderr();
+    for w in &plan.warnings {
+        write!(stderr, "{}", Report::warning(w.clone()).render(color))?;
+    }
     let mut pending: Vec<(&str, Vec<&str>)> = Vec::new();
     for op in &plan.operators {
         let outcome = &op.outcome;

@@ -15,7 +15,7 @@
 //! [`files`] (the planned files checked with what the directory already holds), [`images`]
 //! (images, mirror rules, the oc-mirror selection, marketplace objects), [`pin`] (digest pins
 //! for tag-only bundle images), [`sources`] (network settings and bundle content sources),
-//! [`upgrade`] and [`dir_check`].
+//! [`upgrade`], [`dir_check`] and [`warnings`] (install-wide warnings about the target release).
 
 pub mod dir_check;
 pub mod error;
@@ -26,6 +26,7 @@ pub mod pin;
 pub mod plan;
 pub mod sources;
 pub mod upgrade;
+pub mod warnings;
 
 use std::path::{Path, PathBuf};
 

@@ -90,6 +90,8 @@ pub struct Staged {
 pub struct Plan<'a> {
     /// The profile non-bootstrap operators are written with.
     pub profile: Option<Profile>,
+    /// Install-wide warnings about the target release ([`super::warnings`]).
+    pub warnings: Vec<String>,
     /// One per configured operator, in configuration order.
     pub operators: Vec<OperatorPlan<'a>>,
     /// The planned files checked with what the install directory already holds (run once every
@@ -247,6 +249,7 @@ pub fn plan_outcomes<'a>(
     }
     let mut plan = Plan {
         profile,
+        warnings: super::warnings::for_release(inv, cluster_version),
         operators,
         file_check: None,
         install: None,

@@ -11,7 +11,7 @@ use crate::resolve::{self, LoadedCatalog, Resolution};
 use crate::upgrade::{self, BundleRef, Plan};
 
 /// The upgrade plan from the current release to `to`: `from`, else the lock file's
-/// `clusterVersion`; the catalogs (as configured, or overridden) are loaded for the target.
+/// `clusterVersion`, else the configuration's (an install not created yet); the catalogs (as configured, or overridden) are loaded for the target.
 /// The notes say where the configuration and the lock file disagree.
 pub fn plan(
     inv: &mut Install,
@@ -28,12 +28,17 @@ pub fn plan(
                 inv.lock_path.display()
             ))
         })?,
-        (None, None) => {
-            return Err(Error::Usage(format!(
-                "the current release is not known: give --from VERSION (no clusterVersion in {})",
-                inv.lock_path.display()
-            )));
-        }
+        // No lock file yet: the release the configuration was written for is the current one.
+        (None, None) => match &inv.config.cluster_version {
+            Some(configured) => configured.value.clone(),
+            None => {
+                return Err(Error::Usage(format!(
+                    "the current release is not known: give --from VERSION (no clusterVersion in {} nor in the configuration {})",
+                    inv.lock_path.display(),
+                    inv.config.source.path.display()
+                )));
+            }
+        },
     };
     // The feature set is read for the current release: it cannot change across an upgrade.
     let current = crate::openshift::Target::new(&from, inv.feature_set(), inv.feature_gates())

@@ -93,6 +93,11 @@ fn locked_refuses_a_different_resolution() {
         stderr.contains("locked to acme-cert-operator 1.2.0"),
         "{stderr}"
     );
+    // Issue 22 part 4: it says how to accept the change.
+    assert!(
+        stderr.contains("run the same command without --locked"),
+        "{stderr}"
+    );
     assert_eq!(before, tree(dir.path()));
 }
 

@@ -437,3 +437,90 @@ fn one_line_json_config_of_900_operators_resolves_like_the_pretty_one() {
         .collect();
     assert!(columns.iter().any(|&c| c > 65_535), "{flat_err}");
 }
+
+/// Issue 22 part 4: hints name our own commands, never a tool the user may not have.
+#[test]
+fn an_unknown_package_hint_names_our_own_command() {
+    let dir = example();
+    let config = dir.path().join("platform-operators.yaml");
+    std::fs::write(
+        &config,
+        std::fs::read_to_string(&config).unwrap().replace(
+            "package: acme-cert-operator",
+            "package: acme-nothing-like-it",
+        ),
+    )
+    .unwrap();
+    let out = cmd()
+        .args(["resolve", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("po-manifests catalog list packages"), "{err}");
+    assert!(!err.contains("opm "), "{err}");
+}
+
+/// Issue 22 part 4: a release newer than the table knows is said, with whose rules are used.
+#[test]
+fn a_release_newer_than_known_is_said() {
+    let dir = example();
+    let out = cmd()
+        .args([
+            "resolve",
+            "--allow-unchecked",
+            "--cluster-version",
+            "4.99.0",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("OpenShift 4.99.0 is newer than the releases po-manifests knows"),
+        "{err}"
+    );
+    assert!(err.contains("its rules are the ones used here"), "{err}");
+}
+
+/// Issue 22 part 4: a catalog snapshot built for another release than the target is said,
+/// naming both; one for the same release is not.
+#[test]
+fn a_catalog_for_another_release_is_said() {
+    let dir = example();
+    std::fs::rename(dir.path().join("catalog"), dir.path().join("index-v4.20")).unwrap();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("source: catalog", "source: index-v4.20");
+    std::fs::write(&config, &text).unwrap();
+    let out = cmd()
+        .args(["resolve", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("looks built for OpenShift 4.20 (its source path segment index-v4.20), but the target release is 4.14.8"),
+        "{err}"
+    );
+    let out = cmd()
+        .args(["images", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("looks built for OpenShift 4.20"));
+    let out = cmd()
+        .args([
+            "resolve",
+            "--cluster-version",
+            "4.20.1",
+            "--allow-unchecked",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("looks built"));
+}

@@ -793,3 +793,26 @@ fn write_checks_the_target_release_as_create_does() {
         stderr(&out)
     );
 }
+
+/// Issue 22 part 4: without a lock file, the configuration's `clusterVersion` is the current
+/// release (the install the configuration describes), instead of "give --from".
+#[test]
+fn without_a_lock_the_configured_release_is_the_current_one() {
+    let dir = tempfile::tempdir().unwrap();
+    write_catalog(&dir.path().join("catalog"), &catalog_docs());
+    std::fs::write(
+        dir.path().join("platform-operators.yaml"),
+        "platformOperators:\n  clusterVersion: \"4.14.3\"\n  catalogs:\n  - name: acme\n    source: catalog\n  operators:\n  - name: storage\n    package: acme-storage\n    installed: {bundle: acme-storage.v1.0.1, version: 1.0.1}\n",
+    )
+    .unwrap();
+    let out = cmd()
+        .args(["upgrade-plan", "-o", "json", "--to", "4.14.9", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("give --from"), "{err}");
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["from"], "4.14.3", "{plan}");
+    assert_eq!(plan["to"], "4.14.9", "{plan}");
+}
