@@ -185,10 +185,18 @@ pub fn mirror_config(
                 Err(message) => refused.push(message),
             }
         }
-        let Some(image) = &r.catalog.image else {
+        // A catalog given without `image:` and named after one the release serves itself
+        // (`redhat-operators`, `openshift-certified-operators`, …) is a snapshot of that
+        // release's own index image.
+        let default_image = || {
+            let release = crate::openshift::lookup(inv.cluster_version.as_ref()?).ok()?;
+            release.default_index_image(&r.catalog.name)
+        };
+        let Some(image) = r.catalog.image.clone().or_else(default_image) else {
             missing.push(r.catalog.name.clone());
             continue;
         };
+        let image = &image;
         let configured: Vec<String> = o
             .operator
             .channels
@@ -212,7 +220,7 @@ pub fn mirror_config(
     missing.dedup();
     if !missing.is_empty() {
         return Err(Error::Disconnected(format!(
-            "catalog{} {} {} no `image:`; oc-mirror needs the catalog's image reference: add `image:` (the index image, or its mirror under an imageDigestSources rule) to the catalog in the configuration",
+            "catalog{} {} {} no `image:`; oc-mirror needs the catalog's image reference: add `image:` (the index image, or its mirror under an imageDigestSources rule) to the catalog in the configuration, or name a snapshot of a catalog OpenShift serves itself after it (`redhat-operators`, `openshift-redhat-operators`, …) to mirror that release's index image",
             if missing.len() == 1 { "" } else { "s" },
             missing
                 .iter()

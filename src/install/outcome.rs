@@ -44,10 +44,13 @@ impl Outcome<'_> {
 }
 
 /// Resolve every operator (all of them, so every problem is reported in one run).
+/// `only_from` names the one catalog operators that give no `catalog:` resolve from (bootstrap
+/// operators excepted): the PlatformOperator manager's.
 pub fn resolve_all<'a>(
     config: &'a Config,
     catalogs: &'a [LoadedCatalog],
     cluster: &Cluster,
+    only_from: Option<&str>,
 ) -> Vec<Outcome<'a>> {
     use rayon::prelude::*;
     // Operators resolve independently; reading their candidates' CSVs is the costly part, so
@@ -64,7 +67,11 @@ pub fn resolve_all<'a>(
                     .version
                     .as_ref()
                     .map(|v| (v.value.text.as_str(), &v.value.range)),
-                catalog: operator.catalog.as_ref().map(|c| c.value.as_str()),
+                catalog: operator
+                    .catalog
+                    .as_ref()
+                    .map(|c| c.value.as_str())
+                    .or(only_from.filter(|_| !operator.bootstrap)),
             };
             let resolution = match &operator.installed {
                 // OLM v1's upgrade resolution from what the configuration says is installed.
@@ -155,7 +162,20 @@ impl<'a> Outcome<'a> {
 /// [`resolve_all`], with the problems fitted to the target release's OLM v1
 /// ([`fit_to_release`]), so `resolve`, `images` and `create` agree on what installs.
 pub fn resolve_for_release<'a>(inv: &'a Install, cluster: &Cluster) -> Vec<Outcome<'a>> {
-    let mut outcomes = resolve_all(&inv.config, &inv.catalogs, cluster);
+    let platform_operators = cluster.version.as_ref().is_some_and(|v| {
+        inv.profile_for(v).ok().flatten() == Some(crate::render::Profile::PlatformOperator)
+    });
+    let source = crate::openshift::PLATFORM_OPERATOR_CATALOG;
+    let only_from = (platform_operators && inv.catalogs.iter().any(|c| c.name == source))
+        .then_some(source);
+    let mut outcomes = resolve_all(&inv.config, &inv.catalogs, cluster, only_from);
+    if platform_operators {
+        for o in &mut outcomes {
+            if let Some(p) = platform_operator_catalog_problem(inv, o) {
+                o.problems.push(p);
+            }
+        }
+    }
     let olm = cluster.version.as_ref().and_then(|v| {
         crate::openshift::Target::new(v, inv.feature_set(), inv.feature_gates())
             .ok()
@@ -163,6 +183,33 @@ pub fn resolve_for_release<'a>(inv: &'a Install, cluster: &Cluster) -> Vec<Outco
     });
     fit_to_release(&mut outcomes, olm.as_ref());
     outcomes
+}
+
+/// The PlatformOperator manager (4.12–4.15) resolves every platform operator from the
+/// CatalogSource `openshift-marketplace/redhat-operators` and nothing else: a platform operator
+/// resolved from another catalog would never install. The configuration marks the catalog that
+/// is the snapshot of that CatalogSource by its name, `redhat-operators` (as a ClusterExtension's
+/// catalog is named after the default ClusterCatalog it is a snapshot of).
+fn platform_operator_catalog_problem(inv: &Install, o: &Outcome<'_>) -> Option<Problem> {
+    let source = crate::openshift::PLATFORM_OPERATOR_CATALOG;
+    let r = o.resolution.as_ref().ok()?;
+    if o.operator.bootstrap || r.catalog.name == source {
+        return None;
+    }
+    let configured = inv.catalogs.iter().any(|c| c.name == source);
+    Some(Problem {
+        rule: "platformOperatorCatalog".into(),
+        message: format!(
+            "the PlatformOperator manager installs platform operators only from the CatalogSource openshift-marketplace/{source}, but {} resolves from catalog \"{}\"; {}",
+            r.bundle.name,
+            crate::text::printable(&r.catalog.name),
+            if configured {
+                format!("drop the operator's `catalog: {}` so it resolves from the catalog \"{source}\"", crate::text::printable(&r.catalog.name))
+            } else {
+                format!("name the configured catalog that is a snapshot of redhat-operators \"{source}\" (no catalog of that name is configured)")
+            }
+        ),
+    })
 }
 
 /// Fit each outcome's problems to the target's OLM v1: a bundle with webhooks is no problem

@@ -303,6 +303,19 @@ const CATALOGS_NO_MARKETPLACE: &[(&str, i32)] = &[
 
 const DEV_PREVIEW_SINCE: &str = "4.16";
 
+/// The one CatalogSource (in `openshift-marketplace`) the PlatformOperator manager (4.12–4.15)
+/// resolves from; the configuration's catalog of this name is its snapshot.
+pub const PLATFORM_OPERATOR_CATALOG: &str = "redhat-operators";
+
+/// The index repository of each catalog OpenShift serves itself, by CatalogSource name (the
+/// default ClusterCatalogs are these names with `openshift-` before them); the tag is `v4.N`.
+const DEFAULT_INDEXES: &[(&str, &str)] = &[
+    ("redhat-operators", "registry.redhat.io/redhat/redhat-operator-index"),
+    ("certified-operators", "registry.redhat.io/redhat/certified-operator-index"),
+    ("redhat-marketplace", "registry.redhat.io/redhat/redhat-marketplace-index"),
+    ("community-operators", "registry.redhat.io/redhat/community-operator-index"),
+];
+
 const fn legacy(minor: u64, platform_operators: GateState, dev_preview: bool) -> ReleaseRow {
     ReleaseRow {
         minor,
@@ -648,6 +661,23 @@ impl Release {
     /// The ClusterCatalogs this release creates, with their priorities.
     pub fn default_catalogs(&self) -> &'static [(&'static str, i32)] {
         self.row.default_catalogs
+    }
+
+    /// The index image of a catalog this release serves itself, by name: one of its default
+    /// ClusterCatalogs (`openshift-redhat-operators`), or a default CatalogSource of
+    /// `openshift-marketplace` (`redhat-operators`, which the PlatformOperator manager reads):
+    /// `registry.redhat.io/redhat/redhat-operator-index:v4.N`. What `mirror-config` mirrors for
+    /// a catalog named after one of them and given without `image:`.
+    pub fn default_index_image(&self, catalog: &str) -> Option<String> {
+        let source = match catalog.strip_prefix("openshift-") {
+            Some(s) if self.row.default_catalogs.iter().any(|(n, _)| *n == catalog) => s,
+            Some(_) => return None,
+            None => catalog,
+        };
+        DEFAULT_INDEXES
+            .iter()
+            .find(|(n, _)| *n == source)
+            .map(|(_, repo)| format!("{repo}:v4.{}", self.row.minor))
     }
 
     /// The releases and feature sets on which `want` holds, worded for a "needs …" message:
@@ -1000,6 +1030,32 @@ mod tests {
             OperatorLifecycleManagerV1
         ));
         assert!(capability_enabled(None, Marketplace));
+    }
+
+    #[test]
+    fn default_index_images() {
+        assert_eq!(
+            rel("4.14").default_index_image("redhat-operators").as_deref(),
+            Some("registry.redhat.io/redhat/redhat-operator-index:v4.14")
+        );
+        assert_eq!(
+            rel("4.21")
+                .default_index_image("openshift-certified-operators")
+                .as_deref(),
+            Some("registry.redhat.io/redhat/certified-operator-index:v4.21")
+        );
+        // 4.22 has no marketplace ClusterCatalog; 4.14 no ClusterCatalogs at all.
+        assert!(
+            rel("4.22")
+                .default_index_image("openshift-redhat-marketplace")
+                .is_none()
+        );
+        assert!(
+            rel("4.14")
+                .default_index_image("openshift-redhat-operators")
+                .is_none()
+        );
+        assert!(rel("4.20").default_index_image("acme-operators").is_none());
     }
 
     #[test]

@@ -211,7 +211,7 @@ fn one_problem_of_several_operators_is_printed_once_with_its_place() {
         "{err}"
     );
     assert!(
-        err.contains("platform-operators.yaml:5:11: catalog \"acme-operators\" has no `image:`"),
+        err.contains("platform-operators.yaml:5:11: catalog \"redhat-operators\" has no `image:`"),
         "{err}"
     );
 }

@@ -326,7 +326,7 @@ fn example_on_4_18_writes_a_cluster_extension_with_least_privilege() {
     );
     assert_eq!(
         ext["spec"]["source"]["catalog"]["selector"]["matchLabels"]["olm.operatorframework.io/metadata.name"],
-        "acme-operators"
+        "redhat-operators"
     );
     let catalog = written
         .iter()
@@ -760,9 +760,9 @@ fn api_server_refusals_are_caught_first() {
 
     let (_dir, stderr, code) = example_on_4_18(|t| {
         with_image(IMAGE)(t)
-            .replace("name: acme-operators", "name: openshift-redhat-operators")
+            .replace("name: redhat-operators", "name: openshift-redhat-operators")
             .replace(
-                "catalog: acme-operators",
+                "catalog: redhat-operators",
                 "catalog: openshift-redhat-operators",
             )
     });

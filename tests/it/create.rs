@@ -151,7 +151,7 @@ fn mistyped_package() {
         |t| t.replace("package: acme-cert-operator", "package: acme-cert-operatr"),
         &[
             "platform-operators.yaml:9:14",
-            "package \"acme-cert-operatr\" is not in catalog \"acme-operators\"",
+            "package \"acme-cert-operatr\" is not in catalog \"redhat-operators\"",
             "did you mean \"acme-cert-operator\"",
         ],
     );
@@ -261,7 +261,7 @@ fn digest_pin_mismatch_writes_nothing() {
         },
         &["but the configuration pins sha256:0000"],
     );
-    assert!(stderr.contains("acme-operators"), "{stderr}");
+    assert!(stderr.contains("redhat-operators"), "{stderr}");
 }
 
 #[test]
@@ -271,7 +271,7 @@ fn missing_catalog_is_an_error_naming_it() {
     let out = create(dir.path()).failure();
     let stderr = normalize(&out.get_output().stderr, dir.path());
     assert!(
-        stderr.contains("acme-operators") && stderr.contains("[DIR]/catalog"),
+        stderr.contains("redhat-operators") && stderr.contains("[DIR]/catalog"),
         "{stderr}"
     );
 }

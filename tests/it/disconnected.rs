@@ -280,7 +280,9 @@ fn jaeger_mirror_config_is_an_image_set_configuration_v2alpha1() {
 #[test]
 fn mirror_config_without_a_catalog_image_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    write_dir(dir.path(), "", &example_config(None));
+    // Not named after a catalog OpenShift serves, so there is no index image to mirror.
+    let config = example_config(None).replace("name: redhat-operators", "name: acme-operators");
+    write_dir(dir.path(), "", &config);
     let out = dir.path().join("isc.yaml");
     let o = cmd()
         .args(["mirror-config", "--dir"])
@@ -584,4 +586,70 @@ fn the_shipped_disconnected_example_mirrors_and_installs() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report, serde_json::json!({"problems": []}));
+}
+
+/// Issue 22 part 3: one rule for the PlatformOperator profile. The catalog named
+/// `redhat-operators` is the snapshot of the CatalogSource the PlatformOperator manager reads:
+/// `create` writes from it, and `mirror-config` mirrors that release's own index image for it
+/// when it has no `image:`; a platform operator from any other catalog is refused, saying why.
+#[test]
+fn the_platform_operator_profile_resolves_from_redhat_operators_only() {
+    // The same config gives manifests and an oc-mirror file.
+    let dir = tempfile::tempdir().unwrap();
+    write_dir(dir.path(), "", &example_config(None));
+    cmd().args(["create", "--dir"]).arg(dir.path()).assert().success();
+    let o = cmd()
+        .args(["mirror-config", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        text.contains("catalog: registry.redhat.io/redhat/redhat-operator-index:v4.14"),
+        "{text}"
+    );
+
+    // A second catalog that also has the package: the operator still resolves from
+    // redhat-operators, even with a higher priority elsewhere.
+    let two = example_config(None).replace(
+        "  operators:",
+        &format!(
+            "  - name: partner-operators\n    source: {}\n    priority: 10\n  operators:",
+            root().join("testdata/example/catalog").display()
+        ),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    write_dir(dir.path(), "", &two);
+    let out = cmd()
+        .args(["resolve", "-o", "json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["operators"][0]["catalog"], "redhat-operators", "{v}");
+
+    // Asked for from the other catalog: refused with the reason, nothing written.
+    let asked = two.replace(
+        "    package: acme-cert-operator\n",
+        "    package: acme-cert-operator\n    catalog: partner-operators\n",
+    );
+    std::fs::write(dir.path().join("platform-operators.yaml"), &asked).unwrap();
+    let out = cmd().args(["create", "--dir"]).arg(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("only from the CatalogSource openshift-marketplace/redhat-operators")
+            && err.contains("from catalog \"partner-operators\""),
+        "{err}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+
+    // No catalog is the snapshot of redhat-operators: refused, saying how to mark one.
+    let none = example_config(None).replace("name: redhat-operators", "name: acme-operators");
+    std::fs::write(dir.path().join("platform-operators.yaml"), &none).unwrap();
+    let out = cmd().args(["create", "--dir"]).arg(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no catalog of that name is configured"), "{err}");
 }

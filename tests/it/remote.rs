@@ -29,7 +29,7 @@ fn install_dir(url: &str, extra: &str, install: &str) -> tempfile::TempDir {
     std::fs::write(
         dir.path().join("platform-operators.yaml"),
         format!(
-            "platformOperators:\n  clusterVersion: \"4.14.8\"\n  catalogs:\n  - name: remote\n    source: {url}\n{extra}  operators:\n  - name: cert-operator\n    package: acme-cert-operator\n    channel: stable\n"
+            "platformOperators:\n  clusterVersion: \"4.14.8\"\n  catalogs:\n  - name: redhat-operators\n    source: {url}\n{extra}  operators:\n  - name: cert-operator\n    package: acme-cert-operator\n    channel: stable\n"
         ),
     )
     .unwrap();
@@ -577,7 +577,7 @@ fn gzip_file_body_and_yaml_body_are_read() {
     });
     for path in ["/catalog.jsonl.gz", "/catalog.yaml"] {
         let dir = install_dir(&server.url(path), "", "");
-        let o = run("resolve", dir.path(), &s.cache(), Some(&s.ca()), &[]);
+        let o = run("resolve", dir.path(), &s.cache(), Some(&s.ca()), &["-o", "wide"]);
         assert_eq!(o.status.code(), Some(0), "{path}: {}", stderr(&o));
         assert!(stdout(&o).contains("acme-cert-operator.v1.2.0"), "{path}");
     }

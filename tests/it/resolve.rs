@@ -385,7 +385,7 @@ fn one_line_json_config_of_900_operators_resolves_like_the_pretty_one() {
         .collect();
     let config = serde_json::json!({"platformOperators": {
         "clusterVersion": "4.14.8",
-        "catalogs": [{"name": "acme-operators", "source": "catalog"}],
+        "catalogs": [{"name": "redhat-operators", "source": "catalog"}],
         "operators": operators,
     }});
     let one_line = dir.path().join("one-line.json");

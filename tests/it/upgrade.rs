@@ -77,7 +77,7 @@ fn installed(operators: &str) -> tempfile::TempDir {
     std::fs::write(
         dir.path().join("platform-operators.yaml"),
         format!(
-            "platformOperators:\n  clusterVersion: \"4.14.3\"\n  catalogs:\n  - name: acme\n    source: catalog\n  operators:\n{operators}"
+            "platformOperators:\n  clusterVersion: \"4.14.3\"\n  catalogs:\n  - name: redhat-operators\n    source: catalog\n  operators:\n{operators}"
         ),
     )
     .unwrap();
@@ -309,7 +309,7 @@ fn current_release_comes_from_the_lock_or_from() {
     write_catalog(&dir.path().join("catalog"), &catalog_docs());
     std::fs::write(
         dir.path().join("platform-operators.yaml"),
-        "platformOperators:\n  catalogs:\n  - name: acme\n    source: catalog\n  operators:\n  - name: storage\n    package: acme-storage\n    installed: {bundle: acme-storage.v1.0.1, version: 1.0.1}\n",
+        "platformOperators:\n  catalogs:\n  - name: redhat-operators\n    source: catalog\n  operators:\n  - name: storage\n    package: acme-storage\n    installed: {bundle: acme-storage.v1.0.1, version: 1.0.1}\n",
     )
     .unwrap();
     let out = cmd()
@@ -361,7 +361,7 @@ fn catalog_flag_replaces_the_configured_snapshot() {
     let out = cmd()
         .args(["upgrade-plan", "-o", "wide", "--to", "4.15.0", "--catalog"])
         .arg(format!(
-            "acme={}",
+            "redhat-operators={}",
             dir.path().join("catalog-4.15").display()
         ))
         .arg("--dir")
@@ -384,7 +384,7 @@ fn catalog_flag_replaces_the_configured_snapshot() {
         .assert()
         .code(2);
     assert!(
-        stderr(&out).contains("configured: acme"),
+        stderr(&out).contains("configured: redhat-operators"),
         "{}",
         stderr(&out)
     );
@@ -688,7 +688,7 @@ fn webhook_upgrade_example() -> tempfile::TempDir {
     std::fs::write(dir.path().join("install-config.yaml"), "apiVersion: v1\n").unwrap();
     std::fs::write(
         dir.path().join("platform-operators.yaml"),
-        "platformOperators:\n  catalogs:\n  - name: acme-operators\n    source: catalog\n    image: quay.io/acme-example/catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n  operators:\n  - name: cert-operator\n    package: acme-cert-operator\n    channel: stable\n    version: \">=1.0.0 <1.3.0\"\n    installed: {bundle: acme-cert-operator.v1.2.0, version: 1.2.0}\n",
+        "platformOperators:\n  catalogs:\n  - name: redhat-operators\n    source: catalog\n    image: quay.io/acme-example/catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n  operators:\n  - name: cert-operator\n    package: acme-cert-operator\n    channel: stable\n    version: \">=1.0.0 <1.3.0\"\n    installed: {bundle: acme-cert-operator.v1.2.0, version: 1.2.0}\n",
     )
     .unwrap();
     let path = dir.path().join("catalog/acme-cert-operator/catalog.json");
@@ -802,7 +802,7 @@ fn without_a_lock_the_configured_release_is_the_current_one() {
     write_catalog(&dir.path().join("catalog"), &catalog_docs());
     std::fs::write(
         dir.path().join("platform-operators.yaml"),
-        "platformOperators:\n  clusterVersion: \"4.14.3\"\n  catalogs:\n  - name: acme\n    source: catalog\n  operators:\n  - name: storage\n    package: acme-storage\n    installed: {bundle: acme-storage.v1.0.1, version: 1.0.1}\n",
+        "platformOperators:\n  clusterVersion: \"4.14.3\"\n  catalogs:\n  - name: redhat-operators\n    source: catalog\n  operators:\n  - name: storage\n    package: acme-storage\n    installed: {bundle: acme-storage.v1.0.1, version: 1.0.1}\n",
     )
     .unwrap();
     let out = cmd()
