@@ -136,3 +136,75 @@ pub fn check_planned_files(
     report.problems.sort();
     Ok(FileCheck { report })
 }
+
+/// The rules the API server itself applies to an object OLM v1 creates: a version the CRD
+/// serves, its schema (errors: the object is rejected), and pruning (a warning: the object is
+/// accepted with fields dropped).
+const API_SERVER_RULES: &[&str] = &["crd-version", "cr-schema", "cr-pruned"];
+
+/// The objects OLM v1 applies for `op`'s ClusterExtension (`bundle` as the target release
+/// renders it), checked under the API server's own rules ([`API_SERVER_RULES`]) with the
+/// operator's waivers. Problems name the object; waived ones are in `waived`.
+pub fn check_applied(
+    inv: &Install,
+    cluster_version: &ClusterVersion,
+    op: &config::Operator,
+    bundle: &str,
+    objects: &[serde_json::Value],
+) -> Result<check::Report, Error> {
+    let files: Vec<ManifestFile> = objects
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let text = crate::output::yaml::to_yaml(o)
+                .map_err(|e| Error::Bundle(format!("bundle {bundle}: {e}")))?;
+            Ok(ManifestFile {
+                dir: Dir::Manifests,
+                name: format!("{bundle}_{i:02}.yaml"),
+                size: text.len() as u64,
+                text,
+                operator: Some(op.name.value.clone()),
+                role: None,
+                planned: true,
+            })
+        })
+        .collect::<Result<_, Error>>()?;
+    let options = Options {
+        release: check::Provided::new(
+            Some(cluster_version),
+            inv.install
+                .as_ref()
+                .and_then(|i| i.config.capabilities.as_ref()),
+        ),
+        install: None,
+        roles: BTreeMap::new(),
+        waivers: op
+            .waive
+            .iter()
+            .map(|w| Waiver {
+                operator: op.name.value.clone(),
+                rule: w.rule.value.clone(),
+                reason: w.reason.clone(),
+            })
+            .collect(),
+    };
+    let mut report = check::check(&files, &options);
+    report
+        .problems
+        .retain(|p| API_SERVER_RULES.contains(&p.rule));
+    // The objects are not files: say "in the bundle", not the name they were checked under.
+    for p in report
+        .problems
+        .iter_mut()
+        .chain(report.waived.iter_mut().map(|w| &mut w.problem))
+    {
+        for f in &files {
+            p.message = p.message.replace(&format!(" in {}", f.path()), "");
+        }
+        p.file = format!("bundle {bundle}");
+    }
+    report
+        .waived
+        .retain(|w| API_SERVER_RULES.contains(&w.problem.rule));
+    Ok(report)
+}

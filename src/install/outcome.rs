@@ -166,8 +166,8 @@ pub fn resolve_for_release<'a>(inv: &'a Install, cluster: &Cluster) -> Vec<Outco
         inv.profile_for(v).ok().flatten() == Some(crate::render::Profile::PlatformOperator)
     });
     let source = crate::openshift::PLATFORM_OPERATOR_CATALOG;
-    let only_from = (platform_operators && inv.catalogs.iter().any(|c| c.name == source))
-        .then_some(source);
+    let only_from =
+        (platform_operators && inv.catalogs.iter().any(|c| c.name == source)).then_some(source);
     let mut outcomes = resolve_all(&inv.config, &inv.catalogs, cluster, only_from);
     if platform_operators {
         for o in &mut outcomes {
@@ -204,9 +204,14 @@ fn platform_operator_catalog_problem(inv: &Install, o: &Outcome<'_>) -> Option<P
             r.bundle.name,
             crate::text::printable(&r.catalog.name),
             if configured {
-                format!("drop the operator's `catalog: {}` so it resolves from the catalog \"{source}\"", crate::text::printable(&r.catalog.name))
+                format!(
+                    "drop the operator's `catalog: {}` so it resolves from the catalog \"{source}\"",
+                    crate::text::printable(&r.catalog.name)
+                )
             } else {
-                format!("name the configured catalog that is a snapshot of redhat-operators \"{source}\" (no catalog of that name is configured)")
+                format!(
+                    "name the configured catalog that is a snapshot of redhat-operators \"{source}\" (no catalog of that name is configured)"
+                )
             }
         ),
     })

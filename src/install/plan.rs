@@ -172,7 +172,7 @@ pub fn plan_outcomes<'a>(
     let mut owners: Vec<(String, String, Vec<String>)> = Vec::new();
     let mut operators = Vec::with_capacity(outcomes.len());
     let total = outcomes.len();
-    for (index, outcome) in outcomes.into_iter().enumerate() {
+    for (index, mut outcome) in outcomes.into_iter().enumerate() {
         if !outcome.ok() {
             operators.push(OperatorPlan {
                 outcome,
@@ -213,7 +213,14 @@ pub fn plan_outcomes<'a>(
         ) {
             Ok(rendered) => {
                 let op = outcome.operator;
-                let conflict = if profile == Some(Profile::ClusterExtension) && !op.bootstrap {
+                let applied = if rendered.applied.is_empty() {
+                    Ok(())
+                } else {
+                    check_applied(inv, cluster_version, &mut outcome, &rendered.applied)?
+                };
+                let conflict = if let Err(refusal) = applied {
+                    Some(refusal)
+                } else if profile == Some(Profile::ClusterExtension) && !op.bootstrap {
                     let conflict = ownership_conflict(
                         &owners,
                         &op.name.value,
@@ -227,12 +234,12 @@ pub fn plan_outcomes<'a>(
                             rendered.owned_crds.clone(),
                         ));
                     }
-                    conflict
+                    conflict.map(Refusal::Ownership)
                 } else {
                     None
                 };
                 match conflict {
-                    Some(message) => Some(Refusal::Ownership(message)),
+                    Some(refusal) => Some(refusal),
                     None => {
                         objects.extend(rendered.objects);
                         locked_operators.push(rendered.locked);
@@ -328,6 +335,70 @@ fn stage(
     })
 }
 
+/// The objects OLM v1 applies for one ClusterExtension checked as the API server checks them
+/// ([`super::files::check_applied`]): an object it would reject (`cr-schema`, `crd-version`)
+/// refuses the operator unless the configuration waives the rule for it; one it would accept
+/// with fields dropped (`cr-pruned`) is a warning on the outcome.
+fn check_applied(
+    inv: &Install,
+    cluster_version: &ClusterVersion,
+    outcome: &mut Outcome<'_>,
+    applied: &[serde_json::Value],
+) -> Result<Result<(), Refusal>, Error> {
+    let Ok(r) = &outcome.resolution else {
+        return Ok(Ok(()));
+    };
+    let bundle = r.bundle.name.clone();
+    let report =
+        super::files::check_applied(inv, cluster_version, outcome.operator, &bundle, applied)?;
+    let line = |p: &crate::check::Problem| {
+        format!(
+            "{}{}: {} [{}]",
+            p.object
+                .as_deref()
+                .map(|o| format!("{o} "))
+                .unwrap_or_default(),
+            "(applied by OLM v1)",
+            p.message,
+            p.rule
+        )
+    };
+    let mut errors = Vec::new();
+    for p in &report.problems {
+        match p.severity {
+            crate::rules::Severity::Error => errors.push(line(p)),
+            _ => outcome.warnings.push(crate::resolve::Warning(format!(
+                "bundle {bundle}: the API server accepts this object but drops fields: {}",
+                line(p)
+            ))),
+        }
+    }
+    if errors.is_empty() {
+        return Ok(Ok(()));
+    }
+    Ok(Err(Refusal::Render {
+        message: format!(
+            "bundle {bundle}: the API server would reject {} of the objects OLM v1 applies for this ClusterExtension, so the extension never installs:\n{}\nhint: fix the bundle, or waive the rule for this operator (`waive: [{{rule: {}, reason: …}}]`) when the object is not needed",
+            if errors.len() == 1 {
+                "one".to_string()
+            } else {
+                errors.len().to_string()
+            },
+            errors
+                .iter()
+                .map(|e| format!("- {e}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            report
+                .problems
+                .iter()
+                .find(|p| p.severity == crate::rules::Severity::Error)
+                .map_or("cr-schema", |p| p.rule)
+        ),
+        unreachable: false,
+    }))
+}
+
 /// What [`Plan::write`] wrote.
 #[derive(Debug)]
 pub struct Written {
@@ -397,6 +468,9 @@ pub struct RenderedOperator {
     pub locked: lock::LockedOperator,
     /// The CRDs its ClusterExtension will own (empty for other profiles).
     pub owned_crds: Vec<String>,
+    /// The objects OLM v1 applies for its ClusterExtension: the bundle as the target release
+    /// renders it (empty for other profiles, whose objects are the written files).
+    pub applied: Vec<serde_json::Value>,
 }
 
 /// OLM v1 lets one ClusterExtension own a CRD, and a package's objects: the operator already
@@ -460,6 +534,7 @@ fn render_operator(
     let text = |e: crate::render::Error| e.to_string();
     let watch = op.watch_namespace.as_ref().map(|w| w.value.as_str());
     let mut owned_crds = Vec::new();
+    let mut applied = Vec::new();
     let mut pinned = super::pin::PinnedImage {
         image: r.bundle.image.clone(),
         not_a_pin: None,
@@ -538,6 +613,7 @@ fn render_operator(
                     form.zip(watch),
                 )
                 .map_err(text)?;
+                applied = converted;
                 (objects, Some(namespace))
             }
             None => return Err("no output profile applies to this operator".into()),
@@ -546,6 +622,7 @@ fn render_operator(
     Ok(RenderedOperator {
         objects,
         owned_crds,
+        applied,
         locked: lock::LockedOperator {
             name: op.name.value.clone(),
             package: op.package.value.clone(),

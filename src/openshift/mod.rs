@@ -310,10 +310,22 @@ pub const PLATFORM_OPERATOR_CATALOG: &str = "redhat-operators";
 /// The index repository of each catalog OpenShift serves itself, by CatalogSource name (the
 /// default ClusterCatalogs are these names with `openshift-` before them); the tag is `v4.N`.
 const DEFAULT_INDEXES: &[(&str, &str)] = &[
-    ("redhat-operators", "registry.redhat.io/redhat/redhat-operator-index"),
-    ("certified-operators", "registry.redhat.io/redhat/certified-operator-index"),
-    ("redhat-marketplace", "registry.redhat.io/redhat/redhat-marketplace-index"),
-    ("community-operators", "registry.redhat.io/redhat/community-operator-index"),
+    (
+        "redhat-operators",
+        "registry.redhat.io/redhat/redhat-operator-index",
+    ),
+    (
+        "certified-operators",
+        "registry.redhat.io/redhat/certified-operator-index",
+    ),
+    (
+        "redhat-marketplace",
+        "registry.redhat.io/redhat/redhat-marketplace-index",
+    ),
+    (
+        "community-operators",
+        "registry.redhat.io/redhat/community-operator-index",
+    ),
 ];
 
 const fn legacy(minor: u64, platform_operators: GateState, dev_preview: bool) -> ReleaseRow {
@@ -1035,7 +1047,9 @@ mod tests {
     #[test]
     fn default_index_images() {
         assert_eq!(
-            rel("4.14").default_index_image("redhat-operators").as_deref(),
+            rel("4.14")
+                .default_index_image("redhat-operators")
+                .as_deref(),
             Some("registry.redhat.io/redhat/redhat-operator-index:v4.14")
         );
         assert_eq!(

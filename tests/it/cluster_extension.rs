@@ -391,7 +391,7 @@ fn real_community_catalog_on_4_18() {
     std::fs::write(
         dir.path().join("platform-operators.yaml"),
         format!(
-            "platformOperators:\n  clusterVersion: \"4.18.0\"\n  catalogs:\n  - name: openshift-community-operators\n    source: {}\n  operators:\n  - name: ecr-secret\n    package: ecr-secret-operator\n  - name: libredb\n    package: libredb-studio-operator\n    namespace: libredb\n",
+            "platformOperators:\n  clusterVersion: \"4.18.0\"\n  catalogs:\n  - name: openshift-community-operators\n    source: {}\n  operators:\n  - name: ecr-secret\n    package: ecr-secret-operator\n    waive:\n    - rule: cr-schema\n      reason: its sample Secret CR lacks spec.region (see realdata_ecr_secret_operator_as_a_cluster_extension_is_refused)\n  - name: libredb\n    package: libredb-studio-operator\n    namespace: libredb\n",
             catalog.display()
         ),
     )
@@ -821,4 +821,133 @@ fn capabilities_without_olm_v1_are_refused() {
         capabilities("  additionalEnabledCapabilities: [OperatorLifecycleManagerV1]\n"),
     );
     assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// Rewrite the example's acme-cert-operator.v1.2.0 so that its CRD (kind `Secret` in its own
+/// group, as ecr-secret-operator's real bundles do) requires `spec.issuer`, and the bundle ships
+/// a sample of that kind without it, plus a field the schema does not declare.
+fn with_a_sample_that_fails_its_crd(dir: &Path) {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let path = dir.join("catalog/acme-cert-operator/catalog.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut docs: Vec<Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let bundle = docs
+        .iter_mut()
+        .find(|d| d["schema"] == "olm.bundle" && d["name"] == "acme-cert-operator.v1.2.0")
+        .unwrap();
+    let props = bundle["properties"].as_array_mut().unwrap();
+    for p in props
+        .iter_mut()
+        .filter(|p| p["type"] == "olm.bundle.object")
+    {
+        let mut o: Value =
+            serde_json::from_slice(&b64.decode(p["value"]["data"].as_str().unwrap()).unwrap())
+                .unwrap();
+        if o["kind"] == "CustomResourceDefinition" {
+            o["metadata"]["name"] = "secrets.certs.acme.example.com".into();
+            o["spec"]["names"] = serde_json::json!({"kind": "Secret", "listKind": "SecretList", "plural": "secrets", "singular": "secret"});
+            o["spec"]["versions"][0]["schema"] = serde_json::json!({"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object", "required": ["issuer"], "properties": {"issuer": {"type": "string"}}}}}});
+            p["value"]["data"] = b64.encode(serde_json::to_vec(&o).unwrap()).into();
+        }
+    }
+    let sample = serde_json::json!({"apiVersion": "certs.acme.example.com/v1", "kind": "Secret", "metadata": {"name": "example"}, "spec": {"commonName": "example.com"}});
+    props.push(serde_json::json!({"type": "olm.bundle.object", "value": {"data": b64.encode(serde_json::to_vec(&sample).unwrap())}}));
+    let out: String = docs
+        .iter()
+        .map(|d| format!("{}\n", serde_json::to_string(d).unwrap()))
+        .collect();
+    std::fs::write(&path, out).unwrap();
+}
+
+/// Issue 24 part 1: the objects OLM v1 applies for a ClusterExtension are checked as the API
+/// server checks them. A sample CR missing a field its CRD requires would be rejected, so the
+/// ClusterExtension would never install: `create` and `resolve` refuse it, naming the object,
+/// the field and the CRD; waived for the operator, it is written and the lock records the waiver.
+/// A field the schema does not declare is a warning (the API server drops it).
+#[test]
+fn a_sample_cr_that_fails_its_crd_refuses_the_cluster_extension_until_waived() {
+    let with_image = |t: String| {
+        t.replace(
+            "    source: catalog\n",
+            &format!("    source: catalog\n    image: {IMAGE}\n"),
+        )
+    };
+    let (dir, stderr, code) = example_on_4_18_with(with_image, with_a_sample_that_fails_its_crd);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the API server would reject one of the objects OLM v1 applies")
+            && stderr.contains("Secret acme-cert-operator/example")
+            && stderr.contains("spec: \"issuer\" is a required property")
+            && stderr.contains("CRD secrets.certs.acme.example.com")
+            && stderr.contains("[cr-schema]"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("spec.commonName is not in the schema of CRD secrets.certs.acme.example.com; the API server drops it [cr-pruned]"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+    // resolve, create's dry run, says the same.
+    let out = cmd()
+        .args(["resolve", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("spec: \"issuer\" is a required property")
+    );
+
+    let (dir, stderr, code) = example_on_4_18_with(
+        |t| {
+            with_image(t).replace(
+                "    channel: stable\n",
+                "    channel: stable\n    waive:\n    - rule: cr-schema\n      reason: the sample is never applied on purpose\n",
+            )
+        },
+        with_a_sample_that_fails_its_crd,
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let lock = std::fs::read_to_string(dir.path().join("platform-operators.lock.yaml")).unwrap();
+    assert!(lock.contains("rule: cr-schema"), "{lock}");
+    assert!(kinds(&objects(dir.path())).contains(&"ClusterExtension".to_string()));
+}
+
+/// Issue 24 part 1 on real data: ecr-secret-operator's sample `Secret` custom resource lacks the
+/// `spec.region` its own CRD requires; installed as a ClusterExtension on 4.18, the API server
+/// would reject it, so `create` refuses and writes nothing.
+#[test]
+fn realdata_ecr_secret_operator_as_a_cluster_extension_is_refused() {
+    let Some(rd) = realdata("realdata_ecr_secret_operator_as_a_cluster_extension_is_refused")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("platform-operators.yaml"),
+        format!(
+            "platformOperators:\n  clusterVersion: \"4.18.3\"\n  catalogs:\n  - name: openshift-community-operators\n    source: {}\n  operators:\n  - name: ecr-secret\n    package: ecr-secret-operator\n",
+            rd.join("community-fbc-small/v4.16/ecr-secret-operator").display()
+        ),
+    )
+    .unwrap();
+    let out = cmd()
+        .args(["create", "--offline", "--dir"])
+        .arg(dir.path())
+        .arg("--cache-dir")
+        .arg(dir.path().join(".cache"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("spec: \"region\" is a required property")
+            && stderr.contains("[cr-schema]"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
 }

@@ -597,14 +597,23 @@ fn the_platform_operator_profile_resolves_from_redhat_operators_only() {
     // The same config gives manifests and an oc-mirror file.
     let dir = tempfile::tempdir().unwrap();
     write_dir(dir.path(), "", &example_config(None));
-    cmd().args(["create", "--dir"]).arg(dir.path()).assert().success();
+    cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
     let o = cmd()
         .args(["mirror-config", "--dir"])
         .arg(dir.path())
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(
         text.contains("catalog: registry.redhat.io/redhat/redhat-operator-index:v4.14"),
         "{text}"
@@ -635,7 +644,11 @@ fn the_platform_operator_profile_resolves_from_redhat_operators_only() {
         "    package: acme-cert-operator\n    catalog: partner-operators\n",
     );
     std::fs::write(dir.path().join("platform-operators.yaml"), &asked).unwrap();
-    let out = cmd().args(["create", "--dir"]).arg(dir.path()).output().unwrap();
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
@@ -648,8 +661,15 @@ fn the_platform_operator_profile_resolves_from_redhat_operators_only() {
     // No catalog is the snapshot of redhat-operators: refused, saying how to mark one.
     let none = example_config(None).replace("name: redhat-operators", "name: acme-operators");
     std::fs::write(dir.path().join("platform-operators.yaml"), &none).unwrap();
-    let out = cmd().args(["create", "--dir"]).arg(dir.path()).output().unwrap();
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("no catalog of that name is configured"), "{err}");
+    assert!(
+        err.contains("no catalog of that name is configured"),
+        "{err}"
+    );
 }

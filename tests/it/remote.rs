@@ -577,7 +577,13 @@ fn gzip_file_body_and_yaml_body_are_read() {
     });
     for path in ["/catalog.jsonl.gz", "/catalog.yaml"] {
         let dir = install_dir(&server.url(path), "", "");
-        let o = run("resolve", dir.path(), &s.cache(), Some(&s.ca()), &["-o", "wide"]);
+        let o = run(
+            "resolve",
+            dir.path(),
+            &s.cache(),
+            Some(&s.ca()),
+            &["-o", "wide"],
+        );
         assert_eq!(o.status.code(), Some(0), "{path}: {}", stderr(&o));
         assert!(stdout(&o).contains("acme-cert-operator.v1.2.0"), "{path}");
     }
