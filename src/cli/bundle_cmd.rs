@@ -169,16 +169,25 @@ fn render_options(
     if let Some(w) = target.release.newer_warning() {
         writeln!(stderr, "warning: {w}")?;
     }
-    let watch = args.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
-    if watch.is_some() && olm.watch_namespace.is_none() {
-        return Err(Error::Unsupported(format!(
-            "OpenShift {} with featureSet {} ignores a watch namespace (its OLM v1 installs for all namespaces only); {}",
+    let mut watch = args.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
+    if let Some(w) = watch
+        && olm.watch_namespace.is_none()
+    {
+        // What that release's OLM v1 creates: its manifest provider skips the watch-namespace
+        // configuration, so a bundle that supports AllNamespaces is installed for all
+        // namespaces and one that does not is refused (create refuses the configured
+        // watchNamespace itself: the user asked for what the cluster will not do).
+        writeln!(
+            stderr,
+            "warning: OpenShift {} with featureSet {} ignores a watch namespace (its OLM v1 installs for all namespaces only): --watch-namespace {} is ignored, and these are the objects of the AllNamespaces install it makes{}",
             target.release.name,
             target.feature_set,
+            crate::text::printable(w),
             crate::openshift::Release::where_it_holds(|o| o.watch_namespace.is_some())
-                .map(|w| format!("a watch namespace is honoured on {w}"))
+                .map(|w| format!("; a watch namespace is honoured on {w}"))
                 .unwrap_or_default()
-        )));
+        )?;
+        watch = None;
     }
     let mut options = convert::Options::for_olm_v1(&olm, &args.namespace);
     options.target_namespaces = watch.map(|ns| vec![ns.to_string()]).unwrap_or_default();

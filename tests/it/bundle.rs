@@ -171,7 +171,53 @@ fn webhooks_render_through_service_ca() {
     }
 }
 
-/// 4.18 ignores a watch namespace, and says where one is honoured.
+/// Issue 24 part 2: 4.18 ignores a watch namespace. `bundle render` shows what that release's
+/// OLM v1 does: a bundle that supports AllNamespaces is rendered for all namespaces, with a
+/// warning that the watch namespace is ignored and where one is honoured.
+#[test]
+fn watch_namespace_on_4_18_is_ignored_and_all_namespaces_rendered() {
+    let Some(rd) = realdata("watch_namespace_on_4_18_is_ignored_and_all_namespaces_rendered")
+    else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let render = |watch: Option<&str>, to: &str| {
+        let mut c = cmd();
+        c.args(["bundle", "render"])
+            .arg(rd.join("olmv1-e2e-test-catalog/bundles/test-operator/v1.0.0"))
+            .args([
+                "--cluster-version",
+                "4.18",
+                "--namespace",
+                "testop",
+                "--output-dir",
+            ])
+            .arg(out.path().join(to));
+        if let Some(w) = watch {
+            c.args(["--watch-namespace", w]);
+        }
+        c.output().unwrap()
+    };
+    let ignored = render(Some("elsewhere"), "w");
+    let stderr = String::from_utf8_lossy(&ignored.stderr);
+    assert_eq!(ignored.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("OpenShift 4.18 with featureSet Default ignores a watch namespace")
+            && stderr.contains("--watch-namespace elsewhere is ignored")
+            && stderr.contains("4.22 or later, or 4.19 to 4.21 with TechPreviewNoUpgrade"),
+        "{stderr}"
+    );
+    // Exactly the AllNamespaces install.
+    let all = render(None, "all");
+    assert_eq!(all.status.code(), Some(0));
+    assert_eq!(
+        crate::common::tree(&out.path().join("w")),
+        crate::common::tree(&out.path().join("all"))
+    );
+}
+
+/// 4.18 ignores a watch namespace: a bundle without AllNamespaces is refused, saying where a
+/// watch namespace is honoured.
 #[test]
 fn watch_namespace_on_4_18_is_refused() {
     let Some(rd) = realdata("watch_namespace_on_4_18_is_refused") else {
