@@ -50,8 +50,9 @@ impl Diagnostic for Report {
 impl Report {
     /// An error with only a message.
     pub fn message(message: impl Into<String>) -> Report {
+        let message = message.into();
         Report {
-            message: message.into(),
+            message: crate::text::printable_lines(&message).into_owned(),
             source: None,
             labels: Vec::new(),
             help: None,
@@ -86,7 +87,7 @@ impl Report {
 
     /// Add help text (ignored when empty).
     pub fn help(mut self, help: impl Into<String>) -> Report {
-        let help = help.into();
+        let help = crate::text::printable_lines(&help.into()).into_owned();
         if !help.is_empty() {
             self.help = Some(help);
         }

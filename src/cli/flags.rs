@@ -499,6 +499,25 @@ pub struct UpgradePlanArgs {
     pub network: NetworkArgs,
 }
 
+impl Command {
+    /// Whether the command prints text for people on stdout (tables, lists, plans), rather
+    /// than a document for programs.
+    pub fn prints_text(&self) -> bool {
+        match self {
+            Command::Create(a) => a.output.is_text(),
+            Command::Resolve(a) => a.output.is_text(),
+            Command::Range(a) => a.output.is_text(),
+            Command::Catalog(CatalogCommand::Validate(a)) => a.output.is_text(),
+            Command::Catalog(CatalogCommand::List(a)) => a.output.is_text(),
+            Command::Bundle(_) => true,
+            Command::Images(a) => a.output.is_text(),
+            Command::UpgradePlan(a) => a.output.is_text(),
+            Command::Check(a) => a.output.is_text(),
+            Command::MirrorConfig(_) | Command::Completion(_) => false,
+        }
+    }
+}
+
 impl OutputFormat {
     /// Whether this is text (`table` or `wide`) rather than a structured document.
     pub fn is_text(self) -> bool {

@@ -27,6 +27,19 @@ pub use crate::install::error::{EXIT_INVALID, EXIT_IO, EXIT_OK, EXIT_USAGE, Erro
 
 /// Run a parsed command line. Reports go to `stdout`; warnings and diagnostics to `stderr`.
 pub fn run(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<u8, Error> {
+    // Text for people goes through the one escaping function ([`crate::text`]), so nothing a
+    // catalog, a bundle or a server wrote can drive the terminal; documents (JSON, YAML, the
+    // ImageSetConfiguration, a completion script) are written as they are.
+    if flags.command.prints_text() {
+        let mut escaped = crate::text::EscapingWriter::new(stdout);
+        let code = run_command(flags, &mut escaped, stderr);
+        escaped.flush()?;
+        return code;
+    }
+    run_command(flags, stdout, stderr)
+}
+
+fn run_command(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<u8, Error> {
     match flags.command {
         flags::Command::Create(args) => create::run(&args, stdout, stderr),
         flags::Command::Resolve(args) => resolve_cmd::run(&args, stdout, stderr),

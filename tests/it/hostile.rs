@@ -210,6 +210,66 @@ mod catalog_content {
         );
     }
 
+    /// Issue 26 part 3 item 8: escapes, C1 controls and bidi overrides from a catalog (a
+    /// deprecation message, a channel name) never reach the terminal raw, in any printer:
+    /// tables, `--explain`, warnings, `catalog validate`, `catalog list`, `upgrade-plan`.
+    #[test]
+    fn terminal_escapes_from_a_catalog_never_reach_the_terminal_raw() {
+        let d = example();
+        let hostile = "old\u{1b}[2J\u{9b}31m\u{202e}gnp.exe";
+        // A deprecation of the chosen bundle, and a second channel with a hostile name.
+        let path = d.path().join(CERT);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut docs: Vec<Value> = serde_json::Deserializer::from_str(&text)
+            .into_iter::<Value>()
+            .map(|v| v.unwrap())
+            .collect();
+        docs.push(serde_json::json!({"schema": "olm.deprecations", "package": "acme-cert-operator", "entries": [{"reference": {"schema": "olm.bundle", "name": "acme-cert-operator.v1.2.0"}, "message": hostile}]}));
+        docs.push(serde_json::json!({"schema": "olm.channel", "package": "acme-cert-operator", "name": format!("x{hostile}"), "entries": [{"name": "acme-cert-operator.v1.2.0"}]}));
+        std::fs::write(
+            &path,
+            docs.iter().map(|d| format!("{d}\n")).collect::<String>(),
+        )
+        .unwrap();
+        let raw = |text: &str| {
+            text.chars()
+                .any(|c| matches!(c, '\u{1b}' | '\u{9b}' | '\u{202e}'))
+        };
+        let runs: &[&[&str]] = &[
+            &["resolve", "--explain", "--dir", "."],
+            &["resolve", "--explain", "-o", "wide", "--dir", "."],
+            &["create", "--explain", "--dir", "."],
+            &["catalog", "validate", "catalog"],
+            &["catalog", "list", "channels", "catalog"],
+            &["catalog", "list", "bundles", "catalog", "-o", "wide"],
+        ];
+        for args in runs {
+            let out = cmd().args(*args).current_dir(d.path()).output().unwrap();
+            let (so, se) = (
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
+            assert!(!raw(&so) && !raw(&se), "{args:?}:\n{so}\n{se}");
+            // Where it is shown whole, it is shown escaped.
+            if args.contains(&"wide") {
+                assert!(
+                    so.contains("xold\\u{1b}[2J\\u{9b}31m\\u{202e}gnp.exe"),
+                    "{args:?} shows the text escaped:\n{so}\n{se}"
+                );
+            }
+        }
+        let out = cmd()
+            .args(["upgrade-plan", "--explain", "--to", "4.14.9", "--dir", "."])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        let (so, se) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(!raw(&so) && !raw(&se), "upgrade-plan:\n{so}\n{se}");
+    }
+
     #[test]
     fn a_replaces_cycle_is_warned_about_naming_its_bundles() {
         let d = example();
