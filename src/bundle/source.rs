@@ -127,6 +127,9 @@ impl Error {
         match self {
             Error::Pull(e) => Some(e.hint()),
             Error::NoImage { .. } => Some("pass the unpacked bundle with --bundles DIR".into()),
+            Error::Bundle { source, .. } if matches!(**source, super::Error::NoCsv { .. }) => Some(
+                "not a registry+v1 bundle: its manifests/ holds no ClusterServiceVersion (whiteouts in a later layer may have removed it); check the image reference".into(),
+            ),
             Error::PackageMismatch { .. } => {
                 Some("check that the catalog's image for this bundle is right".into())
             }
@@ -207,9 +210,15 @@ impl Sources {
         }
         let unpacked = self.puller.unpack(request.image)?;
         let origin = Origin::Image(unpacked.clone());
-        let bundle = RegistryV1::from_dir(&unpacked.dir).map_err(|e| Error::Bundle {
-            origin: format!("image {}", request.image),
-            source: Box::new(e),
+        let bundle = RegistryV1::from_dir(&unpacked.dir).map_err(|e| {
+            if !matches!(e, super::Error::Io { .. }) {
+                // Not a bundle: it must not be found in the cache again.
+                let _ = self.puller.discard(&unpacked);
+            }
+            Error::Bundle {
+                origin: format!("image {}", request.image),
+                source: Box::new(e),
+            }
         })?;
         if let Some(expected) = request.package
             && expected != bundle.package

@@ -61,11 +61,22 @@ fn pull(
     )?;
     let progress = super::progress::Progress::new(args.quiet);
     progress.stage(&format!("looking for {}", args.image));
-    let unpacked = sources
-        .puller()
-        .unpack(&args.image)
-        .map_err(|e| Error::BundleSource(Box::new(e.into())))?;
+    // Loaded as `create` loads it: an image that is not a registry+v1 bundle (no CSV, say after
+    // whiteouts) is refused, exit 1, and not kept in the cache.
+    let loaded = sources
+        .load(&crate::bundle::source::Request {
+            image: &args.image,
+            name: None,
+            package: None,
+        })
+        .map_err(|e| Error::BundleSource(Box::new(e)))?;
     drop(progress);
+    let crate::bundle::source::Origin::Image(unpacked) = loaded.origin else {
+        return Err(Error::Bundle(format!(
+            "{} was not unpacked from an image",
+            args.image
+        )));
+    };
     let mut files = Vec::new();
     for sub in ["manifests", "metadata"] {
         let dir = unpacked.dir.join(sub);

@@ -102,6 +102,10 @@ pub struct NetworkArgs {
     /// Wait before the first retry (doubled for each further one).
     #[arg(long, value_name = "DURATION", default_value = "250ms", value_parser = crate::fetch::parse_duration)]
     pub retry_backoff: std::time::Duration,
+    /// The largest `https://` catalog accepted, in bytes, as downloaded and as decompressed (a
+    /// larger one is refused and nothing is cached).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::fetch::DEFAULT_MAX_CATALOG_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_catalog_size: u64,
 }
 
 /// Where bundle content comes from when the catalog does not embed it (`olm.csv.metadata`
@@ -571,6 +575,7 @@ impl From<&NetworkArgs> for crate::install::Network {
             timeout: a.timeout,
             retries: a.retries,
             retry_backoff: a.retry_backoff,
+            max_catalog_size: a.max_catalog_size,
         }
     }
 }
@@ -615,6 +620,7 @@ mod tests {
                 default.offline
             )
         );
+        assert_eq!(net.max_catalog_size, default.max_catalog_size);
         assert_eq!(
             crate::install::BundleSettings::from(&args.bundle_sources).max_bundle_size,
             crate::install::BundleSettings::default().max_bundle_size

@@ -8,6 +8,10 @@
 //!   (environment variables, install-config `proxy`). `NO_PROXY` is honoured.
 //! * Connect and total timeouts; bounded retries with exponential backoff on connection errors,
 //!   HTTP 429 and 5xx; `gzip` content encoding, and bodies that are themselves gzip files.
+//! * Bounded: a body is at most [`Options::max_catalog_bytes`] as downloaded and as
+//!   decompressed (a declared `Content-Length` over it is refused before the body is read), and
+//!   one that expands more than [`MAX_EXPANSION`]-fold is refused as a compression bomb. A
+//!   refused, failed or partial download is never cached nor marked latest.
 //! * A pinned digest that is already cached is used without opening a connection; `offline`
 //!   never opens one. A body whose digest does not match the pin is never cached.
 //!
@@ -17,13 +21,25 @@
 
 pub mod cache;
 
-use std::io::Read as _;
+use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest as _, Sha256};
 
 pub use cache::Cache;
+
+/// The default of [`Options::max_catalog_bytes`] (`--max-catalog-size`): 2 GiB. The largest
+/// catalogs Red Hat ships are a few hundred MiB of JSON.
+pub const DEFAULT_MAX_CATALOG_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// How many times its compressed size a catalog may decompress to (checked once more than
+/// [`EXPANSION_FLOOR`] bytes came out). Real catalogs compress 10–20-fold; gzip bombs ~1000-fold.
+pub const MAX_EXPANSION: u64 = 100;
+
+/// Decompressed bytes below which the expansion ratio is not checked (small, very repetitive
+/// bodies are fine).
+pub const EXPANSION_FLOOR: u64 = 16 * 1024 * 1024;
 
 /// Proxy settings for HTTPS requests.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,6 +69,9 @@ pub struct Options {
     pub offline: bool,
     /// Report download progress through [`crate::notice`] (shown where the CLI draws progress).
     pub progress: bool,
+    /// The largest catalog body accepted, in bytes, as downloaded and as decompressed
+    /// (`--max-catalog-size`).
+    pub max_catalog_bytes: u64,
 }
 
 impl Default for Options {
@@ -66,6 +85,7 @@ impl Default for Options {
             backoff: Duration::from_millis(250),
             offline: false,
             progress: false,
+            max_catalog_bytes: DEFAULT_MAX_CATALOG_BYTES,
         }
     }
 }
@@ -113,8 +133,11 @@ fn attempts_note(attempts: u32) -> String {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The host name did not resolve.
-    #[error("DNS: cannot resolve host {host:?}: {detail}")]
+    /// The host name did not resolve: our sentence first, the resolver's text after.
+    #[error(
+        "cannot resolve {}: no network access? use --offline with a cached copy, or check the host name, this machine's DNS and the proxy (the resolver said: {detail})",
+        crate::text::printable(host)
+    )]
     Dns {
         /// The host.
         host: String,
@@ -166,6 +189,24 @@ pub enum ErrorKind {
     Body {
         /// The cause.
         detail: String,
+    },
+    /// The body is larger than `--max-catalog-size` (announced, downloaded or decompressed).
+    #[error("{what}, more than --max-catalog-size allows ({limit} bytes); nothing was cached")]
+    TooLarge {
+        /// What was too large (`the server announces 10737418240 bytes (Content-Length)`).
+        what: String,
+        /// The bound.
+        limit: u64,
+    },
+    /// The body decompresses far more than any catalog does.
+    #[error(
+        "the body expands more than {MAX_EXPANSION}-fold ({decompressed} bytes from the first {compressed} compressed), refused as a compression bomb; nothing was cached"
+    )]
+    Bomb {
+        /// Compressed bytes read.
+        compressed: u64,
+        /// Bytes they decompressed to.
+        decompressed: u64,
     },
     /// The content does not match the pinned digest.
     #[error("content has digest sha256:{actual}, but sha256:{expected} is expected")]
@@ -246,6 +287,8 @@ impl Error {
             ErrorKind::Status { status, .. } if *status >= 500 || *status == 429 => "the server failed (po-manifests retried with backoff): try again later, or raise --retries".into(),
             ErrorKind::Status { .. } => "check the URL and the server's configuration".into(),
             ErrorKind::Truncated { .. } | ErrorKind::Body { .. } => "the connection dropped during the download: run again; if it keeps failing, check proxies and load balancers on the path".into(),
+            ErrorKind::TooLarge { .. } => "check that the URL serves a catalog; if the catalog really is that large, raise --max-catalog-size BYTES".into(),
+            ErrorKind::Bomb { .. } => "the server sends a compression bomb or a broken body: check the URL and the server; nothing was kept".into(),
             ErrorKind::DigestMismatch { .. } => "the served catalog changed since it was pinned (nothing was cached): check where it comes from, then update `sha256` in the configuration (or the lock file with a run without --locked)".into(),
             ErrorKind::NotCached { cache, .. } => format!(
                 "run once without --offline where the server is reachable (with the same --cache-dir, now {}), or point `source` at a local copy of the catalog",
@@ -262,6 +305,15 @@ impl Error {
     /// network).
     pub fn is_digest_mismatch(&self) -> bool {
         matches!(self.kind, ErrorKind::DigestMismatch { .. })
+    }
+
+    /// Whether the server answered with content that is refused (a digest mismatch, a body over
+    /// `--max-catalog-size`, a compression bomb): the input is wrong (exit 1), not the network.
+    pub fn is_invalid_content(&self) -> bool {
+        matches!(
+            self.kind,
+            ErrorKind::DigestMismatch { .. } | ErrorKind::TooLarge { .. } | ErrorKind::Bomb { .. }
+        )
     }
 }
 
@@ -340,18 +392,22 @@ impl Fetcher {
         };
         let staging = self.cache.staging_dir();
         std::fs::create_dir_all(&staging).map_err(cache_err)?;
-        let (raw, attempts) = self.download(client, url, &staging)?;
-        let (body, sha256) = decode_and_hash(raw, &staging).map_err(|e| match e {
-            Decode::Io(source) => Error::new(
-                url,
-                ErrorKind::Cache {
-                    path: staging.clone(),
-                    source,
+        let (raw, gzip_encoded, attempts) = self.download(client, url, &staging)?;
+        let (body, sha256) =
+            decode_and_hash(raw, &staging, gzip_encoded, self.options.max_catalog_bytes).map_err(
+                |e| match e {
+                    Decode::Io(source) => Error::new(
+                        url,
+                        ErrorKind::Cache {
+                            path: staging.clone(),
+                            source,
+                        },
+                        attempts,
+                    ),
+                    Decode::Gzip(detail) => Error::new(url, ErrorKind::Body { detail }, attempts),
+                    Decode::Refused(kind) => Error::new(url, kind, attempts),
                 },
-                attempts,
-            ),
-            Decode::Gzip(detail) => Error::new(url, ErrorKind::Body { detail }, attempts),
-        })?;
+            )?;
         if let Some(want) = expected
             && want != sha256
         {
@@ -382,14 +438,14 @@ impl Fetcher {
         })
     }
 
-    /// GET with retries; returns the (content-decoded) body in a temporary file in `staging`
-    /// and the number of attempts.
+    /// GET with retries; returns the body as sent in a temporary file in `staging`, whether it
+    /// is `Content-Encoding: gzip`, and the number of attempts.
     fn download(
         &self,
         client: &reqwest::blocking::Client,
         url: &str,
         staging: &std::path::Path,
-    ) -> Result<(tempfile::NamedTempFile, u32), Error> {
+    ) -> Result<(tempfile::NamedTempFile, bool, u32), Error> {
         let host = reqwest::Url::parse(url)
             .ok()
             .and_then(|u| u.host_str().map(str::to_string))
@@ -399,7 +455,12 @@ impl Fetcher {
             attempt += 1;
             let last = attempt > self.options.retries;
             let started = Instant::now();
-            let outcome = client.get(url).send();
+            // Content encoding is decoded here, not by the client, so that both the bytes sent
+            // and the bytes they expand to are bounded.
+            let outcome = client
+                .get(url)
+                .header(reqwest::header::ACCEPT_ENCODING, "gzip")
+                .send();
             let (retry_after, why) = match outcome {
                 Err(e) => {
                     let kind = classify(&e, &host, &self.options);
@@ -413,6 +474,10 @@ impl Fetcher {
                 Ok(response) => {
                     let status = response.status();
                     if status.is_success() {
+                        let gzip_encoded = match content_encoding(&response) {
+                            Ok(g) => g,
+                            Err(kind) => return Err(Error::new(url, kind, attempt)),
+                        };
                         let mut file =
                             tempfile::NamedTempFile::new_in(staging).map_err(|source| {
                                 Error::new(
@@ -426,7 +491,7 @@ impl Fetcher {
                             })?;
                         return self
                             .read_body(response, url, &host, started, file.as_file_mut())
-                            .map(|()| (file, attempt))
+                            .map(|()| (file, gzip_encoded, attempt))
                             .map_err(|kind| Error::new(url, kind, attempt));
                     }
                     let kind = ErrorKind::Status {
@@ -474,6 +539,15 @@ impl Fetcher {
     ) -> Result<(), ErrorKind> {
         use std::io::Write as _;
         let expected = response.content_length();
+        let max = self.options.max_catalog_bytes;
+        if let Some(len) = expected
+            && len > max
+        {
+            return Err(ErrorKind::TooLarge {
+                what: format!("the server announces {len} bytes (Content-Length)"),
+                limit: max,
+            });
+        }
         // Download progress goes to whoever shows progress (`crate::notice`), a few times a
         // second at most.
         let mut shown_at: Option<Instant> = None;
@@ -491,6 +565,12 @@ impl Fetcher {
             match response.read(&mut buf) {
                 Ok(0) => break Ok(()),
                 Ok(n) => {
+                    if received + n as u64 > max {
+                        break Err(ErrorKind::TooLarge {
+                            what: format!("the body goes on past {max} bytes"),
+                            limit: max,
+                        });
+                    }
                     if let Err(e) = out.write_all(&buf[..n]) {
                         break Err(ErrorKind::Body {
                             detail: format!("cannot write the download to the cache: {e}"),
@@ -537,12 +617,44 @@ fn download_stage(url: &str, received: u64, expected: Option<u64>) -> String {
     }
 }
 
+/// Whether the response is `Content-Encoding: gzip`; any other encoding (never asked for) is
+/// refused.
+fn content_encoding(response: &reqwest::blocking::Response) -> Result<bool, ErrorKind> {
+    let Some(value) = response.headers().get(reqwest::header::CONTENT_ENCODING) else {
+        return Ok(false);
+    };
+    let text = value.to_str().unwrap_or("").trim().to_ascii_lowercase();
+    match text.as_str() {
+        "" | "identity" => Ok(false),
+        "gzip" | "x-gzip" => Ok(true),
+        other => Err(ErrorKind::Body {
+            detail: format!(
+                "the server sent Content-Encoding {:?}, which was not asked for (only gzip is)",
+                crate::text::printable(other)
+            ),
+        }),
+    }
+}
+
 fn seconds(d: Duration) -> String {
     if d.subsec_millis() == 0 {
         format!("{}s", d.as_secs())
     } else {
         format!("{}ms", d.as_millis())
     }
+}
+
+/// The HTTPS client every download uses (catalogs here, manifests and blobs in
+/// [`crate::registry`]): TLS verified against the system roots and `options.extra_roots`, the
+/// proxy of `options.proxy`, the timeouts, HTTPS only, no automatic decompression.
+pub fn https_client(options: &Options) -> Result<reqwest::blocking::Client, ErrorKind> {
+    build_client(options)
+}
+
+/// Name the cause of a failed request to `host` (TLS, DNS, proxy, timeout or connection), as
+/// catalog downloads report it.
+pub fn request_error(e: &reqwest::Error, host: &str, options: &Options) -> ErrorKind {
+    classify(e, host, options)
 }
 
 fn build_client(options: &Options) -> Result<reqwest::blocking::Client, ErrorKind> {
@@ -553,6 +665,8 @@ fn build_client(options: &Options) -> Result<reqwest::blocking::Client, ErrorKin
         .timeout(options.timeout)
         // Proxies come only from `options.proxy`: the caller has read the environment.
         .no_proxy()
+        // Content encoding is decoded by `decode_and_hash`, bounded.
+        .no_gzip()
         .user_agent(concat!("po-manifests/", env!("CARGO_PKG_VERSION")));
     for (origin, pem) in &options.extra_roots {
         let certs =
@@ -731,48 +845,105 @@ fn last_cause(e: &dyn std::error::Error) -> String {
 enum Decode {
     Io(std::io::Error),
     Gzip(String),
+    /// Over `--max-catalog-size`, or a compression bomb.
+    Refused(ErrorKind),
 }
 
-/// Hash a downloaded body, first decompressing it when it is itself a gzip file (a
-/// `.jsonl.gz` served without `Content-Encoding`); returns the file to keep and its sha256.
+/// Counts the bytes read through it into a shared cell (the compressed bytes a decoder consumed).
+struct Counting<R> {
+    inner: R,
+    count: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.set(self.count.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// Hash a downloaded body, first decoding its `Content-Encoding: gzip` (`gzip_encoded`) and
+/// decompressing it when it is itself a gzip file (a `.jsonl.gz` served without
+/// `Content-Encoding`); returns the file to keep and its sha256. At most `max` bytes come out,
+/// and at most [`MAX_EXPANSION`] times the compressed bytes read once past [`EXPANSION_FLOOR`].
 fn decode_and_hash(
     raw: tempfile::NamedTempFile,
     staging: &std::path::Path,
+    gzip_encoded: bool,
+    max: u64,
 ) -> Result<(tempfile::NamedTempFile, String), Decode> {
-    use std::io::{Seek as _, Write as _};
-    let mut file = raw.reopen().map_err(Decode::Io)?;
-    let mut magic = [0u8; 2];
-    let n = file.read(&mut magic).map_err(Decode::Io)?;
-    file.rewind().map_err(Decode::Io)?;
+    use std::io::{BufRead as _, Write as _};
+    let file = raw.reopen().map_err(Decode::Io)?;
+    let consumed = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let counted = Counting {
+        inner: file,
+        count: consumed.clone(),
+    };
+    let mut decoded = gzip_encoded;
+    let first: Box<dyn Read> = if gzip_encoded {
+        Box::new(flate2::read::MultiGzDecoder::new(std::io::BufReader::new(
+            counted,
+        )))
+    } else {
+        Box::new(counted)
+    };
+    let mut peek = std::io::BufReader::with_capacity(64 * 1024, first);
+    let magic = peek.fill_buf().map_err(|e| {
+        Decode::Gzip(format!(
+            "the body is sent as gzip (Content-Encoding) but does not decompress: {e}"
+        ))
+    })?;
+    let mut reader: Box<dyn Read> = if magic.starts_with(&[0x1f, 0x8b]) {
+        decoded = true;
+        Box::new(flate2::read::MultiGzDecoder::new(peek))
+    } else {
+        Box::new(peek)
+    };
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
-    if n == 2 && magic == [0x1f, 0x8b] {
-        let mut out = tempfile::NamedTempFile::new_in(staging).map_err(Decode::Io)?;
-        let mut decoder = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+    if !decoded {
+        // Kept as downloaded: the download was bounded already.
         loop {
-            let n = decoder.read(&mut buf).map_err(|e| {
-                Decode::Gzip(format!(
-                    "the body looks like gzip but does not decompress: {e}"
-                ))
-            })?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-            out.write_all(&buf[..n]).map_err(Decode::Io)?;
-        }
-        out.flush().map_err(Decode::Io)?;
-        Ok((out, hex::encode(hasher.finalize())))
-    } else {
-        loop {
-            let n = file.read(&mut buf).map_err(Decode::Io)?;
+            let n = reader.read(&mut buf).map_err(Decode::Io)?;
             if n == 0 {
                 break;
             }
             hasher.update(&buf[..n]);
         }
-        Ok((raw, hex::encode(hasher.finalize())))
+        return Ok((raw, hex::encode(hasher.finalize())));
     }
+    let mut out = tempfile::NamedTempFile::new_in(staging).map_err(Decode::Io)?;
+    let mut total: u64 = 0;
+    loop {
+        let n = reader.read(&mut buf).map_err(|e| {
+            Decode::Gzip(format!(
+                "the body looks like gzip but does not decompress: {e}"
+            ))
+        })?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > max {
+            // `out` is a temporary file: dropping it deletes it.
+            return Err(Decode::Refused(ErrorKind::TooLarge {
+                what: format!("the body decompresses to more than {max} bytes"),
+                limit: max,
+            }));
+        }
+        let compressed = consumed.get().max(1);
+        if total > EXPANSION_FLOOR && total > compressed.saturating_mul(MAX_EXPANSION) {
+            return Err(Decode::Refused(ErrorKind::Bomb {
+                compressed,
+                decompressed: total,
+            }));
+        }
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n]).map_err(Decode::Io)?;
+    }
+    out.flush().map_err(Decode::Io)?;
+    Ok((out, hex::encode(hasher.finalize())))
 }
 
 /// Parse a duration as given on the command line: `500ms`, `2s`, `1.5` (seconds), `1m`.
@@ -829,19 +1000,113 @@ mod tests {
             t.write_all(bytes).unwrap();
             t
         };
-        let Ok((file, sha)) = decode_and_hash(temp(&gz), d.path()) else {
+        let Ok((file, sha)) = decode_and_hash(temp(&gz), d.path(), false, u64::MAX) else {
             panic!("gzip body")
         };
         assert_eq!(std::fs::read(file.path()).unwrap(), body);
         assert_eq!(sha, hex::encode(Sha256::digest(body)));
-        let Ok((file, _)) = decode_and_hash(temp(b"{}"), d.path()) else {
+        let Ok((file, _)) = decode_and_hash(temp(b"{}"), d.path(), false, u64::MAX) else {
             panic!("plain body")
         };
         assert_eq!(std::fs::read(file.path()).unwrap(), b"{}");
         assert!(matches!(
-            decode_and_hash(temp(&[0x1f, 0x8b, 0]), d.path()),
+            decode_and_hash(temp(&[0x1f, 0x8b, 0]), d.path(), false, u64::MAX),
             Err(Decode::Gzip(_))
         ));
+    }
+
+    fn gzip_members(member: &[u8], times: usize) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(member).unwrap();
+        enc.finish().unwrap().repeat(times)
+    }
+
+    fn temp_in(dir: &std::path::Path, bytes: &[u8]) -> tempfile::NamedTempFile {
+        use std::io::Write as _;
+        let mut t = tempfile::NamedTempFile::new_in(dir).unwrap();
+        t.write_all(bytes).unwrap();
+        t
+    }
+
+    /// A gzip bomb (64 MiB of zeros in ~64 KiB), as a gzip body or as `Content-Encoding`, is
+    /// refused by the expansion ratio long before `--max-catalog-size`, and leaves no file.
+    #[test]
+    fn gzip_bombs_are_refused_by_their_ratio() {
+        let d = tempfile::tempdir().unwrap();
+        let bomb = gzip_members(&vec![0u8; 1024 * 1024], 64);
+        assert!(bomb.len() < 128 * 1024, "{}", bomb.len());
+        for encoded in [false, true] {
+            let r = decode_and_hash(temp_in(d.path(), &bomb), d.path(), encoded, u64::MAX);
+            let Err(Decode::Refused(ErrorKind::Bomb {
+                compressed,
+                decompressed,
+            })) = r
+            else {
+                panic!("a bomb must be refused")
+            };
+            assert!(
+                decompressed <= EXPANSION_FLOOR + 64 * 1024,
+                "{decompressed}"
+            );
+            assert!(decompressed > compressed * MAX_EXPANSION);
+        }
+        // Nothing is left: neither the download nor a decompressed part.
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+        // A gzip body that is also `Content-Encoding: gzip` is decoded twice.
+        let body = b"{\"schema\":\"olm.package\"}\n";
+        let twice = gzip_members(&gzip_members(body, 1), 1);
+        let Ok((file, _)) = decode_and_hash(temp_in(d.path(), &twice), d.path(), true, 1024) else {
+            panic!("double gzip")
+        };
+        assert_eq!(std::fs::read(file.path()).unwrap(), body);
+    }
+
+    /// Decompressed bytes are bounded by `max` even at a ratio no bomb check catches.
+    #[test]
+    fn decompressed_size_is_capped() {
+        let d = tempfile::tempdir().unwrap();
+        let noise: Vec<u8> = (0..3_000_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let gz = gzip_members(&noise, 1);
+        let r = decode_and_hash(temp_in(d.path(), &gz), d.path(), false, 1024 * 1024);
+        assert!(
+            matches!(
+                r,
+                Err(Decode::Refused(ErrorKind::TooLarge { limit: 1048576, .. }))
+            ),
+            "a body decompressing past the cap must be refused"
+        );
+        let e = Error::new(
+            "https://x.test/",
+            ErrorKind::TooLarge {
+                what: "the body decompresses to more than 1048576 bytes".into(),
+                limit: 1048576,
+            },
+            1,
+        );
+        assert!(e.is_invalid_content());
+        assert!(e.to_string().contains("--max-catalog-size"), "{e}");
+    }
+
+    /// The DNS sentence comes first, the resolver's text after.
+    #[test]
+    fn dns_failures_say_ours_first() {
+        let kind = ErrorKind::Dns {
+            host: "catalog.example.test".into(),
+            detail: "failed to lookup address information: Temporary failure in name resolution"
+                .into(),
+        };
+        let text = kind.to_string();
+        assert!(
+            text.starts_with("cannot resolve catalog.example.test: no network access? use --offline with a cached copy, or "),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("Temporary failure in name resolution)"),
+            "{text}"
+        );
     }
 
     #[test]

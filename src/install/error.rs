@@ -173,7 +173,7 @@ impl Error {
             Error::Output(e) if e.is_io() => EXIT_IO,
             Error::Lock(e) if e.is_io() => EXIT_IO,
             Error::Stdout(_) => EXIT_IO,
-            Error::Fetch { source, .. } if source.is_digest_mismatch() => EXIT_INVALID,
+            Error::Fetch { source, .. } if source.is_invalid_content() => EXIT_INVALID,
             Error::Fetch { .. } | Error::CaFile { .. } | Error::WriteFile { .. } => EXIT_IO,
             Error::BundleSource(e) if e.is_io() => EXIT_IO,
             Error::OperatorsUnreachable { .. } | Error::ReadFile { .. } => EXIT_IO,

@@ -26,11 +26,13 @@ pub struct Network {
     pub retries: u32,
     /// Wait before the first retry (doubled for each further one).
     pub retry_backoff: std::time::Duration,
+    /// The largest `https://` catalog accepted, in bytes, downloaded and decompressed.
+    pub max_catalog_size: u64,
 }
 
 impl Default for Network {
     /// The command line's defaults: online, the user cache, connect in 10 s, 10 minutes a
-    /// download, 3 retries from 250 ms.
+    /// download, 3 retries from 250 ms, catalogs up to 2 GiB.
     fn default() -> Self {
         Network {
             offline: false,
@@ -40,6 +42,7 @@ impl Default for Network {
             timeout: std::time::Duration::from_secs(600),
             retries: 3,
             retry_backoff: std::time::Duration::from_millis(250),
+            max_catalog_size: crate::fetch::DEFAULT_MAX_CATALOG_BYTES,
         }
     }
 }
@@ -132,6 +135,7 @@ pub fn network_settings(
         backoff: net.retry_backoff,
         offline: net.offline,
         progress: std::io::stderr().is_terminal(),
+        max_catalog_bytes: net.max_catalog_size,
     };
     Ok((options, fetch::Cache::new(cache_root)))
 }

@@ -8,8 +8,13 @@
 //! * symbolic and hard links whose target leaves the image root are refused; a link inside
 //!   `manifests/` or `metadata/` to a file unpacked before it is written as a copy of that file
 //!   (no link is ever created on disk);
-//! * entries outside `manifests/` and `metadata/` are skipped;
-//! * OCI whiteouts (`.wh.NAME`, `.wh..wh..opq`) remove what earlier layers wrote;
+//! * entries outside `manifests/` and `metadata/` are skipped, and so is anything deeper than
+//!   `manifests/NAME` or `metadata/NAME` (nothing reads it: a bundle's `manifests/` is flat), so
+//!   no deep tree is ever written; a subdirectory directly in them is kept, empty, for the
+//!   bundle loader to refuse or ignore;
+//! * a name longer than 255 bytes (what Linux file systems allow) is refused as content;
+//! * OCI whiteouts (`.wh.NAME`, `.wh..wh..opq`) remove what earlier layers wrote, at the top
+//!   of the image too (`.wh.manifests` removes `manifests/`);
 //! * the bytes read (decompressed) and the bytes written are bounded by [`Limits`], and so is
 //!   the number of entries.
 //!
@@ -56,6 +61,14 @@ pub enum LayerError {
     ParentComponent {
         /// The entry path as written.
         path: String,
+    },
+    /// A path component is longer than a file name may be.
+    #[error("entry {path:?} has a name of {len} bytes, longer than 255 bytes")]
+    NameTooLong {
+        /// The entry path (its start, when very long).
+        path: String,
+        /// The length of the longest component.
+        len: usize,
     },
     /// A path is not UTF-8.
     #[error("entry path {path:?} is not UTF-8")]
@@ -130,6 +143,12 @@ impl LayerError {
 
 /// The top-level directories of a registry+v1 bundle that are unpacked.
 const KEPT: [&str; 2] = ["manifests", "metadata"];
+
+/// The deepest entry unpacked: `manifests/NAME`, `metadata/NAME`.
+const MAX_DEPTH: usize = 2;
+
+/// The longest file name Linux file systems take (`NAME_MAX`).
+const NAME_MAX: usize = 255;
 
 /// Counts bytes read and fails past a limit.
 struct Bounded<R> {
@@ -258,10 +277,28 @@ pub fn unpack_layer(
         let Some(top) = components.first() else {
             continue; // the root directory itself
         };
+        let name = components.last().map(String::as_str).unwrap_or("");
+        if components.len() == 1
+            && let Some(hidden) = name.strip_prefix(".wh.")
+        {
+            // A whiteout at the top of the image: of `manifests/`, `metadata/`, or all.
+            if hidden == ".wh..opq" || KEPT.contains(&hidden) {
+                apply_whiteout(dest, &components, hidden)?;
+            }
+            continue;
+        }
         if !KEPT.contains(&top.as_str()) {
             continue;
         }
-        let name = components.last().map(String::as_str).unwrap_or("");
+        if components.len() > MAX_DEPTH {
+            // Never read, so not written; its directory is, for the loader to see (a
+            // subdirectory of manifests/ is not a registry+v1 bundle).
+            let dir = join(dest, &components[..MAX_DEPTH]);
+            if std::fs::symlink_metadata(&dir).is_err() {
+                std::fs::create_dir_all(&dir).map_err(write_err(&dir))?;
+            }
+            continue;
+        }
         if let Some(hidden) = name.strip_prefix(".wh.") {
             apply_whiteout(dest, &components, hidden)?;
             continue;
@@ -370,6 +407,12 @@ fn clean_path(text: &str) -> Result<Vec<String>, LayerError> {
             p if p.contains('\0') || p.contains('\\') => {
                 return Err(LayerError::ParentComponent {
                     path: text.to_string(),
+                });
+            }
+            p if p.len() > NAME_MAX => {
+                return Err(LayerError::NameTooLong {
+                    path: text.chars().take(120).collect::<String>() + "…",
+                    len: p.len(),
                 });
             }
             p => out.push(p.to_string()),
@@ -541,6 +584,38 @@ mod tests {
         );
         assert_eq!(std::fs::read(&b).unwrap(), b"a");
         assert!(!d.path().join("out/metadata/x").exists());
+    }
+
+    #[test]
+    fn top_level_whiteouts_deep_trees_and_long_names() {
+        // `.wh.manifests` in a later layer removes what an earlier one wrote.
+        let d = tempfile::tempdir().unwrap();
+        let mut budget = Budget::default();
+        let first = tar_with(&[("manifests/csv.yaml", T::Regular, b"kind: x", None)]);
+        unpack_layer(&first[..], d.path(), &Limits::default(), &mut budget).unwrap();
+        let second = tar_with(&[(".wh.manifests", T::Regular, b"", None)]);
+        unpack_layer(&second[..], d.path(), &Limits::default(), &mut budget).unwrap();
+        assert!(!d.path().join("manifests").exists());
+        // Deeper than manifests/NAME: not written.
+        let (d, r) = unpack(&tar_with(&[
+            ("metadata/a/b/c.yaml", T::Regular, b"x", None),
+            ("manifests/sub", T::Directory, b"", None),
+        ]));
+        r.unwrap();
+        assert!(d.path().join("out/metadata/a").is_dir());
+        assert!(!d.path().join("out/metadata/a/b").exists());
+        assert!(d.path().join("out/manifests/sub").is_dir());
+        // A 256-byte name is refused as content, not an I/O error.
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.set_size(1);
+        h.set_entry_type(T::Regular);
+        b.append_data(&mut h, format!("manifests/{}", "n".repeat(256)), &b"x"[..])
+            .unwrap();
+        let (_d, r) = unpack(&b.into_inner().unwrap());
+        let e = r.unwrap_err();
+        assert!(matches!(e, LayerError::NameTooLong { len: 256, .. }), "{e}");
+        assert!(!e.is_io());
     }
 
     #[test]

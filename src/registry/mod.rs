@@ -17,6 +17,11 @@
 //!   Credentials come from `--authfile` and install-config `pullSecret` ([`auth`]).
 //! * Every manifest and blob is checked against its digest (and declared size) before it is
 //!   used, wherever it comes from; an index resolves to linux/amd64, else its first image.
+//! * Every answer is bounded: a manifest at [`MAX_MANIFEST_BYTES`] (4 MiB, as registries and
+//!   containerd cap them), a blob at its descriptor's size; an answer whose `Content-Length`
+//!   announces more is refused before its body is read. Manifests and blobs are fetched with
+//!   [`crate::fetch::https_client`] (streamed into a file or a bounded buffer); [`oci_client`]
+//!   does the registry's authentication (bearer tokens, basic auth).
 //! * Layers are unpacked by [`layer`] (only `manifests/` and `metadata/`, no traversal, no
 //!   links out, no devices, bounded sizes) into a staging directory inside the cache, which is
 //!   renamed into place only when the whole image unpacked: nothing is written elsewhere.
@@ -32,7 +37,7 @@ pub mod auth;
 pub mod layer;
 pub mod layout;
 
-use std::io::{Read as _, Seek as _, Write as _};
+use std::io::{Read as _, Seek as _};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -47,8 +52,9 @@ pub use auth::{Credential, Credentials};
 pub use layer::Limits;
 pub use layout::Layout;
 
-/// The largest manifest or index accepted (they are small JSON documents).
-const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
+/// The largest manifest or index accepted (they are small JSON documents; registries and
+/// containerd cap them at 4 MiB too).
+pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Media types accepted for manifests.
 const MANIFEST_TYPES: [&str; 4] = [
@@ -379,7 +385,18 @@ pub enum ErrorKind {
         /// Which timeout.
         detail: String,
     },
-    /// Connection, DNS or proxy failure.
+    /// The registry's host name did not resolve: our sentence first, the resolver's after.
+    #[error(
+        "cannot resolve {}: no network access? use --offline with a cached copy, or --oci-layout / --bundles, or check the host name, this machine's DNS and the proxy (the resolver said: {detail})",
+        crate::text::printable(host)
+    )]
+    Dns {
+        /// The host.
+        host: String,
+        /// The resolver's message.
+        detail: String,
+    },
+    /// Connection or proxy failure.
     #[error("cannot connect: {detail}")]
     Connect {
         /// Why.
@@ -436,7 +453,9 @@ pub enum ErrorKind {
         source: layer::LayerError,
     },
     /// The image is not a registry+v1 bundle.
-    #[error("the image has no manifests/ directory, so it is not a registry+v1 bundle")]
+    #[error(
+        "the image has no manifests/ directory (so no ClusterServiceVersion): it is not a registry+v1 bundle"
+    )]
     NotABundle,
     /// The cache or a layout cannot be read or written.
     #[error("{}: {source}", path.display())]
@@ -470,6 +489,7 @@ impl ErrorKind {
             ErrorKind::NotFound { .. } => "check the image reference, that the image was mirrored (oc-mirror), and the imageDigestSources rules".into(),
             ErrorKind::Unauthorized { .. } => "add credentials for this registry to install-config `pullSecret`, or pass --authfile (podman login --authfile FILE REGISTRY)".into(),
             ErrorKind::Tls { .. } => "if the registry's certificate comes from a private CA, add the CA to install-config `additionalTrustBundle` or pass --ca-file".into(),
+            ErrorKind::Dns { .. } => "check the image's registry host name and this machine's DNS; behind a proxy set HTTPS_PROXY (or install-config `proxy`); without network, pass the image as an --oci-layout or its unpacked directory with --bundles, or use --offline with a cache".into(),
             ErrorKind::Timeout { .. } | ErrorKind::Connect { .. } => "check the network path and proxy (HTTPS_PROXY or install-config `proxy`), raise --connect-timeout / --timeout, or use --oci-layout / --bundles / --offline with a cache".into(),
             ErrorKind::Server { .. } | ErrorKind::Protocol { .. } => "the registry failed (po-manifests retried with backoff): try again later, or raise --retries".into(),
             ErrorKind::DigestMismatch { .. } => "the content is not what the reference pins: the registry, mirror or layout serves tampered or corrupt data; nothing was cached".into(),
@@ -549,6 +569,15 @@ impl Puller {
                 .join("bundles")
                 .join(format!("sha256-{hex}")),
         )
+    }
+
+    /// Remove an unpacked image from the cache, when its content turned out not to be a
+    /// bundle, so that no later run takes it from there.
+    pub fn discard(&self, unpacked: &Unpacked) -> std::io::Result<()> {
+        match self.cached_dir(&unpacked.digest) {
+            Some(dir) if dir == unpacked.dir && dir.is_dir() => std::fs::remove_dir_all(&dir),
+            _ => Ok(()),
+        }
     }
 
     /// Find `image` (cache, layouts, registry) and unpack it into the cache.
@@ -1033,7 +1062,12 @@ impl Blobs for LayoutBlobs<'_> {
 
 /// A registry location with a client.
 struct RegistryBlobs<'a> {
+    /// Authentication only (the token dance); manifests and blobs go through `http`.
     client: oci_client::Client,
+    /// Bounded GETs of manifests and blobs.
+    http: reqwest::blocking::Client,
+    /// The `Authorization` header for this repository, once authenticated.
+    authorization: std::cell::OnceCell<Option<String>>,
     runtime: &'a tokio::runtime::Runtime,
     location: &'a Location,
     auth: oci_client::secrets::RegistryAuth,
@@ -1080,6 +1114,7 @@ impl<'a> RegistryBlobs<'a> {
             ..Default::default()
         };
         let client = runtime.block_on(async { oci_client::Client::new(config) });
+        let http = fetch::https_client(options).map_err(|kind| from_fetch(kind, location))?;
         let found = settings
             .credentials
             .find(&location.registry, &location.repository);
@@ -1092,6 +1127,8 @@ impl<'a> RegistryBlobs<'a> {
         };
         Ok(RegistryBlobs {
             client,
+            http,
+            authorization: std::cell::OnceCell::new(),
             runtime,
             location,
             auth,
@@ -1112,10 +1149,10 @@ impl<'a> RegistryBlobs<'a> {
         }
     }
 
-    /// Run `op` with the whole-attempt timeout and bounded retries on transient failures.
+    /// Run `op` with bounded retries on transient failures.
     fn retry<T>(
         &self,
-        mut op: impl FnMut(&Self) -> Result<T, oci_client::errors::OciDistributionError>,
+        mut op: impl FnMut(&Self) -> Result<T, ErrorKind>,
         mut before_retry: impl FnMut(),
     ) -> Result<T, ErrorKind> {
         let mut attempt = 0u32;
@@ -1123,8 +1160,7 @@ impl<'a> RegistryBlobs<'a> {
             let result = op(self);
             match result {
                 Ok(v) => return Ok(v),
-                Err(e) => {
-                    let mut kind = classify(&e, self.credential_origin.as_deref(), self.options);
+                Err(mut kind) => {
                     if let ErrorKind::Unauthorized { unreadable, .. } = &mut kind {
                         unreadable.extend(self.unreadable.iter().cloned());
                     }
@@ -1157,23 +1193,181 @@ impl<'a> RegistryBlobs<'a> {
     }
 
     fn resolve_tag(&mut self, tag: &str) -> Result<String, ErrorKind> {
-        let reference = self.reference(None, Some(tag));
-        let (_, digest) = self.retry(
-            |s| {
-                s.runtime.block_on(timed(
-                    s.options.timeout,
-                    s.client
-                        .pull_manifest_raw(&reference, &s.auth, &MANIFEST_TYPES),
-                ))
+        let (_, digest) = self.retry(|s| s.get_manifest(tag, &format!("tag {tag}")), || {})?;
+        Ok(digest)
+    }
+
+    /// The `Authorization` header value for this repository (a bearer token from the
+    /// registry's token service, or basic credentials), asked for once.
+    fn authorization(&self) -> Result<Option<String>, ErrorKind> {
+        if let Some(a) = self.authorization.get() {
+            return Ok(a.clone());
+        }
+        let reference = self.reference(None, Some("latest"));
+        let token = self
+            .runtime
+            .block_on(timed(
+                self.options.timeout,
+                self.client
+                    .auth(&reference, &self.auth, oci_client::RegistryOperation::Pull),
+            ))
+            .map_err(|e| {
+                classify(
+                    &e,
+                    &self.location.registry,
+                    self.credential_origin.as_deref(),
+                    self.options,
+                )
+            })?;
+        let header = match (token, &self.auth) {
+            (Some(t), _) => Some(format!("Bearer {t}")),
+            (None, oci_client::secrets::RegistryAuth::Basic(user, password)) => {
+                use base64::Engine as _;
+                let pair =
+                    base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+                Some(format!("Basic {pair}"))
+            }
+            (None, _) => None,
+        };
+        let _ = self.authorization.set(header.clone());
+        Ok(header)
+    }
+
+    /// GET `/v2/<repository>/<kind>/<reference>`; an error status is an error.
+    fn get(
+        &self,
+        kind: &str,
+        reference: &str,
+        accept: Option<&str>,
+    ) -> Result<reqwest::blocking::Response, ErrorKind> {
+        let host = oci_client::Reference::with_tag(
+            self.location.registry.clone(),
+            self.location.repository.clone(),
+            "latest".into(),
+        )
+        .resolve_registry()
+        .to_string();
+        let url = format!(
+            "https://{host}/v2/{}/{kind}/{reference}",
+            self.location.repository
+        );
+        let mut request = self.http.get(&url);
+        if let Some(a) = accept {
+            request = request.header(reqwest::header::ACCEPT, a);
+        }
+        if let Some(auth) = self.authorization()? {
+            request = request.header(reqwest::header::AUTHORIZATION, auth);
+        }
+        let response = request.send().map_err(|e| {
+            from_fetch(fetch::request_error(&e, &host, self.options), self.location)
+        })?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let code = status.as_u16();
+        let text = read_capped(response, 4096).unwrap_or_default();
+        let detail = String::from_utf8_lossy(&text)
+            .trim()
+            .chars()
+            .take(200)
+            .collect::<String>();
+        Err(match code {
+            401 | 403 => ErrorKind::Unauthorized {
+                credential: self.credential_origin.clone(),
+                unreadable: Vec::new(),
             },
-            || {},
-        )?;
-        if sha256_hex(&digest).is_none() {
-            return Err(ErrorKind::Protocol {
-                detail: format!("the registry named the tag's manifest {digest:?}"),
+            404 => ErrorKind::NotFound {
+                detail: format!("HTTP 404 {}", crate::text::printable(&detail)),
+            },
+            _ => ErrorKind::Server {
+                status: code,
+                detail: crate::text::printable(&detail).into_owned(),
+            },
+        })
+    }
+
+    /// The manifest `reference` (a digest or a tag) and its digest (the sha256 of its bytes),
+    /// at most [`MAX_MANIFEST_BYTES`].
+    fn get_manifest(&self, reference: &str, what: &str) -> Result<(Vec<u8>, String), ErrorKind> {
+        let response = self.get("manifests", reference, Some(&MANIFEST_TYPES.join(", ")))?;
+        let too_large = |reason: String| ErrorKind::TooLarge {
+            what: format!("manifest {what}"),
+            limit: MAX_MANIFEST_BYTES,
+            reason,
+        };
+        if let Some(len) = response.content_length()
+            && len > MAX_MANIFEST_BYTES
+        {
+            return Err(too_large(format!(
+                "the registry announces {len} bytes (Content-Length); a manifest may have at most 4 MiB"
+            )));
+        }
+        let header = response
+            .headers()
+            .get("docker-content-digest")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let bytes = read_capped(response, MAX_MANIFEST_BYTES).map_err(|e| self.read_error(&e))?;
+        if bytes.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(too_large("the manifest size limit".into()));
+        }
+        let digest = format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
+        if let Some(h) = header
+            && h.starts_with("sha256:")
+            && h != digest
+        {
+            return Err(ErrorKind::DigestMismatch {
+                what: format!("manifest {what}"),
+                expected: h,
+                actual: digest,
             });
         }
-        Ok(digest)
+        Ok((bytes, digest))
+    }
+
+    /// The error for a body that could not be read to its end.
+    fn read_error(&self, e: &std::io::Error) -> ErrorKind {
+        if e.kind() == std::io::ErrorKind::TimedOut || crate::error_chain(e).contains("timed out") {
+            ErrorKind::Timeout {
+                detail: format!(
+                    "the registry stopped sending (--timeout {:?})",
+                    self.options.timeout
+                ),
+            }
+        } else {
+            ErrorKind::Connect {
+                detail: format!(
+                    "the answer from {} broke off: {}",
+                    self.location.registry,
+                    crate::error_chain(e)
+                ),
+            }
+        }
+    }
+}
+
+/// At most `limit + 1` bytes of a body (one more than allowed tells that it is too large).
+fn read_capped(response: reqwest::blocking::Response, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    response.take(limit + 1).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// A catalog-download failure kind as a registry failure kind.
+fn from_fetch(kind: fetch::ErrorKind, location: &Location) -> ErrorKind {
+    match kind {
+        fetch::ErrorKind::Dns { host, detail } => ErrorKind::Dns { host, detail },
+        fetch::ErrorKind::Tls { detail } => ErrorKind::Tls {
+            detail: detail.replace("server's", "registry's"),
+        },
+        fetch::ErrorKind::Timeout { detail } => ErrorKind::Timeout { detail },
+        fetch::ErrorKind::TrustBundle { origin, detail } => ErrorKind::Tls {
+            detail: format!("trust bundle from {origin} is invalid: {detail}"),
+        },
+        other => ErrorKind::Connect {
+            detail: format!("{}: {other}", location.registry),
+        },
     }
 }
 
@@ -1195,36 +1389,8 @@ async fn timed<T>(
 
 impl Blobs for RegistryBlobs<'_> {
     fn manifest(&mut self, digest: &str) -> Result<Vec<u8>, ErrorKind> {
-        let reference = self.reference(Some(digest), None);
-        let (bytes, _) = self
-            .retry(
-                |s| {
-                    s.runtime.block_on(timed(
-                        s.options.timeout,
-                        s.client
-                            .pull_manifest_raw(&reference, &s.auth, &MANIFEST_TYPES),
-                    ))
-                },
-                || {},
-            )
-            .map_err(|e| match e {
-                ErrorKind::DigestMismatch {
-                    expected, actual, ..
-                } => ErrorKind::DigestMismatch {
-                    what: format!("manifest {digest}"),
-                    expected,
-                    actual,
-                },
-                other => other,
-            })?;
-        if bytes.len() as u64 > MAX_MANIFEST_BYTES {
-            return Err(ErrorKind::TooLarge {
-                what: format!("manifest {digest}"),
-                limit: MAX_MANIFEST_BYTES,
-                reason: "the manifest size limit".into(),
-            });
-        }
-        Ok(bytes.to_vec())
+        let (bytes, _) = self.retry(|s| s.get_manifest(digest, digest), || {})?;
+        Ok(bytes)
     }
 
     fn blob(
@@ -1233,88 +1399,41 @@ impl Blobs for RegistryBlobs<'_> {
         out: &mut std::fs::File,
         limit: u64,
     ) -> Result<(), ErrorKind> {
-        let reference = self.reference(Some(&desc.digest), None);
-        let descriptor = oci_client::manifest::OciDescriptor {
-            media_type: desc.media_type.clone(),
-            digest: desc.digest.clone(),
-            size: desc.size,
-            ..Default::default()
-        };
         let file = std::cell::RefCell::new(&mut *out);
-        let result = self.retry(
+        self.retry(
             |s| {
+                let response = s.get("blobs", &desc.digest, None)?;
+                if let Some(len) = response.content_length()
+                    && len > limit
+                {
+                    return Err(ErrorKind::TooLarge {
+                        what: format!("layer {}", desc.digest),
+                        limit,
+                        reason: format!(
+                            "the registry announces {len} bytes (Content-Length), its descriptor says {limit}"
+                        ),
+                    });
+                }
                 let mut f = file.borrow_mut();
-                let writer = BoundedWriter {
-                    file: &mut f,
-                    written: 0,
-                    limit,
-                };
-                s.runtime.block_on(timed(
-                    s.options.timeout,
-                    s.client.pull_blob(&reference, &descriptor, writer),
-                ))
+                // One byte more than declared is enough for the digest and size checks to fail.
+                std::io::copy(&mut response.take(limit + 1), &mut *f).map_err(|e| {
+                    if e.raw_os_error().is_some() {
+                        ErrorKind::Io {
+                            path: PathBuf::from("the cache's staging directory"),
+                            source: e,
+                        }
+                    } else {
+                        s.read_error(&e)
+                    }
+                })?;
+                Ok(())
             },
             || {
                 let mut f = file.borrow_mut();
                 let _ = f.set_len(0);
                 let _ = f.rewind();
             },
-        );
-        match result {
-            Err(ErrorKind::Protocol { detail }) if detail.contains(BOUND_MESSAGE) => {
-                Err(ErrorKind::TooLarge {
-                    what: format!("layer {}", desc.digest),
-                    limit,
-                    reason: "its descriptor's size".into(),
-                })
-            }
-            Err(ErrorKind::DigestMismatch {
-                expected, actual, ..
-            }) => Err(ErrorKind::DigestMismatch {
-                what: format!("layer {}", desc.digest),
-                expected,
-                actual,
-            }),
-            other => other,
-        }
-    }
-}
-
-const BOUND_MESSAGE: &str = "the blob is larger than its descriptor says";
-
-/// Writes synchronously into a file, refusing more than `limit` bytes.
-struct BoundedWriter<'f> {
-    file: &'f mut std::fs::File,
-    written: u64,
-    limit: u64,
-}
-
-impl tokio::io::AsyncWrite for BoundedWriter<'_> {
-    fn poll_write(
-        self: std::pin::Pin<&mut Self>,
-        _cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        let this = self.get_mut();
-        if this.written + buf.len() as u64 > this.limit {
-            return std::task::Poll::Ready(Err(std::io::Error::other(BOUND_MESSAGE)));
-        }
-        this.written += buf.len() as u64;
-        std::task::Poll::Ready(this.file.write_all(buf).map(|()| buf.len()))
-    }
-
-    fn poll_flush(
-        self: std::pin::Pin<&mut Self>,
-        _cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::task::Poll::Ready(self.get_mut().file.flush())
-    }
-
-    fn poll_shutdown(
-        self: std::pin::Pin<&mut Self>,
-        _cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::task::Poll::Ready(Ok(()))
+        )
     }
 }
 
@@ -1339,6 +1458,7 @@ fn split_pem(pem: &[u8]) -> Vec<Vec<u8>> {
 /// Name the cause of a client error.
 fn classify(
     e: &oci_client::errors::OciDistributionError,
+    host: &str,
     credential: Option<&str>,
     options: &fetch::Options,
 ) -> ErrorKind {
@@ -1423,6 +1543,16 @@ fn classify(
             }
             if chain.contains("timed out") || chain.contains("deadline") {
                 return ErrorKind::Timeout { detail: chain };
+            }
+            if chain.contains("dns error") || chain.contains("failed to lookup address") {
+                let mut cause: &dyn std::error::Error = e;
+                while let Some(s) = cause.source() {
+                    cause = s;
+                }
+                return ErrorKind::Dns {
+                    host: host.to_string(),
+                    detail: cause.to_string(),
+                };
             }
             if chain.contains("error sending request")
                 || chain.contains("connect")

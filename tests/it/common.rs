@@ -153,3 +153,52 @@ pub fn run_on_terminal(mut command: std::process::Command) -> (Option<i32>, Stri
         .unwrap();
     (status.code(), stdout, reader.join().unwrap())
 }
+
+/// The binary as a plain `std::process::Command` (for spawning), with colour off.
+pub fn std_cmd() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin!("po-manifests"));
+    c.env("NO_COLOR", "1").env_remove("RUST_LOG");
+    c
+}
+
+/// Run `c` to its end and return its output with its peak resident memory in bytes: the
+/// largest `VmHWM` of `/proc/<pid>/status`, read every few milliseconds while it runs (the
+/// high-water mark of the program's own memory; `wait4`'s `ru_maxrss` would count the test
+/// process the child was spawned from).
+#[cfg(target_os = "linux")]
+pub fn run_measured(mut c: std::process::Command) -> (std::process::Output, u64) {
+    use std::process::Stdio;
+    let child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut peak: u64 = 0;
+            // Bounded: the command's own timeouts end it; this stops when it has exited.
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                let Ok(text) = std::fs::read_to_string(&status) else {
+                    break;
+                };
+                let Some(kib) = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                else {
+                    break; // a zombie has no memory left
+                };
+                peak = peak.max(kib * 1024);
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            peak
+        })
+    };
+    let output = child.wait_with_output().unwrap();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    (output, sampler.join().unwrap())
+}

@@ -485,6 +485,15 @@ fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// stderr with miette's line wrapping undone (one space between words).
+fn flat_stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr)
+        .replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[test]
 fn csv_metadata_catalog_pulls_bundles_from_a_tls_registry_with_basic_auth() {
     let Some(rd) = realdata("csv_metadata_catalog_pulls_bundles_from_a_tls_registry") else {
@@ -874,7 +883,7 @@ fn refused(img: &Image, extra: &[&str], want: &str) {
         .args(extra)
         .output()
         .unwrap();
-    let e = stderr(&out);
+    let e = flat_stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{e}");
     assert!(e.contains(want), "expected {want:?} in: {e}");
     assert!(e.contains(&image), "{e}");
@@ -911,6 +920,9 @@ fn refused(img: &Image, extra: &[&str], want: &str) {
 
 const ANNOTATIONS: &[u8] =
     b"annotations:\n  operators.operatorframework.io.bundle.package.v1: evil\n";
+
+/// The smallest ClusterServiceVersion a bundle may have.
+const CSV: &[u8] = b"apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: evil.v1.0.0\nspec:\n  version: 1.0.0\n";
 
 #[test]
 fn hostile_images_are_refused() {
@@ -1065,6 +1077,7 @@ fn registry_errors_are_retried_a_bounded_number_of_times() {
     let img = image(vec![gzip(&raw_tar(&[
         Entry::File("metadata/annotations.yaml", ANNOTATIONS),
         Entry::File("manifests/a.yaml", b"kind: ConfigMap\n"),
+        Entry::File("manifests/csv.yaml", CSV),
     ]))]);
     // Two 503s, then the manifest: three attempts succeed.
     let (t, server) = scripted(&img, 2, <[u8]>::to_vec);
@@ -1098,6 +1111,7 @@ fn registry_retries_are_announced_on_a_terminal() {
     let img = image(vec![gzip(&raw_tar(&[
         Entry::File("metadata/annotations.yaml", ANNOTATIONS),
         Entry::File("manifests/a.yaml", b"kind: ConfigMap\n"),
+        Entry::File("manifests/csv.yaml", CSV),
     ]))]);
     for quiet in [false, true] {
         let (t, server) = scripted(&img, 2, <[u8]>::to_vec);
@@ -1159,6 +1173,7 @@ fn install_config_proxy_and_trust_bundle_carry_the_pull() {
     let img = image(vec![gzip(&raw_tar(&[
         Entry::File("metadata/annotations.yaml", ANNOTATIONS),
         Entry::File("manifests/a.yaml", b"kind: ConfigMap\n"),
+        Entry::File("manifests/csv.yaml", CSV),
     ]))]);
     let (t, server) = scripted(&img, 0, <[u8]>::to_vec);
     let proxy = crate::net::proxy();
@@ -1202,6 +1217,7 @@ fn bearer_token_challenges_are_followed() {
     let img = image(vec![gzip(&raw_tar(&[
         Entry::File("metadata/annotations.yaml", ANNOTATIONS),
         Entry::File("manifests/a.yaml", b"kind: ConfigMap\n"),
+        Entry::File("manifests/csv.yaml", CSV),
     ]))]);
     let t = tls();
     let port = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(0));
@@ -1247,4 +1263,262 @@ fn bearer_token_challenges_are_followed() {
         "{token}"
     );
     assert!(token.contains("service=test-registry"), "{token}");
+}
+
+// ------------------------------------- bounded registry answers (issue 26 part 3 item 1)
+
+/// A registry on loopback answering manifest requests with `manifest` and blob requests with
+/// `blob` (given the blob's bytes), anonymously.
+fn scripted_replies(
+    img: &Image,
+    manifest: impl Fn(&Image) -> crate::net::Reply + Send + Sync + 'static,
+    blob: impl Fn(&[u8]) -> crate::net::Reply + Send + Sync + 'static,
+) -> (crate::net::Tls, crate::net::Server) {
+    use crate::net::{Reply, serve, tls};
+    let t = tls();
+    let img = img.clone();
+    let server = serve(&t, move |_, path| {
+        if path.contains("/manifests/") {
+            return manifest(&img);
+        }
+        if let Some(d) = path.split("/blobs/").nth(1)
+            && let Some((_, bytes)) = img.blobs.iter().find(|(digest, _)| digest == d)
+        {
+            return blob(bytes);
+        }
+        if path == "/v2/" {
+            return Reply::Body {
+                body: b"{}".to_vec(),
+                gzip: false,
+            };
+        }
+        Reply::Status(404)
+    });
+    (t, server)
+}
+
+fn small_bundle() -> Image {
+    image(vec![gzip(&raw_tar(&[
+        Entry::File("metadata/annotations.yaml", ANNOTATIONS),
+        Entry::File("manifests/csv.yaml", CSV),
+    ]))])
+}
+
+fn body(bytes: &[u8]) -> crate::net::Reply {
+    crate::net::Reply::Body {
+        body: bytes.to_vec(),
+        gzip: false,
+    }
+}
+
+/// `bundle pull` from a scripted registry, measured; with a 20 s timeout so that a client that
+/// waits for the whole announced body fails the test by its exit status rather than hanging.
+#[cfg(target_os = "linux")]
+fn pull_measured(
+    server: &crate::net::Server,
+    ca_pem: &str,
+    img: &Image,
+) -> (std::process::Output, u64, tempfile::TempDir) {
+    let work = tempfile::tempdir().unwrap();
+    let ca = work.path().join("ca.pem");
+    std::fs::write(&ca, ca_pem).unwrap();
+    let image = format!("127.0.0.1:{}/scripted/bundle@{}", server.port, img.digest);
+    let mut c = crate::common::std_cmd();
+    c.args([
+        "bundle",
+        "pull",
+        &image,
+        "--retries",
+        "0",
+        "--timeout",
+        "20s",
+    ])
+    .arg("--output-dir")
+    .arg(work.path().join("out"))
+    .arg("--ca-file")
+    .arg(&ca)
+    .arg("--cache-dir")
+    .arg(work.path().join("cache"));
+    let (out, rss) = crate::common::run_measured(c);
+    (out, rss, work)
+}
+
+const MANIFEST_CAP: u64 = 4 * 1024 * 1024;
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_manifest_stops_at_4_mib() {
+    let img = small_bundle();
+    let (t, server) = scripted_replies(&img, |_| crate::net::Reply::Endless, body);
+    let (out, rss, work) = pull_measured(&server, &t.ca_pem, &img);
+    let e = flat_stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("larger than 4194304 bytes"), "{e}");
+    let sent = server.sent();
+    eprintln!("endless manifest: {sent} bytes sent, peak RSS {rss} bytes");
+    assert!(sent < MANIFEST_CAP + 16 * 1024 * 1024, "{sent}");
+    assert!(rss < 64 * 1024 * 1024, "peak RSS {rss}");
+    assert!(!work.path().join("out").exists());
+    assert!(!work.path().join("cache/bundles").exists());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_manifest_or_blob_announcing_too_much_is_refused_before_reading() {
+    let ten_gib = 10 * 1024 * 1024 * 1024;
+    let img = small_bundle();
+    let (t, server) = scripted_replies(
+        &img,
+        move |_| crate::net::Reply::Announce { declared: ten_gib },
+        body,
+    );
+    let (out, _, _work) = pull_measured(&server, &t.ca_pem, &img);
+    let e = flat_stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("manifest") && e.contains("announces 10737418240 bytes (Content-Length)"),
+        "{e}"
+    );
+    assert!(e.contains("larger than 4194304 bytes"), "{e}");
+    // A layer whose answer announces more than its descriptor says.
+    let (t, server) = scripted_replies(
+        &img,
+        |i| body(&i.manifest),
+        move |_| crate::net::Reply::Announce { declared: ten_gib },
+    );
+    let (out, _, work) = pull_measured(&server, &t.ca_pem, &img);
+    let e = flat_stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("announces 10737418240 bytes (Content-Length)"),
+        "{e}"
+    );
+    assert!(!work.path().join("cache/bundles").exists());
+}
+
+// ------------------------------------------- `bundle pull` edge cases (issue 26 part 3 item 11)
+
+/// A tar with long names (GNU long-name entries), for trees deeper and names longer than a
+/// plain header holds.
+fn long_tar(files: &[(String, &[u8])]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, data) in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(tar::EntryType::Regular);
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_mtime(0);
+        b.append_data(&mut h, name, *data).unwrap();
+    }
+    b.into_inner().unwrap()
+}
+
+#[test]
+fn whiteouts_that_remove_the_csv_leave_no_bundle() {
+    let layer = |entries: &[Entry<'_>]| gzip(&raw_tar(entries));
+    let base = layer(&[
+        Entry::File("metadata/annotations.yaml", ANNOTATIONS),
+        Entry::File("manifests/csv.yaml", CSV),
+    ]);
+    for whiteout in [
+        ".wh.manifests",
+        "manifests/.wh..wh..opq",
+        "manifests/.wh.csv.yaml",
+    ] {
+        refused(
+            &image(vec![base.clone(), layer(&[Entry::File(whiteout, b"")])]),
+            &[],
+            "no ClusterServiceVersion",
+        );
+    }
+}
+
+#[test]
+fn a_deep_tree_is_not_kept_in_the_cache() {
+    let deep = format!("metadata/{}deep.txt", "d/".repeat(2000));
+    let img = image(vec![gzip(&long_tar(&[
+        ("metadata/annotations.yaml".into(), ANNOTATIONS),
+        ("manifests/csv.yaml".into(), CSV),
+        (deep, b"x"),
+    ]))]);
+    let work = tempfile::tempdir().unwrap();
+    let layout = work.path().join("layout");
+    write_layout(&layout, &[("deep", &img)]);
+    let cache = work.path().join("cache");
+    let out_dir = work.path().join("out");
+    let reference = format!("registry.source.invalid/deep@{}", img.digest);
+    let out = cmd()
+        .args(["bundle", "pull", &reference, "--offline", "--output-dir"])
+        .arg(&out_dir)
+        .arg("--oci-layout")
+        .arg(&layout)
+        .arg("--cache-dir")
+        .arg(&cache)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out_dir.join("manifests/csv.yaml").is_file());
+    // Nothing deeper than what a bundle is read from (`manifests/F`, `metadata/F`) anywhere in
+    // the cache: the unpacked bundle and the staging area alike.
+    let deepest = walkdir::WalkDir::new(&cache)
+        .into_iter()
+        .map(|e| e.unwrap().depth())
+        .max()
+        .unwrap();
+    assert!(deepest <= 4, "{deepest} levels in the cache");
+    // Below manifests/, a subdirectory is not a registry+v1 bundle: refused, nothing kept.
+    refused(
+        &image(vec![gzip(&long_tar(&[
+            ("metadata/annotations.yaml".into(), ANNOTATIONS),
+            ("manifests/csv.yaml".into(), CSV),
+            (format!("manifests/{}deep.yaml", "d/".repeat(2000)), b"x"),
+        ]))]),
+        &[],
+        "subdirectories are not allowed",
+    );
+}
+
+#[test]
+fn a_name_over_255_bytes_is_refused_as_content() {
+    let long = format!("manifests/{}.yaml", "a".repeat(300));
+    refused(
+        &image(vec![gzip(&long_tar(&[
+            ("metadata/annotations.yaml".into(), ANNOTATIONS),
+            ("manifests/csv.yaml".into(), CSV),
+            (long, b"kind: ConfigMap\n"),
+        ]))]),
+        &[],
+        "longer than 255 bytes",
+    );
+}
+
+#[test]
+fn an_unresolvable_registry_offline_says_ours_first() {
+    let Some(mut c) =
+        crate::remote::without_network("an_unresolvable_registry_offline_says_ours_first")
+    else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    for v in ["HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"] {
+        c.env_remove(v);
+    }
+    let image = "registry.example.invalid/a/b@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    let out = c
+        .args(["bundle", "pull", image, "--retries", "0", "--output-dir"])
+        .arg(work.path().join("out"))
+        .arg("--cache-dir")
+        .arg(work.path().join("cache"))
+        .output()
+        .unwrap();
+    let e = flat_stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{e}");
+    let ours = e
+        .find("cannot resolve registry.example.invalid: no network access? use --offline with a cached copy, or ")
+        .unwrap_or_else(|| panic!("our sentence is missing: {e}"));
+    let resolver = e
+        .find("the resolver said: ")
+        .unwrap_or_else(|| panic!("the resolver's text is missing: {e}"));
+    assert!(ours < resolver, "{e}");
+    assert!(!e[..ours].contains("dns error"), "{e}");
 }

@@ -4,7 +4,7 @@
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -66,7 +66,17 @@ pub enum Reply {
     Truncated { body: Vec<u8>, declared: usize },
     /// Accept the request and send nothing for a while (at most 3 s).
     Stall,
+    /// 200 with these extra header lines (each ending in `\r\n`) and this body as is.
+    Raw { headers: String, body: Vec<u8> },
+    /// 200 announcing `declared` bytes (`Content-Length`), then nothing for 3 s.
+    Announce { declared: u64 },
+    /// 200 without a length, then JSON-looking bytes until the client hangs up (at most
+    /// [`ENDLESS_LIMIT`] bytes).
+    Endless,
 }
+
+/// The most an [`Reply::Endless`] body sends before the server gives up.
+pub const ENDLESS_LIMIT: u64 = 1024 * 1024 * 1024;
 
 /// A running HTTPS server.
 pub struct Server {
@@ -76,6 +86,8 @@ pub struct Server {
     pub hits: Arc<AtomicUsize>,
     /// Paths requested, in order.
     paths: Arc<Mutex<Vec<String>>>,
+    /// Body bytes sent, all requests together.
+    sent: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
 }
 
@@ -91,6 +103,10 @@ impl Server {
     /// Paths requested, in order.
     pub fn paths(&self) -> Vec<String> {
         self.paths.lock().unwrap().clone()
+    }
+    /// Body bytes sent so far, all requests together.
+    pub fn sent(&self) -> u64 {
+        self.sent.load(Ordering::SeqCst)
     }
 }
 
@@ -110,21 +126,27 @@ where
     let port = listener.local_addr().unwrap().port();
     let hits = Arc::new(AtomicUsize::new(0));
     let paths = Arc::new(Mutex::new(Vec::new()));
+    let sent = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let config = tls.config.clone();
     let reply = Arc::new(reply);
     {
-        let (hits, paths, stop) = (hits.clone(), paths.clone(), stop.clone());
+        let (hits, paths, sent, stop) = (hits.clone(), paths.clone(), sent.clone(), stop.clone());
         thread::spawn(move || {
             for stream in listener.incoming().take(MAX_CONNECTIONS) {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                let (config, reply, hits, paths) =
-                    (config.clone(), reply.clone(), hits.clone(), paths.clone());
+                let (config, reply, hits, paths, sent) = (
+                    config.clone(),
+                    reply.clone(),
+                    hits.clone(),
+                    paths.clone(),
+                    sent.clone(),
+                );
                 thread::spawn(move || {
-                    let _ = handle(stream, config, &*reply, &hits, &paths);
+                    let _ = handle(stream, config, &*reply, &hits, &paths, &sent);
                 });
             }
         });
@@ -133,6 +155,7 @@ where
         port,
         hits,
         paths,
+        sent,
         stop,
     }
 }
@@ -143,6 +166,7 @@ fn handle(
     reply: &(dyn Fn(usize, &str) -> Reply + Send + Sync),
     hits: &AtomicUsize,
     paths: &Mutex<Vec<String>>,
+    sent: &AtomicU64,
 ) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
     stream.set_write_timeout(Some(Duration::from_secs(5)))?;
@@ -174,6 +198,33 @@ fn handle(
                 body.len()
             )?;
             tls.write_all(&body)?;
+            sent.fetch_add(body.len() as u64, Ordering::SeqCst);
+        }
+        Reply::Raw { headers, body } => {
+            write!(
+                tls,
+                "HTTP/1.1 200 OK\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            )?;
+            tls.write_all(&body)?;
+            sent.fetch_add(body.len() as u64, Ordering::SeqCst);
+        }
+        Reply::Announce { declared } => {
+            write!(
+                tls,
+                "HTTP/1.1 200 OK\r\nContent-Length: {declared}\r\nConnection: close\r\n\r\n"
+            )?;
+            tls.flush()?;
+            thread::sleep(Duration::from_secs(3));
+        }
+        Reply::Endless => {
+            write!(tls, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")?;
+            let chunk = b"{\"schema\":\"olm.package\",\"name\":\"endless\"}\n".repeat(1024);
+            while sent.load(Ordering::SeqCst) < ENDLESS_LIMIT {
+                // The client hanging up ends the loop with a write error.
+                tls.write_all(&chunk)?;
+                sent.fetch_add(chunk.len() as u64, Ordering::SeqCst);
+            }
         }
         Reply::Status(code) => {
             let body = format!("status {code}\n");

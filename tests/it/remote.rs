@@ -6,7 +6,7 @@ use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
 
-use crate::common::{cmd, root, tree};
+use crate::common::{cmd, root, run_measured, tree};
 use crate::net::{self, Reply};
 
 fn catalog_body() -> Vec<u8> {
@@ -45,7 +45,20 @@ fn run(
     ca: Option<&Path>,
     extra: &[&str],
 ) -> std::process::Output {
-    let mut c = cmd();
+    command_for(command, dir, cache, ca, extra)
+        .output()
+        .unwrap()
+}
+
+/// The command [`run`] runs, not started.
+fn command_for(
+    command: &str,
+    dir: &Path,
+    cache: &Path,
+    ca: Option<&Path>,
+    extra: &[&str],
+) -> std::process::Command {
+    let mut c = crate::common::std_cmd();
     c.arg(command)
         .arg("--dir")
         .arg(dir)
@@ -77,7 +90,7 @@ fn run(
         c.arg("--ca-file").arg(ca);
     }
     c.args(extra);
-    c.output().unwrap()
+    c
 }
 
 /// stderr with miette's line wrapping undone (one space between words).
@@ -658,4 +671,194 @@ fn a_retry_is_announced_on_a_terminal_and_quiet_silences_it() {
     assert!(!terminal.contains("retrying"), "{terminal}");
     assert!(!terminal.contains("loading"), "{terminal}");
     assert_eq!(server.hits(), 6);
+}
+
+// ------------------------------------------------ bounded downloads (issue 26 part 3 item 2)
+
+/// Nothing of a refused download is kept: no entry for the URL (so no `latest`), nothing left
+/// in the staging directory; and a later `--offline` run finds nothing to use.
+fn assert_nothing_cached(s: &Setup, dir: &Path) {
+    let files: Vec<String> = tree(&s.cache()).into_iter().map(|(n, _)| n).collect();
+    assert!(files.is_empty(), "{files:?}");
+    let o = run("resolve", dir, &s.cache(), None, &["--offline"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("nothing was ever downloaded from this URL"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// The peak memory a refused download may take: far below the bytes the server sent.
+const FLAT_MEMORY: u64 = 64 * 1024 * 1024;
+
+#[test]
+fn a_declared_content_length_over_the_cap_is_refused_before_the_body() {
+    let s = Setup::new();
+    let server = net::serve(&s.tls, |_, _| Reply::Announce {
+        declared: 10 * 1024 * 1024 * 1024,
+    });
+    let dir = install_dir(&server.url("/all"), "", "");
+    let o = run("resolve", dir.path(), &s.cache(), Some(&s.ca()), &[]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("the server announces 10737418240 bytes (Content-Length), more than --max-catalog-size allows (2147483648 bytes)"),
+        "{e}"
+    );
+    assert!(e.contains("raise --max-catalog-size"), "{e}");
+    // Refused content is not retried.
+    assert_eq!(server.hits(), 1);
+    assert_eq!(server.sent(), 0);
+    assert_nothing_cached(&s, dir.path());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_body_stops_at_the_cap_in_flat_memory() {
+    let s = Setup::new();
+    let server = net::serve(&s.tls, |_, _| Reply::Endless);
+    let dir = install_dir(&server.url("/all"), "", "");
+    let cap: u64 = 96 * 1024 * 1024;
+    let (o, rss) = run_measured(command_for(
+        "resolve",
+        dir.path(),
+        &s.cache(),
+        Some(&s.ca()),
+        &["--max-catalog-size", &cap.to_string(), "--timeout", "120s"],
+    ));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains(&format!("the body goes on past {cap} bytes")),
+        "{e}"
+    );
+    // The client hung up at the cap: the server sent at most the cap and what was in flight.
+    let sent = server.sent();
+    eprintln!("endless body: {sent} bytes sent, peak RSS {rss} bytes, cap {cap}");
+    assert!(sent >= cap && sent < cap + 16 * 1024 * 1024, "{sent}");
+    assert!(rss < FLAT_MEMORY, "peak RSS {rss} bytes");
+    assert_eq!(server.hits(), 1);
+    assert_nothing_cached(&s, dir.path());
+}
+
+/// 256 MiB of zeros as 256 gzip members of 1 MiB each: ~260 KB on the wire.
+fn gzip_bomb() -> Vec<u8> {
+    use std::io::Write as _;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(&vec![0u8; 1024 * 1024]).unwrap();
+    enc.finish().unwrap().repeat(256)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn gzip_bombs_are_refused_and_never_cached() {
+    let bomb = gzip_bomb();
+    for headers in ["", "Content-Encoding: gzip\r\n"] {
+        let s = Setup::new();
+        let body = bomb.clone();
+        let server = net::serve(&s.tls, move |_, _| Reply::Raw {
+            headers: headers.to_string(),
+            body: body.clone(),
+        });
+        let dir = install_dir(&server.url("/all"), "", "");
+        let (o, rss) = run_measured(command_for(
+            "resolve",
+            dir.path(),
+            &s.cache(),
+            Some(&s.ca()),
+            &[],
+        ));
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{headers:?}: {e}");
+        assert!(e.contains("refused as a compression bomb"), "{e}");
+        eprintln!(
+            "gzip bomb {headers:?}: {} bytes sent, peak RSS {rss} bytes",
+            bomb.len()
+        );
+        assert!(rss < FLAT_MEMORY, "peak RSS {rss} bytes");
+        assert_nothing_cached(&s, dir.path());
+    }
+}
+
+/// Decompressed bytes are capped by --max-catalog-size too, at a ratio no bomb check sees.
+#[test]
+fn a_body_decompressing_past_the_cap_is_refused() {
+    let s = Setup::new();
+    let body: Vec<u8> = (0..3_000_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let server = net::serve(&s.tls, move |_, _| Reply::Body {
+        body: body.clone(),
+        gzip: true,
+    });
+    let dir = install_dir(&server.url("/all"), "", "");
+    let o = run(
+        "resolve",
+        dir.path(),
+        &s.cache(),
+        Some(&s.ca()),
+        &["--max-catalog-size", "1048576"],
+    );
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("the body decompresses to more than 1048576 bytes"),
+        "{e}"
+    );
+    assert_nothing_cached(&s, dir.path());
+}
+
+// ------------------------------------------------ offline DNS (issue 22 part 4)
+
+/// `unshare -rn` (a network namespace of its own: no interface up, no resolver reachable), or
+/// `None` with a note when this machine does not allow it.
+pub(crate) fn without_network(test: &str) -> Option<std::process::Command> {
+    let ok = std::process::Command::new("unshare")
+        .args(["-rn", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped {test}: `unshare -rn` is not allowed here");
+        return None;
+    }
+    let mut c = std::process::Command::new("unshare");
+    c.arg("-rn")
+        .arg(assert_cmd::cargo::cargo_bin!("po-manifests"));
+    c.env("NO_COLOR", "1");
+    Some(c)
+}
+
+#[test]
+fn an_unresolvable_host_offline_says_ours_first() {
+    let Some(mut c) = without_network("an_unresolvable_host_offline_says_ours_first") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let dir = install_dir("https://catalog.example.invalid/api/v1/all", "", "");
+    for v in ["HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"] {
+        c.env_remove(v);
+    }
+    let o = c
+        .arg("resolve")
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("--cache-dir")
+        .arg(work.path().join("cache"))
+        .args(["--retries", "0", "--connect-timeout", "2s"])
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{e}");
+    let ours = e
+        .find("cannot resolve catalog.example.invalid: no network access? use --offline with a cached copy, or ")
+        .unwrap_or_else(|| panic!("our sentence is missing: {e}"));
+    let resolver = e
+        .find("the resolver said: ")
+        .unwrap_or_else(|| panic!("the resolver's text is missing: {e}"));
+    assert!(ours < resolver, "{e}");
+    assert!(
+        !e[..ours].contains("lookup"),
+        "nothing of the resolver before ours: {e}"
+    );
 }
