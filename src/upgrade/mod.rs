@@ -26,6 +26,7 @@
 
 pub mod cluster;
 pub mod compat;
+pub mod graph;
 pub mod render;
 
 use serde::Serialize;
