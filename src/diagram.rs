@@ -1,8 +1,8 @@
 //! Pictures as text: one small graph model ([`Diagram`]) written as a Mermaid flowchart
 //! ([`mermaid`]) or as Graphviz DOT ([`dot`]). Labels come from catalogs, update graphs and
-//! configurations, so each writer escapes them for its own grammar and drops control
-//! characters ([`crate::text::printable`]): nothing in a label can end a quoted string, open
-//! a new statement or drive a terminal. Used by `upgrade-plan -o mermaid|dot` and `catalog
+//! configurations, so each writer escapes them for its own grammar and writes control
+//! characters (newlines, terminal escapes) as spaces: nothing in a label can end a quoted
+//! string, open a new statement or drive a terminal. Used by `upgrade-plan -o mermaid|dot` and `catalog
 //! list channels -o mermaid|dot`.
 
 use std::fmt::Write as _;
@@ -130,9 +130,8 @@ pub fn safe_id(id: &str) -> String {
 }
 
 /// A label for a quoted Mermaid string: `"`, `#`, `<`, `>` as entity codes, control
-/// characters dropped after being made printable.
+/// characters as spaces.
 fn mermaid_text(text: &str) -> String {
-    let text = crate::text::printable(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -140,7 +139,7 @@ fn mermaid_text(text: &str) -> String {
             '#' => out.push_str("#35;"),
             '<' => out.push_str("#lt;"),
             '>' => out.push_str("#gt;"),
-            c if c.is_control() => {}
+            c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
     }
@@ -238,15 +237,14 @@ fn used_marks(d: &Diagram) -> Vec<Mark> {
     marks
 }
 
-/// A DOT string literal's content: `\` and `"` escaped, control characters dropped.
+/// A DOT string literal's content: `\` and `"` escaped, control characters as spaces.
 fn dot_text(text: &str) -> String {
-    let text = crate::text::printable(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
-            c if c.is_control() => {}
+            c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
     }

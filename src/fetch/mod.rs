@@ -271,6 +271,8 @@ pub struct Fetcher {
     client: Option<reqwest::blocking::Client>,
     options: Options,
     cache: Cache,
+    /// The `Accept` header sent, when set.
+    accept: Option<&'static str>,
 }
 
 impl Fetcher {
@@ -286,7 +288,15 @@ impl Fetcher {
             client,
             options,
             cache,
+            accept: None,
         })
+    }
+
+    /// The same fetcher, sending `Accept: media` (an update service answers the graph only
+    /// to `Accept: application/json`).
+    pub fn accepting(mut self, media: &'static str) -> Fetcher {
+        self.accept = Some(media);
+        self
     }
 
     /// The cache.
@@ -399,7 +409,11 @@ impl Fetcher {
             attempt += 1;
             let last = attempt > self.options.retries;
             let started = Instant::now();
-            let outcome = client.get(url).send();
+            let mut request = client.get(url);
+            if let Some(accept) = self.accept {
+                request = request.header(reqwest::header::ACCEPT, accept);
+            }
+            let outcome = request.send();
             let (retry_after, why) = match outcome {
                 Err(e) => {
                     let kind = classify(&e, &host, &self.options);

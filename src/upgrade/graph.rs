@@ -545,6 +545,9 @@ pub struct Release {
     pub version: String,
     /// Release image (by digest), from the graph's `payload`.
     pub image: String,
+    /// The channels that hold it (not part of the plan's data).
+    #[serde(skip)]
+    pub channels: Vec<String>,
 }
 
 /// The path and why it won.
@@ -813,10 +816,10 @@ impl UpdateGraph {
                     && first_to.is_some_and(|v| (v.major, v.minor) == (f.major, f.minor))
                 {
                     why.push(format!(
-                        "no edge leaves {} toward {} on this path: a patch update to {} comes first",
+                        "a patch update to {} comes first: no shorter way leads from {} itself toward {}",
+                        first.to.version,
                         self.nodes[from].version,
-                        q.to.minor_text(),
-                        first.to.version
+                        q.to.minor_text()
                     ));
                 }
             }
@@ -870,6 +873,7 @@ impl UpdateGraph {
         Release {
             version: self.nodes[i].version.clone(),
             image: self.nodes[i].payload.clone(),
+            channels: self.nodes[i].channels.clone(),
         }
     }
 
