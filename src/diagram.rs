@@ -255,7 +255,9 @@ fn dot_text(text: &str) -> String {
 pub fn dot(d: &Diagram) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph \"{}\" {{", dot_text(&d.title));
-    out.push_str("  rankdir=LR;\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\"];\n");
+    out.push_str(
+        "  rankdir=LR;\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\"];\n",
+    );
     fn node(out: &mut String, n: &Node, indent: &str) {
         let label = n
             .label
@@ -357,7 +359,11 @@ mod tests {
         assert_eq!(safe_id("4.16.3"), "n_4D_16D_3");
         assert_ne!(safe_id("a.b"), safe_id("a-b"));
         assert_ne!(safe_id("a_b"), safe_id("a b"));
-        assert!(safe_id("x\"y\n;").chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        assert!(
+            safe_id("x\"y\n;")
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        );
     }
 
     #[test]

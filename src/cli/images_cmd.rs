@@ -177,7 +177,11 @@ pub(super) fn mirror_config(
                     .map_err(|m| Error::Usage(format!("{flag}: {m}")))
             };
             let to = parse("--to", to)?;
-            let from = args.from.as_deref().map(|f| parse("--from", f)).transpose()?;
+            let from = args
+                .from
+                .as_deref()
+                .map(|f| parse("--from", f))
+                .transpose()?;
             let input = crate::install::upgrade::GraphInput {
                 sources: args.update_graph.clone(),
                 channel: args.channel.clone(),

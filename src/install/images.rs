@@ -206,7 +206,10 @@ pub fn platform_releases(
         .hops
         .iter()
         .map(|h| {
-            let own = format!("stable-{}", h.to.version.rsplitn(2, '.').last().unwrap_or(""));
+            let own = format!(
+                "stable-{}",
+                h.to.version.rsplitn(2, '.').last().unwrap_or("")
+            );
             let channel = path
                 .channel
                 .clone()
@@ -246,7 +249,10 @@ fn add_platform(value: &mut serde_json::Value, releases: &[PlatformRelease]) {
             })
         })
         .collect();
-    if let Some(mirror) = value.get_mut("mirror").and_then(serde_json::Value::as_object_mut) {
+    if let Some(mirror) = value
+        .get_mut("mirror")
+        .and_then(serde_json::Value::as_object_mut)
+    {
         mirror.insert(
             "platform".into(),
             serde_json::json!({"graph": true, "channels": channels}),

@@ -42,11 +42,12 @@ pub fn load_graph(inv: &Install, sources: &[String]) -> Result<UpdateGraph, Erro
                 name: String::new(),
                 source: e,
             })?;
-            let bytes = crate::fsread::read(&fetched.path, graph::MAX_GRAPH_BYTES, None)
-                .map_err(|source| Error::ReadFile {
+            let bytes = crate::fsread::read(&fetched.path, graph::MAX_GRAPH_BYTES, None).map_err(
+                |source| Error::ReadFile {
                     path: fetched.path.clone(),
                     source,
-                })?;
+                },
+            )?;
             (bytes, graph::channel_of_url(source))
         } else if source.contains("://") {
             return Err(Error::Usage(format!(
@@ -54,12 +55,13 @@ pub fn load_graph(inv: &Install, sources: &[String]) -> Result<UpdateGraph, Erro
             )));
         } else {
             let path = std::path::Path::new(source);
-            let bytes = crate::fsread::read(path, graph::MAX_GRAPH_BYTES, None).map_err(
-                |source| Error::ReadFile {
-                    path: path.to_path_buf(),
-                    source,
-                },
-            )?;
+            let bytes =
+                crate::fsread::read(path, graph::MAX_GRAPH_BYTES, None).map_err(|source| {
+                    Error::ReadFile {
+                        path: path.to_path_buf(),
+                        source,
+                    }
+                })?;
             (bytes, None)
         };
         builder

@@ -333,7 +333,7 @@ pub const FIRST_EUS_MINOR: u64 = 6;
 /// 4.6 on (Red Hat's OpenShift life cycle policy), between which EUS-to-EUS updates pass the
 /// odd minor with the worker pools paused.
 pub fn is_eus(major: u64, minor: u64) -> bool {
-    major == 4 && minor >= FIRST_EUS_MINOR && minor % 2 == 0
+    major == 4 && minor >= FIRST_EUS_MINOR && minor.is_multiple_of(2)
 }
 
 /// The EUS minors in words, for messages.

@@ -22,8 +22,8 @@
 //! only way on. PromQL risks cannot be evaluated offline: the plan lists them to evaluate on
 //! the cluster.
 
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
 use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -134,7 +134,10 @@ pub enum Error {
         message: String,
     },
     /// The current release is not a node.
-    #[error("{what} {version} is not in the update graph ({sources}){}", nearest_note(nearest))]
+    #[error(
+        "{what} {version} is not in the update graph ({sources}){}",
+        nearest_note(nearest)
+    )]
     NotInGraph {
         /// `the current release` or `the target`.
         what: String,
@@ -146,7 +149,11 @@ pub enum Error {
         nearest: Vec<String>,
     },
     /// No path.
-    #[error("OpenShift {from} cannot reach {to} on the update graph{}: {why}{}", channel_note(channel), nearest_note(nearest))]
+    #[error(
+        "OpenShift {from} cannot reach {to} on the update graph{}: {why}{}",
+        channel_note(channel),
+        nearest_note(nearest)
+    )]
     Unreachable {
         /// Current release.
         from: String,
@@ -160,7 +167,9 @@ pub enum Error {
         nearest: Vec<String>,
     },
     /// The only paths take edges that are not recommended.
-    #[error("OpenShift {from} reaches {to} only through updates that are not recommended for any cluster (a risk with an `Always` rule: {risks}); give --allow-not-recommended to plan that path anyway")]
+    #[error(
+        "OpenShift {from} reaches {to} only through updates that are not recommended for any cluster (a risk with an `Always` rule: {risks}); give --allow-not-recommended to plan that path anyway"
+    )]
     NotRecommendedOnly {
         /// Current release.
         from: String,
@@ -170,7 +179,9 @@ pub enum Error {
         risks: String,
     },
     /// The channel holds no release.
-    #[error("--channel {channel}: no release of the update graph is in that channel (channels: {known})")]
+    #[error(
+        "--channel {channel}: no release of the update graph is in that channel (channels: {known})"
+    )]
     UnknownChannel {
         /// The channel.
         channel: String,
@@ -382,9 +393,7 @@ impl Builder {
                     ),
                 ));
             };
-            self.edges
-                .entry((from.clone(), to.clone()))
-                .or_default();
+            self.edges.entry((from.clone(), to.clone())).or_default();
         }
         let mut unknown = 0usize;
         for (i, c) in raw.conditional_edges.into_iter().enumerate() {
@@ -852,7 +861,8 @@ impl UpdateGraph {
                 risks: names.join(", "),
             });
         }
-        let to_v = exact(q.to).unwrap_or_else(|| semver::Version::new(q.to.major, q.to.minor, u64::MAX));
+        let to_v =
+            exact(q.to).unwrap_or_else(|| semver::Version::new(q.to.major, q.to.minor, u64::MAX));
         let why = if targets.is_empty() {
             format!("the graph has no {} release", q.to.minor_text())
         } else if self.out[from].is_empty() {
@@ -938,7 +948,13 @@ impl UpdateGraph {
     }
 
     /// An optimal path, taking at each hop the newest release that stays optimal.
-    fn best_path(&self, from: usize, target: usize, allowed: &[bool], tier: EdgeKind) -> Vec<usize> {
+    fn best_path(
+        &self,
+        from: usize,
+        target: usize,
+        allowed: &[bool],
+        tier: EdgeKind,
+    ) -> Vec<usize> {
         let cost = self.costs_to(target, allowed, tier);
         let mut path = vec![from];
         let mut u = from;
@@ -966,7 +982,9 @@ impl UpdateGraph {
         let mut memo: Vec<Option<u64>> = vec![None; self.nodes.len()];
         // Costs strictly fall along optimal edges, so visiting by rising cost is a topological
         // order of them.
-        let mut order: Vec<usize> = (0..self.nodes.len()).filter(|&i| cost[i].is_some()).collect();
+        let mut order: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| cost[i].is_some())
+            .collect();
         order.sort_by_key(|&i| cost[i]);
         for u in order {
             if u == target {
@@ -1024,7 +1042,11 @@ pub fn channel_of_url(url: &str) -> Option<String> {
         .filter_map(|kv| kv.split_once('='))
         .find(|(k, _)| *k == "channel")
         .map(|(_, v)| v.to_string())
-        .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.'))
+        .filter(|v| {
+            !v.is_empty()
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        })
 }
 
 #[cfg(test)]

@@ -491,27 +491,31 @@ pub fn plan_route(
 ) -> Result<Plan, Error> {
     let eus = eus(from, to, route.eus)?;
     // (from, to, change, path hop)
-    let hops: Vec<(ClusterVersion, ClusterVersion, Change, Option<&graph::PathHop>)> =
-        match &route.path {
-            Some(path) if !path.hops.is_empty() => path
-                .hops
-                .iter()
-                .map(|h| {
-                    let a = ClusterVersion::parse(&h.from.version).unwrap_or_else(|_| from.clone());
-                    let b = ClusterVersion::parse(&h.to.version).unwrap_or_else(|_| to.clone());
-                    let change = if (a.major, a.minor) == (b.major, b.minor) {
-                        Change::PatchUpgrade
-                    } else {
-                        Change::MinorUpgrade
-                    };
-                    (a, b, change, Some(h))
-                })
-                .collect(),
-            _ => hops(from, to)?
-                .into_iter()
-                .map(|(a, b, c)| (a, b, c, None))
-                .collect(),
-        };
+    let hops: Vec<(
+        ClusterVersion,
+        ClusterVersion,
+        Change,
+        Option<&graph::PathHop>,
+    )> = match &route.path {
+        Some(path) if !path.hops.is_empty() => path
+            .hops
+            .iter()
+            .map(|h| {
+                let a = ClusterVersion::parse(&h.from.version).unwrap_or_else(|_| from.clone());
+                let b = ClusterVersion::parse(&h.to.version).unwrap_or_else(|_| to.clone());
+                let change = if (a.major, a.minor) == (b.major, b.minor) {
+                    Change::PatchUpgrade
+                } else {
+                    Change::MinorUpgrade
+                };
+                (a, b, change, Some(h))
+            })
+            .collect(),
+        _ => hops(from, to)?
+            .into_iter()
+            .map(|(a, b, c)| (a, b, c, None))
+            .collect(),
+    };
     if route.path.is_some() {
         // The graph's releases: the target is the path's last one.
         if from.major != to.major {

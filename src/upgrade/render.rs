@@ -357,7 +357,11 @@ pub fn diagram(plan: &Plan) -> Diagram {
         title: format!("upgrade plan {} to {}", plan.from, plan.to),
         ..Default::default()
     };
-    let first = plan.hops.first().map(|h| h.from.clone()).unwrap_or_else(|| plan.from.clone());
+    let first = plan
+        .hops
+        .first()
+        .map(|h| h.from.clone())
+        .unwrap_or_else(|| plan.from.clone());
     d.nodes.push(Node {
         id: release_id(&first),
         label: vec![first.clone(), "current".into()],
@@ -370,7 +374,10 @@ pub fn diagram(plan: &Plan) -> Diagram {
                 format!(
                     "{}: {} → {}",
                     s.operator,
-                    s.from.as_ref().map(|f| f.version.as_str()).unwrap_or("not installed"),
+                    s.from
+                        .as_ref()
+                        .map(|f| f.version.as_str())
+                        .unwrap_or("not installed"),
                     s.to.version
                 )
             })
@@ -388,7 +395,11 @@ pub fn diagram(plan: &Plan) -> Diagram {
         d.nodes.push(Node {
             id: release_id(&hop.to),
             label,
-            mark: if hop.risks.is_empty() { Mark::Plain } else { Mark::Risk },
+            mark: if hop.risks.is_empty() {
+                Mark::Plain
+            } else {
+                Mark::Risk
+            },
         });
         let mut edge_label = match hop.edge {
             Some(e) => e.word().to_string(),

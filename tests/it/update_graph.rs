@@ -123,7 +123,10 @@ fn assert_must_show(o: &std::process::Output) {
         json!(["stable-4.16", "stable-4.17", "stable-4.18"])
     );
     assert_eq!(plan["upgradeable"], false);
-    assert_eq!(plan["eus"], json!({"from": "4.16", "via": "4.17", "to": "4.18"}));
+    assert_eq!(
+        plan["eus"],
+        json!({"from": "4.16", "via": "4.17", "to": "4.18"})
+    );
     let hops = plan["hops"].as_array().unwrap();
     let path: Vec<(&str, &str, &str)> = hops
         .iter()
@@ -156,7 +159,12 @@ fn assert_must_show(o: &std::process::Output) {
     assert_eq!(risks.len(), 1);
     assert_eq!(risks[0]["name"], "NodeDrainStalls");
     assert_eq!(risks[0]["rules"][0]["type"], "PromQL");
-    assert!(risks[0]["rules"][0]["promql"].as_str().unwrap().contains("poddisruptionbudget"));
+    assert!(
+        risks[0]["rules"][0]["promql"]
+            .as_str()
+            .unwrap()
+            .contains("poddisruptionbudget")
+    );
     assert!(hops[0].get("risks").is_none() && hops[2].get("risks").is_none());
     // storage moves before the hop to 4.17 (its 1.0.0 stops at 4.16).
     assert_eq!(hops[1]["before"][0]["operator"], "storage");
@@ -166,8 +174,17 @@ fn assert_must_show(o: &std::process::Output) {
     let b = &hops[2]["blockers"][0];
     assert_eq!(b["operator"], "db");
     assert_eq!(b["maxOpenShiftVersion"], "4.17");
-    assert!(b["message"].as_str().unwrap().starts_with("Upgradeable=False"));
-    assert!(err(o).contains("blocked by 1 platform operator"), "{}", err(o));
+    assert!(
+        b["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Upgradeable=False")
+    );
+    assert!(
+        err(o).contains("blocked by 1 platform operator"),
+        "{}",
+        err(o)
+    );
 }
 
 #[test]
@@ -179,10 +196,19 @@ fn three_channel_plan_patches_first_passes_4_17_and_stops_at_the_capped_operator
     let o = plan(dir.path(), &three(), &["-o", "wide", "--explain"]);
     assert_eq!(o.status.code(), Some(1));
     let text = out(&o);
-    insta::assert_snapshot!("update_graph_plan_text", normalize(text.as_bytes(), dir.path()));
-    assert!(text.contains("Update graph: checked (channels stable-4.16, stable-4.17, stable-4.18)"), "{text}");
+    insta::assert_snapshot!(
+        "update_graph_plan_text",
+        normalize(text.as_bytes(), dir.path())
+    );
+    assert!(
+        text.contains("Update graph: checked (channels stable-4.16, stable-4.17, stable-4.18)"),
+        "{text}"
+    );
     assert!(text.contains("conditional  NodeDrainStalls"), "{text}");
-    assert!(text.contains("a patch update to 4.16.20 comes first"), "{text}");
+    assert!(
+        text.contains("a patch update to 4.16.20 comes first"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -205,15 +231,29 @@ fn the_same_plan_from_a_url_served_on_loopback() {
     });
     let urls: Vec<String> = ["4.16", "4.17", "4.18"]
         .iter()
-        .map(|m| server.url(&format!("/api/upgrades_info/graph?channel=stable-{m}&arch=amd64")))
+        .map(|m| {
+            server.url(&format!(
+                "/api/upgrades_info/graph?channel=stable-{m}&arch=amd64"
+            ))
+        })
         .collect();
     let dir = install(true);
     let cache = work.path().join("cache");
     let ca = work.path().join("ca.pem").display().to_string();
     let cache_s = cache.display().to_string();
     let flags = [
-        "-o", "json", "--ca-file", &ca, "--cache-dir", &cache_s, "--connect-timeout", "2s",
-        "--timeout", "5s", "--retries", "0",
+        "-o",
+        "json",
+        "--ca-file",
+        &ca,
+        "--cache-dir",
+        &cache_s,
+        "--connect-timeout",
+        "2s",
+        "--timeout",
+        "5s",
+        "--retries",
+        "0",
     ];
     let o = plan(dir.path(), &urls, &flags);
     assert_must_show(&o);
@@ -225,7 +265,16 @@ fn the_same_plan_from_a_url_served_on_loopback() {
     assert_must_show(&o);
     assert_eq!(server.hits(), 3);
     // Without the CA: a network failure, exit 3.
-    let o = plan(dir.path(), &urls[..1], &["--cache-dir", &work.path().join("other").display().to_string(), "--retries", "0"]);
+    let o = plan(
+        dir.path(),
+        &urls[..1],
+        &[
+            "--cache-dir",
+            &work.path().join("other").display().to_string(),
+            "--retries",
+            "0",
+        ],
+    );
     assert_eq!(o.status.code(), Some(3), "{}", err(&o));
 }
 
@@ -246,7 +295,10 @@ fn without_a_graph_the_plan_says_it_did_not_check_one() {
     let o = plan(dir.path(), &[], &["-o", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let plan: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(plan["updateGraph"], json!({"channels": [], "checked": false}));
+    assert_eq!(
+        plan["updateGraph"],
+        json!({"channels": [], "checked": false})
+    );
     let o = plan_text(dir.path());
     assert!(o.contains("Update graph: not checked"), "{o}");
 }
@@ -267,16 +319,32 @@ fn unreachable_target_exits_1_naming_the_nearest_releases() {
     assert!(out(&o).is_empty());
     // A broken document names file, line and field.
     let bad = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(bad.path(), "{\n  \"nodes\": [\n    {\"version\": \"4.16.x\"}\n  ]\n}\n").unwrap();
+    std::fs::write(
+        bad.path(),
+        "{\n  \"nodes\": [\n    {\"version\": \"4.16.x\"}\n  ]\n}\n",
+    )
+    .unwrap();
     let o = plan(dir.path(), &[bad.path().display().to_string()], &[]);
     assert_eq!(o.status.code(), Some(1), "{}", err(&o));
     assert!(err(&o).contains("nodes[0].version"), "{}", err(&o));
-    std::fs::write(bad.path(), "{\n  \"nodes\": [\n    {\"version\": 4}\n  ]\n}\n").unwrap();
+    std::fs::write(
+        bad.path(),
+        "{\n  \"nodes\": [\n    {\"version\": 4}\n  ]\n}\n",
+    )
+    .unwrap();
     let o = plan(dir.path(), &[bad.path().display().to_string()], &[]);
     assert!(err(&o).contains(":3:"), "{}", err(&o));
     // --eus refuses releases that are not two EUS minors apart.
     let o = cmd()
-        .args(["upgrade-plan", "--from", "4.16.3", "--to", "4.17.12", "--eus", "--dir"])
+        .args([
+            "upgrade-plan",
+            "--from",
+            "4.16.3",
+            "--to",
+            "4.17.12",
+            "--eus",
+            "--dir",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -331,13 +399,27 @@ fn check_dot(text: &str) {
         .stderr(std::process::Stdio::piped())
         .spawn()
     else {
-        eprintln!("note: graphviz `dot` is not installed; the DOT output was not checked with dot -Tsvg");
-        assert!(text.starts_with("digraph ") && text.trim_end().ends_with('}'), "{text}");
+        eprintln!(
+            "note: graphviz `dot` is not installed; the DOT output was not checked with dot -Tsvg"
+        );
+        assert!(
+            text.starts_with("digraph ") && text.trim_end().ends_with('}'),
+            "{text}"
+        );
         return;
     };
-    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
     let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "dot: {}\n{text}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "dot: {}\n{text}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(String::from_utf8_lossy(&o.stdout).contains("<svg"));
 }
 
@@ -367,7 +449,10 @@ fn the_grammar_check_rejects_broken_mermaid() {
         "graph LR\n  subgraph g[\"x\"]\n",
         "flowchart\n",
     ] {
-        assert!(std::panic::catch_unwind(|| check_mermaid(bad)).is_err(), "{bad}");
+        assert!(
+            std::panic::catch_unwind(|| check_mermaid(bad)).is_err(),
+            "{bad}"
+        );
     }
 }
 
@@ -425,10 +510,21 @@ fn catalog_channels_as_an_upgrade_graph_picture() {
         bundle("acme", "1.1.0", None),
         bundle("acme", "1.2.0", None),
     ];
-    let text: Vec<String> = docs.iter().map(|d| serde_json::to_string(d).unwrap()).collect();
+    let text: Vec<String> = docs
+        .iter()
+        .map(|d| serde_json::to_string(d).unwrap())
+        .collect();
     std::fs::write(dir.path().join("catalog.json"), text.join("\n")).unwrap();
     let o = cmd()
-        .args(["catalog", "list", "channels", "--package", "acme", "-o", "mermaid"])
+        .args([
+            "catalog",
+            "list",
+            "channels",
+            "--package",
+            "acme",
+            "-o",
+            "mermaid",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -436,7 +532,14 @@ fn catalog_channels_as_an_upgrade_graph_picture() {
     let m = out(&o);
     insta::assert_snapshot!("catalog_channels_mermaid", m);
     check_mermaid(&m);
-    for want in ["-- \"replace\" -->", "-. \"skip\" .->", "skipRange(#gt;=1.0.0 #lt;1.2.0)", ":::head", ":::deprecated", "fast (deprecated)"] {
+    for want in [
+        "-- \"replace\" -->",
+        "-. \"skip\" .->",
+        "skipRange(#gt;=1.0.0 #lt;1.2.0)",
+        ":::head",
+        ":::deprecated",
+        "fast (deprecated)",
+    ] {
         assert!(m.contains(want), "{want}: {m}");
     }
     let o = cmd()

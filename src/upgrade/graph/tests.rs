@@ -46,8 +46,12 @@ fn doc(nodes: &[&str], edges: &[(&str, &str)], conditional: &[(&str, &str, &[&st
     let idx = |v: &str| nodes.iter().position(|n| *n == v).unwrap();
     let risk = |name: &str| -> Value {
         match name.strip_prefix('!') {
-            Some(n) => json!({"name": n, "url": "https://r", "message": "m", "matchingRules": [{"type": "Always"}]}),
-            None => json!({"name": name, "url": "https://r", "message": "m", "matchingRules": [{"type": "PromQL", "promql": {"promql": "up"}}]}),
+            Some(n) => {
+                json!({"name": n, "url": "https://r", "message": "m", "matchingRules": [{"type": "Always"}]})
+            }
+            None => {
+                json!({"name": name, "url": "https://r", "message": "m", "matchingRules": [{"type": "PromQL", "promql": {"promql": "up"}}]})
+            }
         }
     };
     serde_json::to_vec(&json!({
@@ -86,11 +90,25 @@ fn three_channels_patch_first_then_the_conditional_hop() {
     let risk = &p.hops[1].risks[0];
     assert_eq!(risk.name, "NodeDrainStalls");
     assert_eq!(risk.rules[0].kind, "PromQL");
-    assert!(risk.rules[0].promql.as_deref().unwrap().contains("kube_poddisruptionbudget"));
-    assert!(p.hops[0].to.image.starts_with("quay.io/openshift-release-dev/ocp-release@sha256:"));
+    assert!(
+        risk.rules[0]
+            .promql
+            .as_deref()
+            .unwrap()
+            .contains("kube_poddisruptionbudget")
+    );
+    assert!(
+        p.hops[0]
+            .to
+            .image
+            .starts_with("quay.io/openshift-release-dev/ocp-release@sha256:")
+    );
     let why = p.why.join("\n");
     assert!(why.contains("no path over recommended edges only"), "{why}");
-    assert!(why.contains("a patch update to 4.16.20 comes first"), "{why}");
+    assert!(
+        why.contains("a patch update to 4.16.20 comes first"),
+        "{why}"
+    );
     assert!(why.contains("target 4.18.6"), "{why}");
 }
 
@@ -102,7 +120,11 @@ fn recommended_edges_win_over_conditional_ones() {
     assert_eq!(p.tier, EdgeKind::Recommended);
     // Two equally short paths (via 4.17.12 or 4.18.2): the newer intermediate wins.
     assert_eq!(versions(&p), ["4.17.5", "4.18.2", "4.18.6"]);
-    assert!(p.why.iter().any(|w| w.contains("2 equally short paths")), "{:?}", p.why);
+    assert!(
+        p.why.iter().any(|w| w.contains("2 equally short paths")),
+        "{:?}",
+        p.why
+    );
 }
 
 #[test]
@@ -129,20 +151,29 @@ fn unreachable_targets_name_the_nearest_reachable_releases() {
     let mut q = query(&from, &to);
     q.channel = Some("stable-4.16");
     let err = g.path(&q).unwrap_err();
-    assert!(matches!(err, Error::NotInGraph { .. } | Error::Unreachable { .. }), "{err}");
+    assert!(
+        matches!(err, Error::NotInGraph { .. } | Error::Unreachable { .. }),
+        "{err}"
+    );
     let to = cv("4.17");
     let mut q = query(&from, &to);
     q.channel = Some("stable-4.16");
     let err = g.path(&q).unwrap_err().to_string();
     assert!(err.contains("in channel stable-4.16"), "{err}");
-    assert!(err.contains("the graph has no 4.17 release") || err.contains("nearest: 4.16.10, 4.16.20"), "{err}");
+    assert!(
+        err.contains("the graph has no 4.17 release") || err.contains("nearest: 4.16.10, 4.16.20"),
+        "{err}"
+    );
     let to = cv("4.19");
     let err = g.path(&query(&from, &to)).unwrap_err().to_string();
     assert!(err.contains("the graph has no 4.19 release"), "{err}");
     assert!(err.contains("nearest: 4.17.12, 4.18.2, 4.18.6"), "{err}");
     let from = cv("4.15.9");
     let err = g.path(&query(&from, &to)).unwrap_err().to_string();
-    assert!(err.contains("the current release 4.15.9 is not in the update graph"), "{err}");
+    assert!(
+        err.contains("the current release 4.15.9 is not in the update graph"),
+        "{err}"
+    );
     assert!(err.contains("nearest: 4.16.3"), "{err}");
 }
 
@@ -153,7 +184,10 @@ fn unknown_channel_lists_the_known_ones() {
     let mut q = query(&from, &to);
     q.channel = Some("stable-9.9");
     let err = g.path(&q).unwrap_err().to_string();
-    assert!(err.contains("--channel stable-9.9") && err.contains("eus-4.18"), "{err}");
+    assert!(
+        err.contains("--channel stable-9.9") && err.contains("eus-4.18"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -172,12 +206,18 @@ fn a_channel_restricts_the_releases_of_the_path() {
 fn the_requested_channel_is_the_narrowest_every_release_shares() {
     let mut b = Builder::new();
     b.add("a.json", &fixture("stable-4.17.json"), None).unwrap();
-    b.add("b.json", &fixture("stable-4.17.json"), Some("stable-4.17".into()))
-        .unwrap();
+    b.add(
+        "b.json",
+        &fixture("stable-4.17.json"),
+        Some("stable-4.17".into()),
+    )
+    .unwrap();
     let g = b.finish();
     assert_eq!(g.default_channel(), Some("stable-4.17"));
     assert_eq!(
-        channel_of_url("https://osus.example.com/api/upgrades_info/graph?arch=amd64&channel=eus-4.18"),
+        channel_of_url(
+            "https://osus.example.com/api/upgrades_info/graph?arch=amd64&channel=eus-4.18"
+        ),
         Some("eus-4.18".into())
     );
     assert_eq!(channel_of_url("https://x/graph?channel=a%22b"), None);
@@ -188,20 +228,37 @@ fn the_requested_channel_is_the_narrowest_every_release_shares() {
 fn syntax_and_field_errors_name_file_line_and_field() {
     let mut b = Builder::new();
     let err = b
-        .add("g.json", b"{\n  \"nodes\": [\n    {\"version\": 4}\n  ]\n}", None)
+        .add(
+            "g.json",
+            b"{\n  \"nodes\": [\n    {\"version\": 4}\n  ]\n}",
+            None,
+        )
         .unwrap_err();
     assert!(matches!(err, Error::Syntax { line: 3, .. }), "{err:?}");
-    assert!(err.to_string().starts_with("update graph g.json:3:"), "{err}");
+    assert!(
+        err.to_string().starts_with("update graph g.json:3:"),
+        "{err}"
+    );
     let err = b
         .add("g.json", br#"{"nodes": [{"version": "4.x"}]}"#, None)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("nodes[0].version") && err.contains("\"4.x\""), "{err}");
+    assert!(
+        err.contains("nodes[0].version") && err.contains("\"4.x\""),
+        "{err}"
+    );
     let err = b
-        .add("g.json", br#"{"nodes": [{"version": "4.1.0"}], "edges": [[0, 7]]}"#, None)
+        .add(
+            "g.json",
+            br#"{"nodes": [{"version": "4.1.0"}], "edges": [[0, 7]]}"#,
+            None,
+        )
         .unwrap_err()
         .to_string();
-    assert!(err.contains("edges[0]") && err.contains("(1 nodes)"), "{err}");
+    assert!(
+        err.contains("edges[0]") && err.contains("(1 nodes)"),
+        "{err}"
+    );
     let err = b
         .add("g.json", br#"{"conditionalEdges": [{"edges": [{"from": "4.1.0", "to": "4.1.1"}], "risks": []}]}"#, None)
         .unwrap_err()
@@ -211,7 +268,10 @@ fn syntax_and_field_errors_name_file_line_and_field() {
         .add("g.json", br#"{"nodes": [{"version": "4.1.0", "metadata": {"io.openshift.upgrades.graph.release.channels": 3}}]}"#, None)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("metadata.io.openshift.upgrades.graph.release.channels"), "{err}");
+    assert!(
+        err.contains("metadata.io.openshift.upgrades.graph.release.channels"),
+        "{err}"
+    );
     let err = b.add("g.json", b"\xff\xfe", None).unwrap_err();
     assert!(matches!(err, Error::Syntax { .. }), "{err:?}");
 }
@@ -219,28 +279,50 @@ fn syntax_and_field_errors_name_file_line_and_field() {
 #[test]
 fn union_merges_nodes_and_refuses_two_payloads_for_one_release() {
     let mut b = Builder::new();
-    b.add("a.json", &doc(&["4.1.0", "4.1.1"], &[("4.1.0", "4.1.1")], &[]), None)
-        .unwrap();
-    b.add("b.json", &doc(&["4.1.1", "4.2.0"], &[], &[("4.1.1", "4.2.0", &["R"])]), None)
-        .unwrap();
+    b.add(
+        "a.json",
+        &doc(&["4.1.0", "4.1.1"], &[("4.1.0", "4.1.1")], &[]),
+        None,
+    )
+    .unwrap();
+    b.add(
+        "b.json",
+        &doc(&["4.1.1", "4.2.0"], &[], &[("4.1.1", "4.2.0", &["R"])]),
+        None,
+    )
+    .unwrap();
     let g = b.finish();
     assert_eq!(g.nodes().len(), 3);
     let (from, to) = (cv("4.1.0"), cv("4.2.0"));
-    assert_eq!(versions(&g.path(&query(&from, &to)).unwrap()), ["4.1.0", "4.1.1", "4.2.0"]);
+    assert_eq!(
+        versions(&g.path(&query(&from, &to)).unwrap()),
+        ["4.1.0", "4.1.1", "4.2.0"]
+    );
     let mut b = Builder::new();
     b.add("a.json", &doc(&["4.1.0"], &[], &[]), None).unwrap();
     let other = br#"{"nodes": [{"version": "4.1.0", "payload": "quay.io/y@sha256:1"}]}"#;
     let err = b.add("b.json", other, None).unwrap_err().to_string();
-    assert!(err.contains("nodes[0].payload") && err.contains("a.json"), "{err}");
+    assert!(
+        err.contains("nodes[0].payload") && err.contains("a.json"),
+        "{err}"
+    );
 }
 
 #[test]
 fn an_edge_conditional_in_any_document_is_conditional() {
     let mut b = Builder::new();
-    b.add("a.json", &doc(&["4.1.0", "4.2.0"], &[("4.1.0", "4.2.0")], &[]), None)
-        .unwrap();
-    b.add("b.json", &doc(&["4.1.0", "4.2.0"], &[], &[("4.1.0", "4.2.0", &["R"])]), None)
-        .unwrap();
+    b.add(
+        "a.json",
+        &doc(&["4.1.0", "4.2.0"], &[("4.1.0", "4.2.0")], &[]),
+        None,
+    )
+    .unwrap();
+    b.add(
+        "b.json",
+        &doc(&["4.1.0", "4.2.0"], &[], &[("4.1.0", "4.2.0", &["R"])]),
+        None,
+    )
+    .unwrap();
     let g = b.finish();
     let e = g.edges_from("4.1.0");
     assert_eq!(e.len(), 1);
@@ -268,13 +350,23 @@ fn conditional_ties_go_to_fewer_risks_then_newer_releases() {
 
 #[test]
 fn same_release_is_an_empty_path_and_prereleases_are_not_minor_targets() {
-    let g = graph(&doc(&["4.1.0", "4.2.0-rc.1", "4.2.0"], &[("4.1.0", "4.2.0-rc.1"), ("4.1.0", "4.2.0")], &[]));
+    let g = graph(&doc(
+        &["4.1.0", "4.2.0-rc.1", "4.2.0"],
+        &[("4.1.0", "4.2.0-rc.1"), ("4.1.0", "4.2.0")],
+        &[],
+    ));
     let (from, to) = (cv("4.1.0"), cv("4.1.0"));
     assert!(g.path(&query(&from, &to)).unwrap().hops.is_empty());
     let to = cv("4.2");
-    assert_eq!(versions(&g.path(&query(&from, &to)).unwrap()), ["4.1.0", "4.2.0"]);
+    assert_eq!(
+        versions(&g.path(&query(&from, &to)).unwrap()),
+        ["4.1.0", "4.2.0"]
+    );
     let to = cv("4.2.0-rc.1");
-    assert_eq!(versions(&g.path(&query(&from, &to)).unwrap()), ["4.1.0", "4.2.0-rc.1"]);
+    assert_eq!(
+        versions(&g.path(&query(&from, &to)).unwrap()),
+        ["4.1.0", "4.2.0-rc.1"]
+    );
 }
 
 /// Breadth-first distances over every edge usable in `tier` (the oracle).
