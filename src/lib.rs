@@ -23,6 +23,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod convert;
+pub mod diagram;
 pub mod fetch;
 pub mod fsread;
 pub mod install;

@@ -30,6 +30,7 @@ pub mod image;
 pub mod link;
 pub mod list;
 pub mod model;
+pub mod picture;
 pub mod problem;
 pub mod property;
 pub mod validate;

@@ -2,9 +2,11 @@
 
 use std::io::Write;
 
-use super::flags::{CatalogCommand, CatalogListArgs, CatalogValidateArgs, ListWhat, OutputFormat};
+use super::flags::{
+    CatalogCommand, CatalogListArgs, CatalogValidateArgs, ListWhat, OutputFormat, PictureFormat,
+};
 use super::{EXIT_INVALID, EXIT_OK, Error};
-use crate::catalog::{self, PackageFilter, list, validate};
+use crate::catalog::{self, PackageFilter, list, picture, validate};
 
 pub(super) fn run(
     command: &CatalogCommand,
@@ -69,7 +71,24 @@ fn run_list(args: &CatalogListArgs, stdout: &mut dyn Write) -> Result<u8, Error>
             args.path.display()
         )));
     }
-    let format = args.output;
+    let format = match (args.output.data(), args.what) {
+        (Some(format), _) => format,
+        (None, ListWhat::Channels) => {
+            let d = picture::upgrade_graph(&catalog, package);
+            let text = match args.output {
+                PictureFormat::Dot => crate::diagram::dot(&d),
+                _ => crate::diagram::mermaid(&d),
+            };
+            write!(stdout, "{text}")?;
+            return Ok(EXIT_OK);
+        }
+        (None, _) => {
+            return Err(Error::Usage(
+                "-o mermaid and -o dot draw upgrade graphs: use them with `catalog list channels`"
+                    .into(),
+            ));
+        }
+    };
     if format.is_text() {
         let text = match args.what {
             ListWhat::Packages => {

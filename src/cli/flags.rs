@@ -177,6 +177,24 @@ pub struct MirrorConfigArgs {
     /// refused).
     #[arg(long)]
     pub allow_tags: bool,
+    /// With --update-graph: the release the cluster updates to; the platform release images
+    /// of the path from the current release are added (`mirror.platform`).
+    #[arg(long, value_name = "VERSION", requires = "update_graph")]
+    pub to: Option<String>,
+    /// The current release (default: the lock file's clusterVersion, else the
+    /// configuration's).
+    #[arg(long, value_name = "VERSION", requires = "to")]
+    pub from: Option<String>,
+    /// The update graph the path is found on (a file or an https:// URL; repeatable), as for
+    /// upgrade-plan.
+    #[arg(long = "update-graph", value_name = "FILE|URL", requires = "to")]
+    pub update_graph: Vec<String>,
+    /// Only releases of this channel on the path.
+    #[arg(long, value_name = "NAME", requires = "to")]
+    pub channel: Option<String>,
+    /// Also take updates whose risks apply to every cluster.
+    #[arg(long, requires = "to")]
+    pub allow_not_recommended: bool,
 }
 
 /// `catalog …`.
@@ -225,9 +243,11 @@ pub struct CatalogListArgs {
     #[arg(long)]
     pub package: Option<String>,
     /// Output format: `table`, aligned columns; `json` or `yaml`, one object per row with
-    /// camelCase keys.
-    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
-    pub output: OutputFormat,
+    /// camelCase keys; for `channels`, `mermaid` or `dot` draw each package's upgrade graph
+    /// (replaces, skips, skipRange; heads and deprecations marked), as `opm alpha
+    /// render-graph` does.
+    #[arg(short = 'o', long, value_enum, default_value_t = PictureFormat::Table)]
+    pub output: PictureFormat,
 }
 
 /// `bundle …`.
@@ -416,6 +436,45 @@ pub enum OutputFormat {
     Yaml,
 }
 
+/// Output formats of a command that can also draw what it prints (`upgrade-plan`, `catalog
+/// list channels`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PictureFormat {
+    /// Human-readable text, tables fitted to the terminal (the default; `text` is accepted
+    /// too).
+    #[value(alias = "text")]
+    Table,
+    /// The text, with every table column and cell whole.
+    Wide,
+    /// JSON, camelCase keys.
+    Json,
+    /// YAML, the same document as JSON.
+    Yaml,
+    /// A Mermaid flowchart.
+    Mermaid,
+    /// A Graphviz DOT digraph (`dot -Tsvg`).
+    Dot,
+}
+
+impl PictureFormat {
+    /// Whether this is text for people (`table` or `wide`), rather than a document or a
+    /// picture for a program.
+    pub fn is_text(self) -> bool {
+        self.data().is_some_and(OutputFormat::is_text)
+    }
+
+    /// The data or text format, `None` for a picture.
+    pub fn data(self) -> Option<OutputFormat> {
+        match self {
+            PictureFormat::Table => Some(OutputFormat::Table),
+            PictureFormat::Wide => Some(OutputFormat::Wide),
+            PictureFormat::Json => Some(OutputFormat::Json),
+            PictureFormat::Yaml => Some(OutputFormat::Yaml),
+            PictureFormat::Mermaid | PictureFormat::Dot => None,
+        }
+    }
+}
+
 /// Output formats of a command whose output is one document (`mirror-config`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DocumentFormat {
@@ -474,12 +533,31 @@ pub struct UpgradePlanArgs {
     #[arg(long, value_name = "NAME=SOURCE")]
     pub catalog: Vec<String>,
     /// Output format: `table`, the plan as prose and a summary table; `json` or `yaml`, the
-    /// plan as data (hops, steps, blockers, clusterBlockers). All on stdout.
-    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
-    pub output: OutputFormat,
-    /// Print each reconcile's candidates and the rule that chose or rejected each one.
+    /// plan as data (hops, steps, blockers, clusterBlockers, updateGraph); `mermaid` or `dot`,
+    /// the path as a picture (releases, hops, operator moves, the blocking operator in red).
+    /// All on stdout.
+    #[arg(short = 'o', long, value_enum, default_value_t = PictureFormat::Table)]
+    pub output: PictureFormat,
+    /// Print each reconcile's candidates and the rule that chose or rejected each one, and
+    /// why the update graph's path won.
     #[arg(long)]
     pub explain: bool,
+    /// Follow OpenShift's update graph: a Cincinnati graph document (the JSON of
+    /// `<update service>/api/upgrades_info/graph?channel=…`), a file or an https:// URL
+    /// (repeatable: one graph of all of them).
+    #[arg(long = "update-graph", value_name = "FILE|URL")]
+    pub update_graph: Vec<String>,
+    /// Only releases of this channel on the path (default: the channel every graph document
+    /// was requested for, when they agree).
+    #[arg(long, value_name = "NAME", requires = "update_graph")]
+    pub channel: Option<String>,
+    /// Also take updates whose risks apply to every cluster (an `Always` rule).
+    #[arg(long, requires = "update_graph")]
+    pub allow_not_recommended: bool,
+    /// Plan an EUS-to-EUS update: the control plane passes the odd minor with the worker
+    /// pools paused (automatic when both releases are EUS minors two apart).
+    #[arg(long)]
+    pub eus: bool,
     /// Update the lock file and re-render the manifests for the target, all or nothing.
     #[arg(long)]
     pub write: bool,

@@ -176,7 +176,33 @@ pub(super) fn mirror_config(
     let outcomes = outcome::resolve_for_release(&inv, &cluster);
     report_failures(&inv, &outcomes, stderr)?;
     let rule = PinRule::new(&inv, &(&args.bundle_sources).into(), args.allow_tags)?;
-    let text = images::mirror_config(&inv, &outcomes, &rule)?;
+    let releases = match &args.to {
+        None => Vec::new(),
+        Some(to) => {
+            let parse = |flag: &str, text: &str| {
+                crate::openshift::ClusterVersion::parse(text)
+                    .map_err(|m| Error::Usage(format!("{flag}: {m}")))
+            };
+            let to = parse("--to", to)?;
+            let from = args
+                .from
+                .as_deref()
+                .map(|f| parse("--from", f))
+                .transpose()?;
+            let input = crate::install::upgrade::GraphInput {
+                sources: args.update_graph.clone(),
+                channel: args.channel.clone(),
+                allow_not_recommended: args.allow_not_recommended,
+                eus: false,
+            };
+            let (releases, notes) = images::platform_releases(&inv, from, &to, &input)?;
+            for note in notes {
+                writeln!(stderr, "warning: {note}")?;
+            }
+            releases
+        }
+    };
+    let text = images::mirror_config(&inv, &outcomes, &rule, &releases)?;
     let text = match args.output {
         DocumentFormat::Yaml => text,
         DocumentFormat::Json => as_json(&text, stderr)?,

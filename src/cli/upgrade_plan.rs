@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use super::diagnostics::{Report, color_stderr};
-use super::flags::{OutputFormat, UpgradePlanArgs};
+use super::flags::{OutputFormat, PictureFormat, UpgradePlanArgs};
 use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::install::plan::{self, BundleContent, Settings};
 use crate::install::{Inputs, Install};
@@ -43,14 +43,25 @@ pub(super) fn run(
         .as_deref()
         .map(|text| ClusterVersion::parse(text).map_err(|m| Error::Usage(format!("--from: {m}"))))
         .transpose()?;
-    let (plan, mut notes) = crate::install::upgrade::plan(&mut inv, from, &to, args.explain)?;
-    match args.output {
-        format if format.is_text() => write!(
+    let input = crate::install::upgrade::GraphInput {
+        sources: args.update_graph.clone(),
+        channel: args.channel.clone(),
+        allow_not_recommended: args.allow_not_recommended,
+        eus: args.eus,
+    };
+    let (plan, mut notes) =
+        crate::install::upgrade::plan(&mut inv, from, &to, args.explain, &input)?;
+    let text_output = args.output.data().is_some_and(OutputFormat::is_text);
+    match (args.output, args.output.data()) {
+        (PictureFormat::Mermaid, _) => write!(stdout, "{}", upgrade::render::mermaid(&plan))?,
+        (PictureFormat::Dot, _) => write!(stdout, "{}", upgrade::render::dot(&plan))?,
+        (_, Some(format)) if format.is_text() => write!(
             stdout,
             "{}",
             upgrade::render::text(&plan, args.explain, format.width())
         )?,
-        format => super::printer::structured(stdout, format, &plan)?,
+        (_, Some(format)) => super::printer::structured(stdout, format, &plan)?,
+        (_, None) => {}
     }
     for note in notes.drain(..) {
         write!(stderr, "{}", Report::warning(note).render(color))?;
@@ -86,7 +97,7 @@ pub(super) fn run(
                 ""
             }
         ));
-        if !args.output.is_text() {
+        if !text_output {
             report = Report::message(format!(
                 "{}: {}",
                 report,
@@ -103,9 +114,10 @@ pub(super) fn run(
         let mut written = Vec::new();
         let result = write_target(&inv, &to, &plan, args, &mut written, stderr);
         // Paths of the files written go where they cannot corrupt a JSON document.
-        match args.output {
-            format if format.is_text() => stdout.write_all(&written)?,
-            _ => stderr.write_all(&written)?,
+        if text_output {
+            stdout.write_all(&written)?;
+        } else {
+            stderr.write_all(&written)?;
         }
         return result;
     }

@@ -323,6 +323,8 @@ pub struct Fetcher {
     client: Option<reqwest::blocking::Client>,
     options: Options,
     cache: Cache,
+    /// The `Accept` header sent, when set.
+    accept: Option<&'static str>,
 }
 
 impl Fetcher {
@@ -338,7 +340,15 @@ impl Fetcher {
             client,
             options,
             cache,
+            accept: None,
         })
+    }
+
+    /// The same fetcher, sending `Accept: media` (an update service answers the graph only
+    /// to `Accept: application/json`).
+    pub fn accepting(mut self, media: &'static str) -> Fetcher {
+        self.accept = Some(media);
+        self
     }
 
     /// The cache.
@@ -457,10 +467,13 @@ impl Fetcher {
             let started = Instant::now();
             // Content encoding is decoded here, not by the client, so that both the bytes sent
             // and the bytes they expand to are bounded.
-            let outcome = client
+            let mut request = client
                 .get(url)
-                .header(reqwest::header::ACCEPT_ENCODING, "gzip")
-                .send();
+                .header(reqwest::header::ACCEPT_ENCODING, "gzip");
+            if let Some(accept) = self.accept {
+                request = request.header(reqwest::header::ACCEPT, accept);
+            }
+            let outcome = request.send();
             let (retry_after, why) = match outcome {
                 Err(e) => {
                     let kind = classify(&e, &host, &self.options);

@@ -101,6 +101,9 @@ pub enum Error {
     /// No upgrade plan can be made for these releases.
     #[error(transparent)]
     Upgrade(#[from] crate::upgrade::Error),
+    /// The update graph cannot be read, or the target is not reachable on it (exit 1).
+    #[error(transparent)]
+    UpdateGraph(#[from] Box<crate::upgrade::graph::Error>),
     /// Writing to stdout failed.
     #[error("cannot write output: {0}")]
     Stdout(#[from] std::io::Error),

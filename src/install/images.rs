@@ -1,7 +1,8 @@
 //! Which images the resolved operators pull, whether the install-config mirror rules cover
 //! them, the oc-mirror ImageSetConfiguration for them, and the offline marketplace objects of
 //! the PlatformOperator profile: the library side of `images`, `mirror-config` and the
-//! disconnected checks of `create`.
+//! disconnected checks of `create`. With `mirror-config --to … --update-graph …`, the
+//! platform releases of the update path are mirrored too ([`platform_releases`]).
 
 use std::collections::BTreeMap;
 
@@ -159,12 +160,114 @@ pub fn images(
     })
 }
 
-/// The oc-mirror v2 ImageSetConfiguration that mirrors exactly the resolved bundles, as YAML
-/// text with its header comments (`mirror-config`).
+/// A platform release to mirror: a release of the update path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlatformRelease {
+    /// Version.
+    pub version: String,
+    /// Release image, by digest (from the graph's `payload`).
+    pub image: String,
+    /// The channel oc-mirror finds it in.
+    pub channel: String,
+}
+
+/// The releases the cluster passes from `from` (else the lock file's clusterVersion, else the
+/// configuration's) to `to` on the update graph, each with its image and a channel that holds
+/// it (the path's channel, else one of the graph documents' channels, else the release's own
+/// `stable-X.Y`).
+pub fn platform_releases(
+    inv: &Install,
+    from: Option<crate::openshift::ClusterVersion>,
+    to: &crate::openshift::ClusterVersion,
+    input: &super::upgrade::GraphInput,
+) -> Result<(Vec<PlatformRelease>, Vec<String>), Error> {
+    let locked = crate::output::lock::read(&inv.lock_path)?
+        .and_then(|l| l.cluster_version)
+        .map(|text| {
+            crate::openshift::ClusterVersion::parse(&text).map_err(|m| {
+                Error::Usage(format!(
+                    "the lock file {} has clusterVersion {text:?}: {m}; give --from",
+                    inv.lock_path.display()
+                ))
+            })
+        })
+        .transpose()?;
+    let Some(from) = from.or(locked).or_else(|| inv.cluster_version.clone()) else {
+        return Err(Error::Usage(
+            "the current release is not known: give --from VERSION (no clusterVersion in the lock file or the configuration)".into(),
+        ));
+    };
+    let mut notes = Vec::new();
+    let route = super::upgrade::route(inv, &from, to, input, &mut notes)?;
+    let Some(path) = route.path else {
+        return Ok((Vec::new(), notes));
+    };
+    let releases = path
+        .hops
+        .iter()
+        .map(|h| {
+            let own = format!(
+                "stable-{}",
+                h.to.version.rsplitn(2, '.').last().unwrap_or("")
+            );
+            let channel = path
+                .channel
+                .clone()
+                .or_else(|| {
+                    route
+                        .channels
+                        .iter()
+                        .find(|c| h.to.channels.contains(c))
+                        .cloned()
+                })
+                .unwrap_or(own);
+            PlatformRelease {
+                version: h.to.version.clone(),
+                image: h.to.image.clone(),
+                channel,
+            }
+        })
+        .collect();
+    Ok((releases, notes))
+}
+
+/// Add `mirror.platform` (oc-mirror v2alpha1 `Platform`): `graph: true` (the update graph
+/// data for a disconnected OpenShift Update Service) and per release one channel entry whose
+/// `minVersion` and `maxVersion` are that release, so exactly the releases of the path are
+/// mirrored.
+fn add_platform(value: &mut serde_json::Value, releases: &[PlatformRelease]) {
+    if releases.is_empty() {
+        return;
+    }
+    let channels: Vec<serde_json::Value> = releases
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "name": r.channel,
+                "minVersion": r.version,
+                "maxVersion": r.version,
+            })
+        })
+        .collect();
+    if let Some(mirror) = value
+        .get_mut("mirror")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        mirror.insert(
+            "platform".into(),
+            serde_json::json!({"graph": true, "channels": channels}),
+        );
+    }
+}
+
+/// The oc-mirror v2 ImageSetConfiguration that mirrors exactly the resolved bundles (and the
+/// platform `releases` of an update path), as YAML text with its header comments
+/// (`mirror-config`).
 pub fn mirror_config(
     inv: &Install,
     outcomes: &[Outcome<'_>],
     rule: &PinRule,
+    releases: &[PlatformRelease],
 ) -> Result<String, Error> {
     let rules = mirror_rules(inv);
     let mut selections = Vec::new();
@@ -235,9 +338,18 @@ pub fn mirror_config(
     }
     let mut value = imageset::image_set(&selections);
     imageset::add_additional_images(&mut value, &pinned_tags);
+    add_platform(&mut value, releases);
     let mut text = String::from(
         "# Written by po-manifests mirror-config: oc-mirror v2 mirrors exactly the resolved bundles.\n",
     );
+    for r in releases {
+        text.push_str(&format!(
+            "# platform release {} (channel {}): {}\n",
+            crate::text::printable(&r.version),
+            crate::text::printable(&r.channel),
+            crate::text::printable(&r.image)
+        ));
+    }
     for (image, operator) in &not_pins {
         text.push_str(&format!(
             "# not a pin: operator \"{operator}\" bundle image {image} is given by tag only and its digest could not be looked up; oc-mirror mirrors what the tag names when it runs\n"

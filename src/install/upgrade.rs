@@ -2,13 +2,130 @@
 //! file's) to the target ([`plan`]), the planner's view of each configured operator (from the
 //! configuration's `installed:` or the lock file), and the planned bundles as outcomes that
 //! [`super::plan::plan_outcomes`] renders for the target release (`--write`).
+//!
+//! With update graph documents ([`GraphInput`]: files, or `https://` URLs fetched like
+//! catalogs, with the same trust, proxy, offline and cache rules), the cluster's route is the
+//! graph's path ([`crate::upgrade::graph`]) and every hop of it is checked for every operator.
 
 use super::outcome::{self, Outcome};
 use super::{Error, Install};
 use crate::openshift::ClusterVersion;
 use crate::output::lock::{self, Lock};
 use crate::resolve::{self, LoadedCatalog, Resolution};
+use crate::upgrade::graph::{self, UpdateGraph};
 use crate::upgrade::{self, BundleRef, Plan};
+
+/// Where the update graph comes from and how the path through it is chosen.
+#[derive(Debug, Clone, Default)]
+pub struct GraphInput {
+    /// Graph documents: files, or `https://` URLs (`…/graph?channel=stable-4.18&arch=amd64`).
+    pub sources: Vec<String>,
+    /// Only releases of this channel (default: the channel every document was requested for).
+    pub channel: Option<String>,
+    /// Also take edges whose risks apply to every cluster.
+    pub allow_not_recommended: bool,
+    /// Plan an EUS-to-EUS update.
+    pub eus: bool,
+}
+
+/// Read every graph document into one graph.
+pub fn load_graph(inv: &Install, sources: &[String]) -> Result<UpdateGraph, Error> {
+    let mut builder = graph::Builder::new();
+    let mut fetcher = None;
+    for source in sources {
+        let (bytes, channel) = if source.starts_with("https://") {
+            let fetcher = match &mut fetcher {
+                Some(f) => f,
+                None => fetcher.insert(inv.fetcher()?.accepting("application/json")),
+            };
+            let fetched = fetcher.fetch(source, None).map_err(|e| Error::Fetch {
+                name: String::new(),
+                source: e,
+            })?;
+            let bytes = crate::fsread::read(&fetched.path, graph::MAX_GRAPH_BYTES, None).map_err(
+                |source| Error::ReadFile {
+                    path: fetched.path.clone(),
+                    source,
+                },
+            )?;
+            (bytes, graph::channel_of_url(source))
+        } else if source.contains("://") {
+            return Err(Error::Usage(format!(
+                "--update-graph {source}: only files and https:// URLs are read"
+            )));
+        } else {
+            let path = std::path::Path::new(source);
+            let bytes =
+                crate::fsread::read(path, graph::MAX_GRAPH_BYTES, None).map_err(|source| {
+                    Error::ReadFile {
+                        path: path.to_path_buf(),
+                        source,
+                    }
+                })?;
+            (bytes, None)
+        };
+        builder
+            .add(source, &bytes, channel)
+            .map_err(|e| Error::UpdateGraph(Box::new(e)))?;
+    }
+    Ok(builder.finish())
+}
+
+/// The route of the cluster from `from` to `to`: the graph's path when `input` names a graph
+/// (not for a rollback or no change, which the graph has no edges for: the notes say so).
+pub fn route(
+    inv: &Install,
+    from: &ClusterVersion,
+    to: &ClusterVersion,
+    input: &GraphInput,
+    notes: &mut Vec<String>,
+) -> Result<upgrade::Route, Error> {
+    let mut route = upgrade::Route {
+        eus: input.eus,
+        ..Default::default()
+    };
+    if input.sources.is_empty() {
+        // The plan says so itself (`updateGraph.checked: false`).
+        return Ok(route);
+    }
+    let forward = (to.major, to.minor) > (from.major, from.minor)
+        || ((to.major, to.minor) == (from.major, from.minor)
+            && to.patch.unwrap_or(0) > from.patch.unwrap_or(0));
+    if !forward {
+        notes.push(format!(
+            "the update graph has no edges for {from} → {to} (only updates to newer releases): it was not used"
+        ));
+        return Ok(route);
+    }
+    if from.patch.is_none() {
+        return Err(Error::Usage(format!(
+            "the current release {from} has no patch version: the update graph needs the exact release (--from {}.{}.Z)",
+            from.major, from.minor
+        )));
+    }
+    let graph = load_graph(inv, &input.sources)?;
+    notes.extend(graph.notes().iter().cloned());
+    let channel = input
+        .channel
+        .clone()
+        .or_else(|| graph.default_channel().map(str::to_string));
+    let path = graph
+        .path(&graph::Query {
+            from,
+            to,
+            channel: channel.as_deref(),
+            allow_not_recommended: input.allow_not_recommended,
+        })
+        .map_err(|e| Error::UpdateGraph(Box::new(e)))?;
+    if path.tier == graph::EdgeKind::NotRecommended {
+        notes.push(
+            "the path takes an update that the update service does not recommend for any cluster (--allow-not-recommended)".into(),
+        );
+    }
+    route.channels = graph.channels();
+    route.path = Some(path);
+    Ok(route)
+}
 
 /// The upgrade plan from the current release to `to`: `from`, else the lock file's
 /// `clusterVersion`, else the configuration's (an install not created yet); the catalogs (as configured, or overridden) are loaded for the target.
@@ -18,6 +135,7 @@ pub fn plan(
     from: Option<ClusterVersion>,
     to: &ClusterVersion,
     explain: bool,
+    input: &GraphInput,
 ) -> Result<(Plan, Vec<String>), Error> {
     let lock = lock::read(&inv.lock_path)?;
     let from = match (from, lock.as_ref().and_then(|l| l.cluster_version.as_ref())) {
@@ -43,13 +161,17 @@ pub fn plan(
     // The feature set is read for the current release: it cannot change across an upgrade.
     let current = crate::openshift::Target::new(&from, inv.feature_set(), inv.feature_gates())
         .map_err(|e| Error::Unsupported(format!("the current release {from}: {e}")))?;
+    let mut graph_notes = Vec::new();
+    let route = route(inv, &from, to, input, &mut graph_notes)?;
     inv.load_catalogs()?;
-    let (operators, notes) = operators(inv, lock.as_ref());
-    let plan = upgrade::plan_with(
+    let (operators, mut notes) = operators(inv, lock.as_ref());
+    notes.extend(graph_notes);
+    let plan = upgrade::plan_route(
         &operators,
         &inv.catalogs,
         &from,
         to,
+        &route,
         upgrade::Options { explain },
     )?
     .with_cluster_blockers(upgrade::cluster::blockers(

@@ -351,6 +351,21 @@ const fn legacy(minor: u64, platform_operators: GateState, dev_preview: bool) ->
     }
 }
 
+/// The first Extended Update Support minor of OpenShift 4 (4.6; every even minor since).
+pub const FIRST_EUS_MINOR: u64 = 6;
+
+/// Whether `major.minor` is an Extended Update Support release: OpenShift 4's even minors from
+/// 4.6 on (Red Hat's OpenShift life cycle policy), between which EUS-to-EUS updates pass the
+/// odd minor with the worker pools paused.
+pub fn is_eus(major: u64, minor: u64) -> bool {
+    major == 4 && minor >= FIRST_EUS_MINOR && minor.is_multiple_of(2)
+}
+
+/// The EUS minors in words, for messages.
+pub fn eus_description() -> String {
+    format!("the even minors from 4.{FIRST_EUS_MINOR} on")
+}
+
 /// Every release po-manifests knows, oldest first. A newer release is treated as the last row
 /// (see [`lookup`]).
 pub const RELEASES: &[ReleaseRow] = &[

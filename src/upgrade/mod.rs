@@ -26,6 +26,7 @@
 
 pub mod cluster;
 pub mod compat;
+pub mod graph;
 pub mod render;
 
 use serde::Serialize;
@@ -243,6 +244,56 @@ pub struct Hop {
     pub stays: Vec<Stay>,
     /// Operators that block this hop; when any, the hop and the ones after it do not happen.
     pub blockers: Vec<Blocker>,
+    /// The release the hop goes to, with its image, from the update graph.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<graph::Release>,
+    /// How the update graph recommends the hop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edge: Option<graph::EdgeKind>,
+    /// The hop's conditional risks (to evaluate on the cluster).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub risks: Vec<graph::Risk>,
+    /// An EUS-to-EUS hop into the odd minor: only the control plane updates, the worker
+    /// pools stay paused.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub control_plane_only: bool,
+}
+
+/// Whether the plan followed OpenShift's update graph.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateGraphUse {
+    /// The channels of the graph's documents (or the `--channel` the path kept to).
+    pub channels: Vec<String>,
+    /// Whether the path was checked against the graph.
+    pub checked: bool,
+    /// Why the path won (the search's decisions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub why: Vec<String>,
+}
+
+/// An EUS-to-EUS update: the control plane passes the odd minor, the workers stay.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Eus {
+    /// The EUS minor the cluster is on.
+    pub from: String,
+    /// The odd minor the control plane passes.
+    pub via: String,
+    /// The EUS minor it goes to.
+    pub to: String,
+}
+
+/// The route of the cluster itself: the update graph's path, when one was searched, and
+/// whether EUS-to-EUS was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Route {
+    /// The path through the update graph.
+    pub path: Option<graph::Path>,
+    /// The channels of the graph.
+    pub channels: Vec<String>,
+    /// `--eus`: plan an EUS-to-EUS update (else only when both minors are EUS, two apart).
+    pub eus: bool,
 }
 
 /// Where an operator starts and ends.
@@ -285,6 +336,11 @@ pub struct Plan {
     /// The cluster's own rules that block the upgrade (feature set, removed API).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cluster_blockers: Vec<cluster::ClusterBlocker>,
+    /// Whether the update graph was followed.
+    pub update_graph: UpdateGraphUse,
+    /// The EUS-to-EUS update, when this is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eus: Option<Eus>,
 }
 
 impl Plan {
@@ -342,6 +398,18 @@ pub enum Error {
         /// Minor upgrades it would take.
         hops: u64,
     },
+    /// `--eus` for releases that are not two EUS minors apart.
+    #[error(
+        "cannot plan {from} → {to} as an EUS-to-EUS update: both must be Extended Update Support minors ({eus}), two minors apart"
+    )]
+    NotEus {
+        /// Current release.
+        from: String,
+        /// Target release.
+        to: String,
+        /// The EUS minors.
+        eus: String,
+    },
     /// The target is another major.
     #[error(
         "cannot plan {from} → {to}: upgrades across OpenShift major versions are not planned by po-manifests"
@@ -384,18 +452,102 @@ pub fn plan_with(
     to: &ClusterVersion,
     options: Options,
 ) -> Result<Plan, Error> {
-    let hops = hops(from, to)?;
+    plan_route(operators, catalogs, from, to, &Route::default(), options)
+}
+
+/// The EUS-to-EUS update `from → to`, when both are EUS minors two apart (or `forced`, which
+/// refuses anything else).
+pub fn eus(from: &ClusterVersion, to: &ClusterVersion, forced: bool) -> Result<Option<Eus>, Error> {
+    let two_apart = from.major == to.major && from.minor.checked_add(2) == Some(to.minor);
+    if two_apart
+        && crate::openshift::is_eus(from.major, from.minor)
+        && crate::openshift::is_eus(to.major, to.minor)
+    {
+        return Ok(Some(Eus {
+            from: from.minor_text(),
+            via: format!("{}.{}", from.major, to.minor - 1),
+            to: to.minor_text(),
+        }));
+    }
+    if forced {
+        return Err(Error::NotEus {
+            from: from.text.clone(),
+            to: to.text.clone(),
+            eus: crate::openshift::eus_description(),
+        });
+    }
+    Ok(None)
+}
+
+/// [`plan_with`] along `route`: the update graph's path hop by hop (each hop checked for
+/// every operator, with the moves before and after it), else one hop per minor.
+pub fn plan_route(
+    operators: &[Operator],
+    catalogs: &[LoadedCatalog],
+    from: &ClusterVersion,
+    to: &ClusterVersion,
+    route: &Route,
+    options: Options,
+) -> Result<Plan, Error> {
+    let eus = eus(from, to, route.eus)?;
+    // (from, to, change, path hop)
+    let hops: Vec<(
+        ClusterVersion,
+        ClusterVersion,
+        Change,
+        Option<&graph::PathHop>,
+    )> = match &route.path {
+        Some(path) if !path.hops.is_empty() => path
+            .hops
+            .iter()
+            .map(|h| {
+                let a = ClusterVersion::parse(&h.from.version).unwrap_or_else(|_| from.clone());
+                let b = ClusterVersion::parse(&h.to.version).unwrap_or_else(|_| to.clone());
+                let change = if (a.major, a.minor) == (b.major, b.minor) {
+                    Change::PatchUpgrade
+                } else {
+                    Change::MinorUpgrade
+                };
+                (a, b, change, Some(h))
+            })
+            .collect(),
+        _ => hops(from, to)?
+            .into_iter()
+            .map(|(a, b, c)| (a, b, c, None))
+            .collect(),
+    };
+    if route.path.is_some() {
+        // The graph's releases: the target is the path's last one.
+        if from.major != to.major {
+            return Err(Error::MajorChange {
+                from: from.text.clone(),
+                to: to.text.clone(),
+            });
+        }
+        if hops.len() as u64 > MAX_HOPS {
+            return Err(Error::TooManyHops {
+                from: from.text.clone(),
+                to: to.text.clone(),
+                hops: hops.len() as u64,
+            });
+        }
+    }
     let change = match hops.as_slice() {
         [] => Change::None,
-        [(_, _, c)] => *c,
-        _ => Change::MinorUpgrade,
+        [(_, _, c, _)] => *c,
+        many if many.iter().any(|h| h.2 == Change::MinorUpgrade) => Change::MinorUpgrade,
+        _ => Change::PatchUpgrade,
     };
+    let target_text = hops
+        .last()
+        .map(|h| h.1.text.clone())
+        .unwrap_or_else(|| to.text.clone());
     let mut state: Vec<Option<BundleRef>> = operators.iter().map(|o| o.installed.clone()).collect();
     let mut warnings = Vec::new();
     let mut planned_hops = Vec::new();
     let mut upgradeable = true;
-    for (current, target, change) in hops {
-        let hop = plan_hop(
+    for (current, target, change, path_hop) in hops {
+        let mut hop = plan_hop(
             operators,
             &mut state,
             catalogs,
@@ -405,6 +557,12 @@ pub fn plan_with(
             &mut warnings,
             options.explain,
         );
+        if let Some(h) = path_hop {
+            hop.release = Some(h.to.clone());
+            hop.edge = Some(h.edge);
+            hop.risks = h.risks.clone();
+        }
+        hop.control_plane_only = eus.as_ref().is_some_and(|e| target.minor_text() == e.via);
         let blocked = !hop.blockers.is_empty();
         planned_hops.push(hop);
         if blocked {
@@ -437,13 +595,26 @@ pub fn plan_with(
         .collect();
     Ok(Plan {
         from: from.text.clone(),
-        to: to.text.clone(),
+        to: target_text,
         change,
         upgradeable,
         hops: planned_hops,
         operators,
         warnings,
         cluster_blockers: Vec::new(),
+        update_graph: UpdateGraphUse {
+            channels: match route.path.as_ref().and_then(|p| p.channel.clone()) {
+                Some(c) => vec![c],
+                None => route.channels.clone(),
+            },
+            checked: route.path.is_some(),
+            why: route
+                .path
+                .as_ref()
+                .map(|p| p.why.clone())
+                .unwrap_or_default(),
+        },
+        eus,
     })
 }
 
@@ -600,6 +771,10 @@ fn plan_hop(
         after: Vec::new(),
         stays: Vec::new(),
         blockers: Vec::new(),
+        release: None,
+        edge: None,
+        risks: Vec::new(),
+        control_plane_only: false,
     };
     // Before the cluster moves: every installed operator must be compatible with the target.
     if change == Change::MinorUpgrade {

@@ -1,11 +1,147 @@
-//! A [`Plan`] as prose: pure functions, so the planner's data never depends on the wording.
+//! A [`Plan`] as prose ([`text`]) or as a picture ([`mermaid`], [`dot`]): pure functions, so
+//! the planner's data never depends on the wording. Text from the update graph (risk names,
+//! messages, queries) is untrusted and printed through [`crate::text::printable`].
 
 use std::fmt::Write as _;
 
 use super::compat::Compatibility;
-use super::{Blocker, BundleRef, Change, Plan, Reason, Step};
+use super::graph::{EdgeKind, Risk};
+use super::{Blocker, BundleRef, Change, Hop, Plan, Reason, Step};
+use crate::diagram::{self, Diagram, Edge, Line, Mark, Node};
 use crate::resolve::explain;
 use crate::table::{self, Width};
+use crate::text::printable;
+
+/// A risk's rules in words: `Always`, or the PromQL query to evaluate on the cluster.
+pub fn risk_rules(r: &Risk) -> Vec<String> {
+    r.rules
+        .iter()
+        .map(|rule| match (rule.kind.as_str(), &rule.promql) {
+            ("Always", _) => "Always: applies to every cluster".to_string(),
+            (_, Some(q)) => format!(
+                "{}: evaluate on the cluster: {}",
+                printable(&rule.kind),
+                printable(&q.split_whitespace().collect::<Vec<_>>().join(" "))
+            ),
+            (kind, None) => format!("{}: evaluate on the cluster", printable(kind)),
+        })
+        .collect()
+}
+
+fn hop_kind(hop: &Hop) -> String {
+    let mut s = hop.change.describe().to_string();
+    if let Some(e) = hop.edge {
+        s.push_str(", ");
+        s.push_str(e.word());
+    }
+    if hop.control_plane_only {
+        s.push_str("; control plane only, worker pools paused");
+    }
+    s
+}
+
+/// The update graph section: whether it was checked, EUS, the path as one line per hop with
+/// its risks, each risk in full, and with `explain` why the path won.
+fn graph_section(out: &mut String, plan: &Plan, explain: bool, width: Width) {
+    let g = &plan.update_graph;
+    if g.checked {
+        let channels = if g.channels.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (channel{} {})",
+                if g.channels.len() == 1 { "" } else { "s" },
+                printable(&g.channels.join(", "))
+            )
+        };
+        let _ = writeln!(out, "Update graph: checked{channels}");
+    } else {
+        prose(
+            out,
+            "Update graph: ",
+            "  ",
+            "not checked: the hops are one per minor, through releases not checked against OpenShift's update edges (give --update-graph FILE|URL to follow them)",
+            width,
+        );
+    }
+    if let Some(e) = &plan.eus {
+        prose(
+            out,
+            "EUS-to-EUS: ",
+            "  ",
+            &format!(
+                "{} → {}: pause the worker pools; the control plane passes {} and goes on to {}; then unpause the workers, which update from {} to {} at once",
+                e.from, e.to, e.via, e.to, e.from, e.to
+            ),
+            width,
+        );
+    }
+    if g.checked && !plan.hops.is_empty() {
+        let _ = writeln!(out, "Path:");
+        let rows: Vec<Vec<String>> = plan
+            .hops
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let risks: Vec<&str> = h.risks.iter().map(|r| r.name.as_str()).collect();
+                vec![
+                    (i + 1).to_string(),
+                    h.from.clone(),
+                    h.to.clone(),
+                    h.edge.map(EdgeKind::word).unwrap_or("-").to_string(),
+                    if risks.is_empty() {
+                        "-".into()
+                    } else {
+                        risks.join(", ")
+                    },
+                    h.release
+                        .as_ref()
+                        .map(|r| r.image.clone())
+                        .filter(|i| !i.is_empty())
+                        .unwrap_or_else(|| "-".into()),
+                ]
+            })
+            .collect();
+        let columns = [
+            table::Column::new("HOP"),
+            table::Column::new("FROM"),
+            table::Column::new("TO"),
+            table::Column::new("EDGE"),
+            table::Column::keep("RISKS"),
+            table::Column::new("RELEASE IMAGE"),
+        ];
+        for line in table::render(&columns, &rows, width).lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+        for (i, h) in plan.hops.iter().enumerate() {
+            for r in &h.risks {
+                prose(
+                    out,
+                    "  risk: ",
+                    "    ",
+                    &format!(
+                        "hop {} ({} → {}): {}: {} ({})",
+                        i + 1,
+                        h.from,
+                        h.to,
+                        printable(&r.name),
+                        printable(&r.message),
+                        printable(&r.url)
+                    ),
+                    width,
+                );
+                for rule in risk_rules(r) {
+                    prose(out, "    ", "      ", &rule, width);
+                }
+            }
+        }
+    }
+    if explain {
+        for w in &g.why {
+            prose(out, "  why: ", "    ", w, width);
+        }
+    }
+}
 
 /// Why a bundle is not compatible, as a phrase ("has olm.maxOpenShiftVersion 4.14").
 pub fn compatibility_phrase(c: &Compatibility) -> String {
@@ -116,6 +252,7 @@ pub fn text(plan: &Plan, explain: bool, width: Width) -> String {
         prose(&mut out, "  reason: ", "    ", &b.reason, width);
         prose(&mut out, "  way out: ", "    ", &b.way_out, width);
     }
+    graph_section(&mut out, plan, explain, width);
     let mut n = 0;
     for (i, hop) in plan.hops.iter().enumerate() {
         let _ = writeln!(out);
@@ -125,7 +262,7 @@ pub fn text(plan: &Plan, explain: bool, width: Width) -> String {
             i + 1,
             hop.from,
             hop.to,
-            hop.change.describe()
+            hop_kind(hop)
         );
         let mut section = |out: &mut String, title: &str, steps: &[Step]| {
             if steps.is_empty() {
@@ -206,6 +343,151 @@ pub fn text(plan: &Plan, explain: bool, width: Width) -> String {
         prose(&mut out, "warning: ", "  ", w, width);
     }
     out
+}
+
+fn release_id(version: &str) -> String {
+    format!("release {version}")
+}
+
+/// The plan as a diagram: releases as nodes, hops as edges labelled with how the update graph
+/// recommends them (and their risks), the operator moves before and after each hop as notes,
+/// and each blocking operator in red.
+pub fn diagram(plan: &Plan) -> Diagram {
+    let mut d = Diagram {
+        title: format!("upgrade plan {} to {}", plan.from, plan.to),
+        ..Default::default()
+    };
+    let first = plan
+        .hops
+        .first()
+        .map(|h| h.from.clone())
+        .unwrap_or_else(|| plan.from.clone());
+    d.nodes.push(Node {
+        id: release_id(&first),
+        label: vec![first.clone(), "current".into()],
+        mark: Mark::Plain,
+    });
+    let moves = |steps: &[Step]| -> Vec<String> {
+        steps
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}: {} → {}",
+                    s.operator,
+                    s.from
+                        .as_ref()
+                        .map(|f| f.version.as_str())
+                        .unwrap_or("not installed"),
+                    s.to.version
+                )
+            })
+            .collect()
+    };
+    for (i, hop) in plan.hops.iter().enumerate() {
+        let blocked = !hop.blockers.is_empty();
+        let mut label = vec![hop.to.clone()];
+        if hop.control_plane_only {
+            label.push("control plane only".into());
+        }
+        if i + 1 == plan.hops.len() && !blocked {
+            label.push("target".into());
+        }
+        d.nodes.push(Node {
+            id: release_id(&hop.to),
+            label,
+            mark: if hop.risks.is_empty() {
+                Mark::Plain
+            } else {
+                Mark::Risk
+            },
+        });
+        let mut edge_label = match hop.edge {
+            Some(e) => e.word().to_string(),
+            None => hop.change.describe().to_string(),
+        };
+        if !hop.risks.is_empty() {
+            let names: Vec<&str> = hop.risks.iter().map(|r| r.name.as_str()).collect();
+            edge_label.push_str(": ");
+            edge_label.push_str(&names.join(", "));
+        }
+        if blocked {
+            edge_label = format!("blocked ({edge_label})");
+        }
+        d.edges.push(Edge {
+            from: release_id(&hop.from),
+            to: release_id(&hop.to),
+            label: edge_label,
+            line: if blocked {
+                Line::Blocked
+            } else if hop.edge.is_some_and(|e| e != EdgeKind::Recommended) {
+                Line::Dashed
+            } else {
+                Line::Solid
+            },
+        });
+        if !hop.before.is_empty() {
+            let id = format!("before hop {}", i + 1);
+            let mut label = vec![format!("before hop {}:", i + 1)];
+            label.extend(moves(&hop.before));
+            d.nodes.push(Node {
+                id: id.clone(),
+                label,
+                mark: Mark::Note,
+            });
+            d.edges.push(Edge {
+                from: id,
+                to: release_id(&hop.from),
+                label: String::new(),
+                line: Line::Attach,
+            });
+        }
+        if !hop.after.is_empty() {
+            let id = format!("after hop {}", i + 1);
+            let mut label = vec![format!("after hop {}:", i + 1)];
+            label.extend(moves(&hop.after));
+            d.nodes.push(Node {
+                id: id.clone(),
+                label,
+                mark: Mark::Note,
+            });
+            d.edges.push(Edge {
+                from: release_id(&hop.to),
+                to: id,
+                label: String::new(),
+                line: Line::Attach,
+            });
+        }
+        for (k, b) in hop.blockers.iter().enumerate() {
+            let id = format!("blocker {} {}", i + 1, k + 1);
+            let mut label = vec![
+                "Upgradeable=False".to_string(),
+                format!("{} ({}) {}", b.operator, b.package, b.installed.version),
+            ];
+            label.push(compatibility_phrase(&b.compatibility));
+            d.nodes.push(Node {
+                id: id.clone(),
+                label,
+                mark: Mark::Blocked,
+            });
+            d.edges.push(Edge {
+                from: id,
+                to: release_id(&hop.to),
+                label: "blocks".into(),
+                line: Line::Attach,
+            });
+        }
+    }
+    d
+}
+
+/// The plan as a Mermaid flowchart ([`diagram`]).
+pub fn mermaid(plan: &Plan) -> String {
+    diagram::mermaid(&diagram(plan))
+}
+
+/// The plan as a Graphviz DOT digraph ([`diagram`]).
+pub fn dot(plan: &Plan) -> String {
+    diagram::dot(&diagram(plan))
 }
 
 /// A line of prose after `first`, wrapped to `width` with `rest` before each further line.

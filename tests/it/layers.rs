@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// placed here.
 const LAYERS: &[&[&str]] = &[
     &["fsread", "notice", "text", "version", "rules"],
-    &["table"],
+    &["table", "diagram"],
     &["openshift"],
     &["config"],
     &["catalog"],

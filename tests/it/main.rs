@@ -29,5 +29,6 @@ mod realdata;
 mod remote;
 mod resolve;
 mod tables;
+mod update_graph;
 mod upgrade;
 mod write_protocol;
