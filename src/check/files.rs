@@ -722,4 +722,41 @@ mod tests {
             [("one-object-per-file", 6), ("type-meta", 6), ("decode", 8)]
         );
     }
+
+    proptest::proptest! {
+        /// However objects are separated (empty documents, comment-only documents, comments
+        /// after `---`), the split finds exactly the objects, each at the line it starts on; and
+        /// openshift-install keeps the first and names every other.
+        #[test]
+        fn the_split_finds_every_object_at_its_line(
+            fillers in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..3), 1..6),
+        ) {
+            let mut text = String::new();
+            let mut expected = Vec::new();
+            for (i, filler) in fillers.iter().enumerate() {
+                for f in filler {
+                    text.push_str(match f {
+                        0 => "---\n",
+                        1 => "---\n# only a comment\n",
+                        _ => "--- # a comment\n\n",
+                    });
+                }
+                text.push_str("---\n");
+                expected.push(format!("ConfigMap c{i}@{}", text.lines().count() + 1));
+                text.push_str(&format!("{CM}c{i}\n"));
+            }
+            let (objects, problems) = split("x.yaml", &text, Installer::Assisted);
+            proptest::prop_assert_eq!(&objects, &expected);
+            proptest::prop_assert!(problems.iter().all(|p| p.severity == Severity::Note));
+            let (first, problems) = split("x.yaml", &text, Installer::OpenshiftInstall);
+            proptest::prop_assert_eq!(&first[..], &expected[..1]);
+            if expected.len() > 1 {
+                let message = &problems[0].message;
+                for i in 1..expected.len() {
+                    let named = format!("ConfigMap c{i} (line");
+                    proptest::prop_assert!(message.contains(&named), "{}", message);
+                }
+            }
+        }
+    }
 }

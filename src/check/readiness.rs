@@ -1090,3 +1090,117 @@ pub fn mark_roles(objects: &mut [crate::render::RenderedObject], role_of: &dyn F
         }
     }
 }
+
+#[cfg(test)]
+mod recognition {
+    use super::*;
+    use crate::check::{Dir, ManifestFile, Provided};
+    use crate::rules::Installer;
+
+    /// The role `recognise` finds for the workload in `text` (with the RBAC beside it), and how.
+    fn recognised(text: &str) -> Option<(Role, String, usize)> {
+        let files = [ManifestFile {
+            dir: Dir::Manifests,
+            name: "x.yaml".into(),
+            text: text.into(),
+            size: text.len() as u64,
+            operator: None,
+            role: None,
+            planned: false,
+        }];
+        let mut sink = Sink::default();
+        let objects = crate::check::files::objects(&files, Installer::Assisted, &mut sink);
+        let release = Provided::new(None, None);
+        let set = ObjectSet::new(&objects, &release);
+        let w = set
+            .objects
+            .iter()
+            .find(|o| pod_spec_pointer(&o.kind).is_some())
+            .unwrap();
+        recognise(&set, w).map(|r| (r.role, r.how, w.line(&r.pointer)))
+    }
+
+    fn deployment(name: &str, container: &str) -> String {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: p\nspec:\n  template:\n    spec:\n      serviceAccountName: sa\n      containers:\n{container}"
+        )
+    }
+
+    #[test]
+    fn a_ccm_is_recognised_by_binary_image_flag_or_name() {
+        let by_binary = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: a/b:1\n        command:\n        - /bin/oci-cloud-controller-manager\n",
+        ));
+        assert_eq!(
+            by_binary,
+            Some((
+                Role::CloudControllerManager,
+                "container \"c\" runs /bin/oci-cloud-controller-manager".into(),
+                13
+            ))
+        );
+        let by_image = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: registry.k8s.io/provider-aws/cloud-controller-manager:v1.30@sha256:00\n",
+        ));
+        assert_eq!(
+            by_image.map(|r| (r.0, r.2)),
+            Some((Role::CloudControllerManager, 12))
+        );
+        let by_flag = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: a/b:1\n        args: [\"--v=2\", \"--cloud-config=/etc/x\"]\n",
+        ));
+        assert_eq!(
+            by_flag.map(|r| r.1),
+            Some("container \"c\" passes --cloud-config=/etc/x".into())
+        );
+        let by_name = recognised(&deployment(
+            "acme-cloud-controller-manager",
+            "      - name: c\n        image: a/b:1\n",
+        ));
+        assert_eq!(
+            by_name.map(|r| (r.0, r.2)),
+            Some((Role::CloudControllerManager, 4))
+        );
+        assert_eq!(
+            recognised(&deployment(
+                "web",
+                "      - name: c\n        image: nginx:1\n"
+            )),
+            None
+        );
+    }
+
+    #[test]
+    fn machine_api_controllers_are_recognised_by_binary_flag_name_or_rbac() {
+        let by_binary = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: a/b:1\n        command: [/machine-controller-manager]\n        args: [--cloud-provider=acme]\n",
+        ));
+        assert_eq!(by_binary.map(|r| r.0), Some(Role::MachineApi));
+        let by_flag = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: a/b:1\n        args: [--machine-api-namespace=openshift-machine-api]\n",
+        ));
+        assert_eq!(by_flag.map(|r| r.0), Some(Role::MachineApi));
+        let by_name = recognised(&deployment(
+            "acme-machine-controllers",
+            "      - name: c\n        image: a/b:1\n",
+        ));
+        assert_eq!(by_name.map(|r| r.0), Some(Role::MachineApi));
+        let rbac = format!(
+            "{}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: machines\nrules:\n- apiGroups: [machine.openshift.io]\n  resources: [machines]\n  verbs: [get]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: machines\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: machines\nsubjects:\n- kind: ServiceAccount\n  name: sa\n  namespace: p\n",
+            deployment("x", "      - name: c\n        image: a/b:1\n")
+        );
+        let by_rbac = recognised(&rbac);
+        assert_eq!(
+            by_rbac.map(|r| (r.0, r.1)),
+            Some((
+                Role::MachineApi,
+                "ServiceAccount p/sa is granted the machine.openshift.io API group by ClusterRole machines".into()
+            ))
+        );
+    }
+}
