@@ -6,7 +6,7 @@
 //! - Only regular files are read (no command reads a stream such as `-` for stdin). A FIFO, a
 //!   device or a socket is refused before any byte is read; the file is opened with
 //!   `O_NONBLOCK` so opening a FIFO cannot block either.
-//! - Under a root (a catalog or template folder), a symbolic link is followed only when its
+//! - Under a root (a catalog, template or install folder), a symbolic link is followed only when its
 //!   target stays inside the root. A link that leaves it is refused naming the link, never its
 //!   target, so no error quotes a file the user did not point at.
 //!
@@ -164,7 +164,7 @@ pub fn check_confined(path: &Path, root: &Path) -> io::Result<()> {
                 return Err(io::Error::new(
                     io::ErrorKind::PermissionDenied,
                     format!(
-                        "{} is a symbolic link that leaves {}; links in a catalog or template folder must stay inside it",
+                        "{} is a symbolic link that leaves {}; links in a catalog, template or install folder must stay inside it",
                         at.display(),
                         root.display()
                     ),

@@ -15,6 +15,8 @@ pub enum Severity {
     Error,
     /// Worth fixing; the install can come up.
     Warning,
+    /// What the check saw and did (a document split, a role recognised): nothing to fix.
+    Note,
 }
 
 impl std::fmt::Display for Severity {
@@ -22,6 +24,7 @@ impl std::fmt::Display for Severity {
         f.write_str(match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         })
     }
 }
@@ -63,6 +66,69 @@ impl Role {
     }
 }
 
+/// Which installer reads the install directory: it decides which files are read and how a
+/// file becomes objects (`check --installer`, `create --installer`, config `installer:`).
+///
+/// - `openshift-install` reads every file of `manifests/` and `openshift/*.yaml|yml|json`, and
+///   cluster-bootstrap creates the first YAML document of each file only.
+/// - `agent` (the Agent-based installer) embeds `openshift/*.yaml` and `openshift/*.yml` only
+///   (openshift/installer `pkg/asset/agent/manifests/extramanifests.go`) and registers them with
+///   assisted-service as custom manifests of the `openshift` folder (assisted-service
+///   `cmd/agentbasedinstaller/register.go`, `RegisterExtraManifests`), which splits them.
+/// - `assisted` (the Assisted Installer): the `manifests/` and `openshift/` folders uploaded as
+///   custom manifests; assisted-service splits every multi-document `.yaml`/`.yml` file into one
+///   file per non-empty document before running the installer (`internal/ignition/
+///   installmanifests.go`, `expandMultiDocYaml`; PR #5480).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Installer {
+    /// `openshift-install` (IPI and UPI): the first document of each file.
+    #[default]
+    OpenshiftInstall,
+    /// The Agent-based installer: `openshift/*.yaml|yml`, split by assisted-service.
+    Agent,
+    /// The Assisted Installer: custom manifests, split by assisted-service.
+    Assisted,
+}
+
+impl Installer {
+    /// Every installer, as written.
+    pub const NAMES: [&'static str; 3] = ["openshift-install", "agent", "assisted"];
+
+    /// Parse `openshift-install`, `agent` or `assisted`.
+    pub fn parse(text: &str) -> Result<Installer, String> {
+        match text {
+            "openshift-install" => Ok(Installer::OpenshiftInstall),
+            "agent" => Ok(Installer::Agent),
+            "assisted" => Ok(Installer::Assisted),
+            _ => Err(format!(
+                "unknown installer \"{text}\": expected openshift-install, agent or assisted"
+            )),
+        }
+    }
+
+    /// The installer as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Installer::OpenshiftInstall => "openshift-install",
+            Installer::Agent => "agent",
+            Installer::Assisted => "assisted",
+        }
+    }
+
+    /// Whether multi-document YAML files are split into one object per document before the
+    /// install (assisted-service does it for the Agent-based and the Assisted Installer).
+    pub fn splits_documents(self) -> bool {
+        self != Installer::OpenshiftInstall
+    }
+}
+
+impl std::fmt::Display for Installer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Which objects a rule looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -93,7 +159,7 @@ pub struct Rule {
 
 use Applies::{All, InstallConfig};
 use Role::{CloudControllerManager as Ccm, MachineApi as Mapi};
-use Severity::{Error, Warning};
+use Severity::{Error, Note, Warning};
 
 const BOOTSTRAP: &str = "openshift/cluster-bootstrap pkg/start/start.go and vendored library-go pkg/assets/create/creater.go";
 const CCCMO_TEST: &str = "openshift/cluster-cloud-controller-manager-operator pkg/cloud/cloud_test.go (checkResourceRunsBeforeCNI)";
@@ -132,6 +198,20 @@ pub const RULES: &[Rule] = &[
         source: "openshift/installer pkg/asset/store/filefetcher.go; assisted-service validateManifestFileNames",
     },
     Rule {
+        id: "unreadable",
+        severity: Error,
+        applies: All,
+        fact: "an entry that is not a regular file inside the install directory (a FIFO, a device, a socket, a symbolic link leaving the directory, a name that is not UTF-8) cannot be checked, and is never read or followed",
+        source: "po-manifests (issue 26); openshift/installer pkg/asset/store/filefetcher.go reads each entry with os.ReadFile",
+    },
+    Rule {
+        id: "file-name",
+        severity: Error,
+        applies: All,
+        fact: "assisted-service refuses a custom manifest whose name has a space or does not match its file_name pattern (.json, .yaml, .yml, .yaml.patch*)",
+        source: "openshift/assisted-service internal/manifests/manifests.go (validateManifestFileNames); swagger.yaml create-manifest-params",
+    },
+    Rule {
         id: "file-size",
         severity: Error,
         applies: All,
@@ -163,8 +243,8 @@ pub const RULES: &[Rule] = &[
         id: "one-object-per-file",
         severity: Error,
         applies: All,
-        fact: "cluster-bootstrap decodes only the first YAML document of a file; the others are dropped silently",
-        source: BOOTSTRAP,
+        fact: "cluster-bootstrap decodes only the first YAML document of a file; the others are dropped silently (with --installer agent or assisted a note: assisted-service splits the file into one file per document)",
+        source: "openshift/cluster-bootstrap pkg/start/start.go and vendored library-go pkg/assets/create/creater.go; openshift/assisted-service internal/ignition/installmanifests.go (expandMultiDocYaml)",
     },
     Rule {
         id: "name-clash",
@@ -277,6 +357,13 @@ pub const RULES: &[Rule] = &[
         applies: All,
         fact: "a webhook served by a Service needs a caBundle, or the service-ca inject-cabundle annotation (OLM does not inject one for plain manifests)",
         source: "openshift/service-ca-operator (service.beta.openshift.io/inject-cabundle)",
+    },
+    Rule {
+        id: "role-recognised",
+        severity: Note,
+        applies: All,
+        fact: "a workload without a role label is recognised as a cloud controller manager (a *cloud-controller-manager* binary, --cloud-provider or --cloud-config, or its name) or as Machine API controllers (a machine-controller-manager or machine-api binary, --machine-api* flags, its name, or RBAC on machine.openshift.io), and the role's rules apply; --role or the configuration says otherwise",
+        source: "openshift/cluster-cloud-controller-manager-operator pkg/cloud/*/assets; openshift/machine-api-operator install/0000_30_machine-api-operator_11_deployment.yaml",
     },
     // install-config against the set.
     Rule {

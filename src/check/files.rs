@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::yaml::{self, Document};
 use super::{Dir, ManifestFile, Sink, str_at};
+use crate::rules::{Installer, Severity};
 
 /// Largest manifest accepted (assisted-service's limit, well inside etcd's 1.5 MiB request).
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -132,52 +133,219 @@ fn manifest_extension(name: &str) -> bool {
         .any(|e| lower.ends_with(e))
 }
 
+/// How the chosen installer treats a file name in a folder.
+enum Reading {
+    /// The installer reads it.
+    Read,
+    /// The installer never reads it (rule `file-ignored`, with why).
+    Ignored(&'static str),
+    /// The installer refuses it (rule and why).
+    Refused(&'static str, &'static str),
+    /// An assisted-service patch: applied to another manifest, not an object itself.
+    Patch,
+}
+
+fn reading(installer: Installer, dir: Dir, name: &str) -> Reading {
+    match installer {
+        Installer::OpenshiftInstall => {
+            if dir == Dir::Manifests || manifest_extension(name) {
+                Reading::Read
+            } else {
+                Reading::Ignored(
+                    "not a .yaml, .yml or .json file: the installer does not read it from openshift/",
+                )
+            }
+        }
+        // Go's filepath.Glob is case-sensitive: `*.yaml` and `*.yml` only.
+        Installer::Agent => match dir {
+            Dir::Manifests => Reading::Ignored(
+                "the Agent-based installer reads extra manifests from openshift/*.yaml and openshift/*.yml only: this file is never applied",
+            ),
+            Dir::Openshift if name.ends_with(".yaml") || name.ends_with(".yml") => Reading::Read,
+            Dir::Openshift => Reading::Ignored(
+                "not a .yaml or .yml file: the Agent-based installer embeds only openshift/*.yaml and openshift/*.yml",
+            ),
+        },
+        // filepath.Ext is case-sensitive too.
+        Installer::Assisted => {
+            let ext = name.rfind('.').map(|i| &name[i..]).unwrap_or("");
+            if name.contains(' ') {
+                Reading::Refused(
+                    "file-name",
+                    "the name has a space: assisted-service refuses the upload",
+                )
+            } else if [".yaml", ".yml", ".json"].contains(&ext) {
+                Reading::Read
+            } else if ext.starts_with(".patch") {
+                Reading::Patch
+            } else {
+                Reading::Refused(
+                    "file-type",
+                    "not a .yaml, .yml, .json or .patch file: assisted-service refuses to upload it as a custom manifest",
+                )
+            }
+        }
+    }
+}
+
+/// What a file system entry is, in words (for entries that are not read).
+fn kind_of(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// An entry's metadata without leaving `root`: a symbolic link is followed only when its
+/// target is inside `root` (`real_root` is `root` canonicalized); otherwise why not.
+fn confined_metadata(
+    path: &Path,
+    real_root: &Path,
+    root: &Path,
+) -> Result<std::fs::Metadata, String> {
+    let meta = path
+        .symlink_metadata()
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    if !meta.file_type().is_symlink() {
+        return Ok(meta);
+    }
+    match path.canonicalize() {
+        Ok(real) if real.starts_with(real_root) => std::fs::metadata(&real)
+            .map_err(|e| format!("a symbolic link whose target cannot be read: {e}")),
+        Ok(_) => Err(format!(
+            "a symbolic link that leaves {}: not followed, not read",
+            root.display()
+        )),
+        Err(_) => Err("a symbolic link to nothing (or to what cannot be reached): not read".into()),
+    }
+}
+
+/// A placeholder for an entry that has no usable name or is a folder itself.
+fn entry(dir: Dir, name: String) -> ManifestFile {
+    ManifestFile {
+        dir,
+        name,
+        text: String::new(),
+        size: 0,
+        operator: None,
+        role: None,
+        planned: false,
+    }
+}
+
 /// Read the files of `dir/manifests` and `dir/openshift` the installer would read, reporting
-/// the ones it cannot use (subdirectories, dotfiles, other extensions, oversized files).
-pub(crate) fn read_dir(dir: &Path, sink: &mut Sink) -> Result<Vec<ManifestFile>, Error> {
+/// the ones it cannot use (subdirectories, dotfiles, other extensions, oversized files) and the
+/// ones that cannot be read at all: every entry is looked at with `lstat`, a symbolic link is
+/// followed only inside `dir`, and only regular files are opened (never a FIFO or a device).
+/// Each such entry is one `unreadable` problem; the rest is still read.
+pub(crate) fn read_dir(
+    dir: &Path,
+    installer: Installer,
+    sink: &mut Sink,
+) -> Result<Vec<ManifestFile>, Error> {
+    let real_root = dir.canonicalize().map_err(|source| Error {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut out = Vec::new();
     for sub in [Dir::Manifests, Dir::Openshift] {
         let path = dir.join(sub.name());
+        let folder = entry(sub, String::new());
+        match path.symlink_metadata() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            _ => {}
+        }
+        if let Err(why) = confined_metadata(&path, &real_root, dir) {
+            sink.push("unreadable", &folder, 0, None, why);
+            continue;
+        }
         let entries = match std::fs::read_dir(&path) {
             Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(source) => return Err(Error { path, source }),
+            Err(e) => {
+                sink.push(
+                    "unreadable",
+                    &folder,
+                    0,
+                    None,
+                    format!("the folder cannot be listed: {e}"),
+                );
+                continue;
+            }
         };
         let mut names = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|source| Error {
-                path: path.clone(),
-                source,
-            })?;
-            names.push(entry.file_name().to_string_lossy().into_owned());
+        for e in entries {
+            match e {
+                Ok(e) => names.push(e.file_name()),
+                Err(e) => sink.push(
+                    "unreadable",
+                    &folder,
+                    0,
+                    None,
+                    format!("the folder cannot be listed: {e}"),
+                ),
+            }
         }
         names.sort();
-        for name in names {
-            let file_path = path.join(&name);
-            let meta = std::fs::metadata(&file_path).map_err(|source| Error {
-                path: file_path.clone(),
-                source,
-            })?;
-            let mut file = ManifestFile {
-                dir: sub,
-                name: name.clone(),
-                text: String::new(),
-                size: meta.len(),
-                operator: None,
-                role: None,
-                planned: false,
+        for os_name in names {
+            let Some(name) = os_name.to_str().map(str::to_string) else {
+                let file = entry(sub, os_name.to_string_lossy().into_owned());
+                sink.push("unreadable", &file, 0, None, "the name is not UTF-8: not read (assisted-service and Kubernetes tooling need UTF-8 names; rename it)".into());
+                continue;
             };
-            let read_by_installer = sub == Dir::Manifests || manifest_extension(&name);
+            let file_path = path.join(&name);
+            let mut file = entry(sub, name.clone());
+            let meta = match confined_metadata(&file_path, &real_root, dir) {
+                Ok(m) => m,
+                Err(why) => {
+                    sink.push("unreadable", &file, 0, None, why);
+                    continue;
+                }
+            };
+            file.size = meta.len();
             if meta.is_dir() {
-                if sub == Dir::Manifests {
-                    sink.push("subdirectory", &file, 0, None, "a directory in manifests/: the installer cannot read it as a manifest, and its files are never applied".into());
-                } else {
-                    sink.push("file-ignored", &file, 0, None, "a directory in openshift/: the installer does not read it, so its files are never applied".into());
+                match (installer, sub) {
+                    (Installer::OpenshiftInstall, Dir::Manifests) => sink.push("subdirectory", &file, 0, None, "a directory in manifests/: the installer cannot read it as a manifest, and its files are never applied".into()),
+                    (Installer::Assisted, _) => sink.push("subdirectory", &file, 0, None, "a directory: custom manifests are files, and assisted-service refuses a name with a folder in it".into()),
+                    _ => sink.push("file-ignored", &file, 0, None, format!("a directory in {}/: the installer does not read it, so its files are never applied", sub.name())),
                 }
                 continue;
             }
-            if !read_by_installer {
-                sink.push("file-ignored", &file, 0, None, "not a .yaml, .yml or .json file: the installer does not read it from openshift/".into());
+            match reading(installer, sub, &name) {
+                Reading::Read => {}
+                Reading::Ignored(why) => {
+                    sink.push("file-ignored", &file, 0, None, why.into());
+                    continue;
+                }
+                Reading::Refused(rule, why) => {
+                    sink.push(rule, &file, 0, None, why.into());
+                    continue;
+                }
+                Reading::Patch => {
+                    sink.push_as("file-ignored", Severity::Note, &file, 0, None, "a patch: assisted-service applies it to the manifest it names; not checked as an object".into());
+                    continue;
+                }
+            }
+            if !meta.is_file() {
+                sink.push(
+                    "unreadable",
+                    &file,
+                    0,
+                    None,
+                    format!("{}: not read", kind_of(&meta.file_type())),
+                );
                 continue;
             }
             if name.starts_with('.') {
@@ -192,13 +360,13 @@ pub(crate) fn read_dir(dir: &Path, sink: &mut Sink) -> Result<Vec<ManifestFile>,
                 sink.push("file-type", &file, 0, None, "not a .yaml, .yml or .json file, yet the installer puts every file of manifests/ into the bootstrap and cluster-bootstrap fails on it".into());
                 continue;
             }
-            let bytes =
-                crate::fsread::read(&file_path, MAX_DECODE_BYTES, None).map_err(|source| {
-                    Error {
-                        path: file_path.clone(),
-                        source,
-                    }
-                })?;
+            let bytes = match crate::fsread::read(&file_path, MAX_DECODE_BYTES, Some(dir)) {
+                Ok(b) => b,
+                Err(e) => {
+                    sink.push("unreadable", &file, 0, None, format!("cannot be read: {e}"));
+                    continue;
+                }
+            };
             match String::from_utf8(bytes) {
                 Ok(text) => file.text = text,
                 Err(e) => {
@@ -265,9 +433,38 @@ pub fn split_api_version(api_version: &str) -> (String, String) {
     }
 }
 
-/// Decode every file as cluster-bootstrap would, reporting what it cannot create, and return the
-/// objects it would create. Also reports file names that clash.
-pub(crate) fn objects<'f>(files: &'f [ManifestFile], sink: &mut Sink) -> Vec<Object<'f>> {
+/// Whether the installer splits this file into one file per document: assisted-service splits
+/// user manifests whose extension is `.yaml` or `.yml` exactly (Go `filepath.Ext`, so not
+/// `.YAML`, and never `.json`), for the Agent-based and the Assisted Installer.
+fn split_by(installer: Installer, file: &ManifestFile) -> bool {
+    installer.splits_documents() && (file.name.ends_with(".yaml") || file.name.ends_with(".yml"))
+}
+
+/// `Kind namespace/name (line N)` of a document, or `a document at line N` when it has none.
+fn describe_document(doc: &Document) -> String {
+    let v = &doc.value;
+    match (str_at(v, "/kind"), str_at(v, "/metadata/name")) {
+        (Some(kind), Some(name)) => {
+            let ns = str_at(v, "/metadata/namespace")
+                .filter(|n| !n.is_empty())
+                .map(|n| format!("{n}/"))
+                .unwrap_or_default();
+            format!("{kind} {ns}{name} (line {})", doc.line(""))
+        }
+        _ => format!("a document at line {}", doc.line("")),
+    }
+}
+
+/// Decode every file as the installer would, reporting what it cannot create, and return the
+/// objects it would create. With openshift-install that is the first document of each file
+/// (cluster-bootstrap); with the Agent-based or the Assisted Installer every non-empty document
+/// of a `.yaml`/`.yml` file, as assisted-service's split makes it. Also reports file names that
+/// clash.
+pub(crate) fn objects<'f>(
+    files: &'f [ManifestFile],
+    installer: Installer,
+    sink: &mut Sink,
+) -> Vec<Object<'f>> {
     let mut out = Vec::new();
     for file in files {
         if file.size > MAX_FILE_BYTES {
@@ -287,7 +484,18 @@ pub(crate) fn objects<'f>(files: &'f [ManifestFile], sink: &mut Sink) -> Vec<Obj
                 .iter()
                 .any(|o| o.dir == Dir::Openshift && o.name == file.name)
         {
-            sink.push("name-clash", file, 0, None, format!("openshift/{} has the same name: bootkube.sh copies openshift/* over manifests/, so this file is replaced", file.name));
+            let why = if installer == Installer::Assisted {
+                "assisted-service refuses a custom manifest whose name is already used in the other folder"
+            } else {
+                "bootkube.sh copies openshift/* over manifests/, so this file is replaced"
+            };
+            sink.push(
+                "name-clash",
+                file,
+                0,
+                None,
+                format!("openshift/{} has the same name: {why}", file.name),
+            );
         }
         let docs = match yaml::parse(&file.text) {
             Ok(d) => d,
@@ -302,78 +510,253 @@ pub(crate) fn objects<'f>(files: &'f [ManifestFile], sink: &mut Sink) -> Vec<Obj
                 continue;
             }
         };
-        let Some(doc) = docs.first() else {
+        if docs.is_empty() {
             sink.push("decode", file, 0, None, "holds no object".into());
             continue;
-        };
-        if docs.len() > 1 {
-            sink.push(
+        }
+        let split = docs.len() > 1 && split_by(installer, file);
+        let docs = if split {
+            let stem = file
+                .name
+                .rsplit_once('.')
+                .map(|(s, e)| format!("{s}-<token>-00.{e}"))
+                .unwrap_or_default();
+            sink.push_as(
                 "one-object-per-file",
+                Severity::Note,
                 file,
                 docs[1].line(""),
                 None,
-                format!("holds {} YAML documents; cluster-bootstrap creates only the first and drops the others silently: write one object per file", docs.len()),
+                format!("holds {} YAML documents; assisted-service splits it into {} files ({stem}, …), one object each, and each is checked as the object it is", docs.len(), docs.len()),
             );
+            docs
+        } else {
+            if docs.len() > 1 {
+                let dropped: Vec<String> = docs[1..].iter().map(describe_document).collect();
+                sink.push(
+                    "one-object-per-file",
+                    file,
+                    docs[1].line(""),
+                    None,
+                    format!("holds {} YAML documents; cluster-bootstrap creates only the first and drops the others silently: {}; write one object per file (or check with --installer agent|assisted if that installer reads this directory)", docs.len(), dropped.join(", ")),
+                );
+            }
+            docs.into_iter().take(1).collect()
+        };
+        for doc in docs {
+            if let Some(o) = object(file, doc, !split, sink) {
+                out.push(o);
+            }
         }
-        let doc = doc.clone();
-        if !doc.value.is_object() {
-            sink.push(
-                "decode",
-                file,
-                doc.line(""),
-                None,
-                "the document is not a mapping (an object with apiVersion and kind)".into(),
-            );
-            continue;
-        }
-        let v = &doc.value;
-        let kind = str_at(v, "/kind").unwrap_or("");
-        if kind == "List" || (kind.ends_with("List") && v.get("items").is_some_and(Value::is_array))
-        {
-            sink.push("list-kind", file, doc.line("/kind"), None, format!("a {kind}: cluster-bootstrap does not expand lists; write each item to its own file"));
-            continue;
-        }
-        let missing: Vec<&str> = [
-            ("/apiVersion", "apiVersion"),
-            ("/kind", "kind"),
-            ("/metadata/name", "metadata.name"),
-        ]
-        .iter()
-        .filter(|(p, _)| str_at(v, p).is_none_or(str::is_empty))
-        .map(|(_, f)| *f)
-        .collect();
-        if !missing.is_empty() {
-            sink.push(
-                "type-meta",
-                file,
-                doc.line(""),
-                None,
-                format!(
-                    "missing {}: not an object cluster-bootstrap can create",
-                    missing.join(", ")
-                ),
-            );
-            continue;
-        }
-        let (group, version) = split_api_version(str_at(v, "/apiVersion").unwrap_or(""));
-        let name = str_at(v, "/metadata/name").unwrap_or("").to_string();
-        let namespace = str_at(v, "/metadata/namespace")
-            .filter(|n| !n.is_empty())
-            .map(str::to_string);
-        if let Some(expected) = reserved_kind(file.dir, &file.name)
-            && expected != kind
-        {
-            sink.push("name-clash", file, doc.line("/kind"), None, format!("{} is a file name the installer writes (a {expected}); this {kind} replaces it or is read as the installer's own: rename the file", file.name));
-        }
-        out.push(Object {
-            file,
-            group,
-            version,
-            kind: kind.to_string(),
-            name,
-            namespace,
-            doc,
-        });
     }
     out
+}
+
+/// One document as the object it would be created as, or the problem that stops it.
+/// `whole_file`: the document is the file (so the file's name counts).
+fn object<'f>(
+    file: &'f ManifestFile,
+    doc: Document,
+    whole_file: bool,
+    sink: &mut Sink,
+) -> Option<Object<'f>> {
+    if !doc.value.is_object() {
+        sink.push(
+            "decode",
+            file,
+            doc.line(""),
+            None,
+            "the document is not a mapping (an object with apiVersion and kind)".into(),
+        );
+        return None;
+    }
+    let v = &doc.value;
+    let kind = str_at(v, "/kind").unwrap_or("");
+    if kind == "List" || (kind.ends_with("List") && v.get("items").is_some_and(Value::is_array)) {
+        sink.push("list-kind", file, doc.line("/kind"), None, format!("a {kind}: cluster-bootstrap does not expand lists (nor does assisted-service's split); write each item as its own object"));
+        return None;
+    }
+    let missing: Vec<&str> = [
+        ("/apiVersion", "apiVersion"),
+        ("/kind", "kind"),
+        ("/metadata/name", "metadata.name"),
+    ]
+    .iter()
+    .filter(|(p, _)| str_at(v, p).is_none_or(str::is_empty))
+    .map(|(_, f)| *f)
+    .collect();
+    if !missing.is_empty() {
+        sink.push(
+            "type-meta",
+            file,
+            doc.line(""),
+            None,
+            format!(
+                "missing {}: not an object cluster-bootstrap can create",
+                missing.join(", ")
+            ),
+        );
+        return None;
+    }
+    let (group, version) = split_api_version(str_at(v, "/apiVersion").unwrap_or(""));
+    let name = str_at(v, "/metadata/name").unwrap_or("").to_string();
+    let namespace = str_at(v, "/metadata/namespace")
+        .filter(|n| !n.is_empty())
+        .map(str::to_string);
+    if whole_file
+        && let Some(expected) = reserved_kind(file.dir, &file.name)
+        && expected != kind
+    {
+        sink.push("name-clash", file, doc.line("/kind"), None, format!("{} is a file name the installer writes (a {expected}); this {kind} replaces it or is read as the installer's own: rename the file", file.name));
+    }
+    let kind = kind.to_string();
+    Some(Object {
+        file,
+        group,
+        version,
+        kind,
+        name,
+        namespace,
+        doc,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, text: &str) -> ManifestFile {
+        ManifestFile {
+            dir: Dir::Manifests,
+            name: name.into(),
+            text: text.into(),
+            size: text.len() as u64,
+            operator: None,
+            role: None,
+            planned: false,
+        }
+    }
+
+    fn split(
+        name: &str,
+        text: &str,
+        installer: Installer,
+    ) -> (Vec<String>, Vec<super::super::Problem>) {
+        let files = [file(name, text)];
+        let mut sink = Sink::default();
+        let objects = objects(&files, installer, &mut sink);
+        let labels = objects
+            .iter()
+            .map(|o| format!("{}@{}", o.label(), o.line("")))
+            .collect();
+        (labels, sink.problems)
+    }
+
+    const CM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ";
+
+    /// The split rules of assisted-service (`expandMultiDocYaml`: yaml.v2 Decoder, documents
+    /// that decode to nil skipped), each against openshift-install's first-document rule.
+    #[test]
+    fn documents_are_split_as_assisted_service_splits_them() {
+        // Empty documents, `---` followed by a comment, a document of comments only, a
+        // trailing `---`: only the two objects count.
+        let text = format!(
+            "# header\n---\n---   # a comment after the marker\n{CM}a\n---\n# only a comment\n---\n\n---\n{CM}b\n---\n"
+        );
+        for installer in [Installer::Agent, Installer::Assisted] {
+            let (objects, problems) = split("x.yaml", &text, installer);
+            assert_eq!(objects, ["ConfigMap a@4", "ConfigMap b@13"], "{problems:?}");
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert_eq!(problems[0].rule, "one-object-per-file");
+            assert_eq!(problems[0].severity, Severity::Note);
+            assert!(
+                problems[0].message.contains("2 files"),
+                "{}",
+                problems[0].message
+            );
+        }
+        let (objects, problems) = split("x.yaml", &text, Installer::OpenshiftInstall);
+        assert_eq!(objects, ["ConfigMap a@4"]);
+        assert_eq!(problems[0].severity, Severity::Error);
+        assert!(
+            problems[0].message.contains("ConfigMap b (line 13)"),
+            "{}",
+            problems[0].message
+        );
+        // One object among empty documents: not split, no note.
+        let (objects, problems) =
+            split("x.yml", &format!("---\n{CM}a\n---\n"), Installer::Assisted);
+        assert_eq!(objects, ["ConfigMap a@2"]);
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+
+    #[test]
+    fn a_list_is_not_expanded_by_the_split() {
+        let text = format!("apiVersion: v1\nkind: List\nitems:\n- {{}}\n---\n{CM}a\n");
+        let (objects, problems) = split("x.yaml", &text, Installer::Assisted);
+        assert_eq!(objects, ["ConfigMap a@6"]);
+        let rules: Vec<&str> = problems.iter().map(|p| p.rule).collect();
+        assert_eq!(rules, ["one-object-per-file", "list-kind"]);
+    }
+
+    #[test]
+    fn only_yaml_and_yml_files_are_split() {
+        let text = format!("{CM}a\n---\n{CM}b\n");
+        for name in ["x.json", "x.YAML"] {
+            let (objects, problems) = split(name, &text, Installer::Assisted);
+            assert_eq!(objects, ["ConfigMap a@1"], "{name}");
+            assert_eq!(problems[0].severity, Severity::Error, "{name}");
+        }
+        let (objects, _) = split("x.yml", &text, Installer::Agent);
+        assert_eq!(objects.len(), 2);
+    }
+
+    #[test]
+    fn each_document_is_checked_as_an_object_of_its_own() {
+        let text = format!("{CM}a\n---\nkind: Secret\n---\n- 1\n");
+        let (objects, problems) = split("x.yaml", &text, Installer::Assisted);
+        assert_eq!(objects, ["ConfigMap a@1"]);
+        let found: Vec<(&str, usize)> = problems.iter().map(|p| (p.rule, p.line)).collect();
+        assert_eq!(
+            found,
+            [("one-object-per-file", 6), ("type-meta", 6), ("decode", 8)]
+        );
+    }
+
+    proptest::proptest! {
+        /// However objects are separated (empty documents, comment-only documents, comments
+        /// after `---`), the split finds exactly the objects, each at the line it starts on; and
+        /// openshift-install keeps the first and names every other.
+        #[test]
+        fn the_split_finds_every_object_at_its_line(
+            fillers in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..3), 1..6),
+        ) {
+            let mut text = String::new();
+            let mut expected = Vec::new();
+            for (i, filler) in fillers.iter().enumerate() {
+                for f in filler {
+                    text.push_str(match f {
+                        0 => "---\n",
+                        1 => "---\n# only a comment\n",
+                        _ => "--- # a comment\n\n",
+                    });
+                }
+                text.push_str("---\n");
+                expected.push(format!("ConfigMap c{i}@{}", text.lines().count() + 1));
+                text.push_str(&format!("{CM}c{i}\n"));
+            }
+            let (objects, problems) = split("x.yaml", &text, Installer::Assisted);
+            proptest::prop_assert_eq!(&objects, &expected);
+            proptest::prop_assert!(problems.iter().all(|p| p.severity == Severity::Note));
+            let (first, problems) = split("x.yaml", &text, Installer::OpenshiftInstall);
+            proptest::prop_assert_eq!(&first[..], &expected[..1]);
+            if expected.len() > 1 {
+                let message = &problems[0].message;
+                for i in 1..expected.len() {
+                    let named = format!("ConfigMap c{i} (line");
+                    proptest::prop_assert!(message.contains(&named), "{}", message);
+                }
+            }
+        }
+    }
 }

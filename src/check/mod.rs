@@ -25,7 +25,7 @@ use serde_json::Value;
 pub use crate::openshift::provided::Provided;
 
 use crate::config::install::InstallConfig;
-use crate::rules::{self, Role, Severity};
+use crate::rules::{self, Installer, Role, Severity};
 
 /// The label po-manifests puts on a bootstrap operator's workloads to record its role, so that a
 /// later `check` can tell which rules apply.
@@ -100,6 +100,8 @@ pub struct Options<'a> {
     pub roles: BTreeMap<String, Role>,
     /// Waived rules.
     pub waivers: Vec<Waiver>,
+    /// The installer that reads the directory (which files, and how a file becomes objects).
+    pub installer: Installer,
 }
 
 /// install-config as read, for the install-config rules.
@@ -168,11 +170,15 @@ impl Report {
         self.problems.iter().any(|p| p.severity == Severity::Error)
     }
 
-    /// One line per problem: `FILE:LINE: SEVERITY[RULE] OBJECT: MESSAGE`.
+    /// One line per problem: `FILE:LINE: SEVERITY[RULE] OBJECT: MESSAGE`, control characters
+    /// (from file names and file content) escaped but for the line breaks of the messages that
+    /// have several lines.
     pub fn text(&self) -> String {
         let mut out = String::new();
         for p in &self.problems {
-            out.push_str(&problem_line(p));
+            let line = problem_line(p);
+            let lines: Vec<_> = line.split('\n').map(crate::text::printable).collect();
+            out.push_str(&lines.join("\n"));
             out.push('\n');
         }
         out
@@ -223,10 +229,24 @@ impl Sink {
         object: Option<String>,
         message: String,
     ) {
+        self.push_as(id, severity_of(id), file, line, object, message);
+    }
+
+    /// Record rule `id` at `file:line` with another severity than the table's (a rule that is
+    /// an error for one installer and a note for another).
+    pub(crate) fn push_as(
+        &mut self,
+        id: &'static str,
+        severity: Severity,
+        file: &ManifestFile,
+        line: usize,
+        object: Option<String>,
+        message: String,
+    ) {
         self.problems.push(Problem {
             file: file.path(),
             line,
-            severity: severity_of(id),
+            severity,
             rule: id,
             object,
             message,
@@ -273,7 +293,7 @@ pub fn check(files: &[ManifestFile], options: &Options<'_>) -> Report {
             "the target release is newer than the release data knows; read as {newest}"
         ));
     }
-    let objects = files::objects(files, &mut sink);
+    let objects = files::objects(files, options.installer, &mut sink);
     let set = objects::ObjectSet::new(&objects, &options.release);
     objects::check(&set, options, &mut sink);
     readiness::check(&set, options, &mut sink);
@@ -303,11 +323,12 @@ pub fn check(files: &[ManifestFile], options: &Options<'_>) -> Report {
     report
 }
 
-/// Read `dir/manifests` and `dir/openshift` and check them, with the waivers and operator
-/// ownership the lock file at `lock` records.
+/// Read `dir/manifests` and `dir/openshift` as `options.installer` reads them and check them.
+/// An entry that cannot be read (not a regular file, a link out of `dir`, a name that is not
+/// UTF-8) is a problem of its own; nothing out of `dir` is followed.
 pub fn check_dir(dir: &Path, options: &Options<'_>) -> Result<Report, files::Error> {
     let mut sink = Sink::default();
-    let files = files::read_dir(dir, &mut sink)?;
+    let files = files::read_dir(dir, options.installer, &mut sink)?;
     let mut report = check(&files, options);
     report.problems.extend(sink.problems);
     report.problems.sort();
@@ -316,9 +337,12 @@ pub fn check_dir(dir: &Path, options: &Options<'_>) -> Result<Report, files::Err
 
 /// The files of `dir/manifests` and `dir/openshift` the installer reads, with the problems of the
 /// ones it cannot use (for `create`, which checks them together with what it writes).
-pub fn check_dir_files(dir: &Path) -> Result<(Vec<ManifestFile>, Vec<Problem>), files::Error> {
+pub fn check_dir_files(
+    dir: &Path,
+    installer: Installer,
+) -> Result<(Vec<ManifestFile>, Vec<Problem>), files::Error> {
     let mut sink = Sink::default();
-    let files = files::read_dir(dir, &mut sink)?;
+    let files = files::read_dir(dir, installer, &mut sink)?;
     Ok((files, sink.problems))
 }
 

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::files::Object;
 use super::objects::{ObjectSet, pod_spec_pointer};
 use super::{Options, ROLE_LABEL, Sink, str_at, yaml};
-use crate::rules::Role;
+use crate::rules::{Role, Severity};
 
 const UNINITIALIZED: (&str, &str) = ("node.cloudprovider.kubernetes.io/uninitialized", "true");
 const NOT_READY: (&str, &str) = ("node.kubernetes.io/not-ready", "");
@@ -24,15 +24,20 @@ const CONTROL_PLANE_KEYS: [&str; 2] = [
 ];
 
 /// The role of a workload: its `po-manifests.openshift.io/role` label, else `--role` by
-/// `NAMESPACE/NAME` or `NAME`, else its file's operator role.
-pub(crate) fn role_of(o: &Object<'_>, options: &Options<'_>) -> Role {
+/// `NAMESPACE/NAME` or `NAME`, else its file's operator role (the configuration's `role:`),
+/// else what the workload shows it is ([`recognise`]), with where and how it was recognised.
+pub(crate) fn role_of(
+    set: &ObjectSet<'_>,
+    o: &Object<'_>,
+    options: &Options<'_>,
+) -> (Role, Option<Recognised>) {
     if let Some(r) = o
         .value()
         .pointer(&format!("/metadata/labels/{}", yaml::escape(ROLE_LABEL)))
         .and_then(Value::as_str)
         .and_then(|t| Role::parse(t).ok())
     {
-        return r;
+        return (r, None);
     }
     let qualified = format!("{}/{}", o.namespace.as_deref().unwrap_or(""), o.name);
     if let Some(r) = options
@@ -40,9 +45,223 @@ pub(crate) fn role_of(o: &Object<'_>, options: &Options<'_>) -> Role {
         .get(&qualified)
         .or_else(|| options.roles.get(&o.name))
     {
-        return *r;
+        return (*r, None);
     }
-    o.file.role.unwrap_or_default()
+    if let Some(r) = o.file.role {
+        return (r, None);
+    }
+    match recognise(set, o) {
+        Some(found) => (found.role, Some(found)),
+        None => (Role::Other, None),
+    }
+}
+
+/// A role recognised from a workload itself, without a label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Recognised {
+    /// The role.
+    pub role: Role,
+    /// The field that shows it (JSON pointer).
+    pub pointer: String,
+    /// How, in words.
+    pub how: String,
+}
+
+/// The last path segment of a command word or an image repository.
+fn basename(word: &str) -> &str {
+    let word = word.trim_matches(|c| c == '"' || c == '\'');
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+fn is_ccm_binary(word: &str) -> bool {
+    basename(word).contains("cloud-controller-manager")
+}
+
+fn is_mapi_binary(word: &str) -> bool {
+    let b = basename(word);
+    b.contains("machine-controller-manager")
+        || b.starts_with("machine-api")
+        || b.starts_with("machineset-controller")
+}
+
+/// What a workload shows it is: a cloud controller manager when a container runs a
+/// `*cloud-controller-manager*` binary (command, or image), passes `--cloud-provider` or
+/// `--cloud-config`, or the workload's name says so; Machine API controllers when a container
+/// runs `machine-controller-manager` (or `machine-api*`, `machineset-controller`), passes
+/// `--machine-api*` flags, its name says so, or its ServiceAccount is granted the
+/// `machine.openshift.io` API group. Binaries first, then flags, names and RBAC.
+pub(crate) fn recognise(set: &ObjectSet<'_>, o: &Object<'_>) -> Option<Recognised> {
+    let base = pod_spec_pointer(&o.kind)?;
+    let spec = o.value().pointer(base)?;
+    let found = |role, pointer: String, how: String| Some(Recognised { role, pointer, how });
+    let mut containers = Vec::new();
+    for list in ["containers", "initContainers"] {
+        for (i, c) in spec
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            containers.push((format!("{base}/{list}/{i}"), c));
+        }
+    }
+    let strings = |c: &Value, field: &str| -> Vec<String> {
+        c.get(field)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .flat_map(|s| s.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .collect()
+    };
+    let name_of = |c: &Value| {
+        c.get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    // Binaries: the command, else the image.
+    for (rel, c) in &containers {
+        for word in strings(c, "command") {
+            if is_mapi_binary(&word) {
+                return found(
+                    Role::MachineApi,
+                    format!("{rel}/command"),
+                    format!("container {:?} runs {word}", name_of(c)),
+                );
+            }
+            if is_ccm_binary(&word) {
+                return found(
+                    Role::CloudControllerManager,
+                    format!("{rel}/command"),
+                    format!("container {:?} runs {word}", name_of(c)),
+                );
+            }
+        }
+        if let Some(image) = c.get("image").and_then(Value::as_str) {
+            let no_digest = image.split('@').next().unwrap_or(image);
+            let repository = match no_digest.rsplit_once(':') {
+                Some((r, tag)) if !tag.contains('/') => r,
+                _ => no_digest,
+            };
+            if is_ccm_binary(repository) {
+                return found(
+                    Role::CloudControllerManager,
+                    format!("{rel}/image"),
+                    format!("container {:?} runs image {image}", name_of(c)),
+                );
+            }
+            if is_mapi_binary(repository) {
+                return found(
+                    Role::MachineApi,
+                    format!("{rel}/image"),
+                    format!("container {:?} runs image {image}", name_of(c)),
+                );
+            }
+        }
+    }
+    // Flags.
+    for (rel, c) in &containers {
+        for field in ["command", "args"] {
+            for word in strings(c, field) {
+                let flag = word.trim_matches(|c| c == '"' || c == '\'');
+                let flag_name = flag.split('=').next().unwrap_or(flag);
+                if matches!(flag_name, "--cloud-provider" | "--cloud-config") {
+                    return found(
+                        Role::CloudControllerManager,
+                        format!("{rel}/{field}"),
+                        format!("container {:?} passes {flag}", name_of(c)),
+                    );
+                }
+                if flag_name.starts_with("--machine-api") {
+                    return found(
+                        Role::MachineApi,
+                        format!("{rel}/{field}"),
+                        format!("container {:?} passes {flag}", name_of(c)),
+                    );
+                }
+            }
+        }
+    }
+    // Names.
+    if o.name.contains("cloud-controller-manager") {
+        return found(
+            Role::CloudControllerManager,
+            "/metadata/name".into(),
+            format!("its name {} says so", o.name),
+        );
+    }
+    if o.name.contains("machine-controller") || o.name.contains("machine-api-controllers") {
+        return found(
+            Role::MachineApi,
+            "/metadata/name".into(),
+            format!("its name {} says so", o.name),
+        );
+    }
+    // RBAC.
+    let sa = spec
+        .get("serviceAccountName")
+        .or_else(|| spec.get("serviceAccount"))
+        .and_then(Value::as_str)
+        .unwrap_or("default");
+    let ns = o.namespace.as_deref().unwrap_or("");
+    if let Some(role) = role_granting_group(set, ns, sa, "machine.openshift.io") {
+        return found(
+            Role::MachineApi,
+            format!("{base}/serviceAccountName"),
+            format!(
+                "ServiceAccount {ns}/{sa} is granted the machine.openshift.io API group by {role}"
+            ),
+        );
+    }
+    None
+}
+
+/// The (Cluster)Role in the set, bound to ServiceAccount `sa_ns/sa`, whose rules name API group
+/// `group` (as `Kind name`).
+fn role_granting_group(set: &ObjectSet<'_>, sa_ns: &str, sa: &str, group: &str) -> Option<String> {
+    let rbac = "rbac.authorization.k8s.io";
+    set.objects.iter().find_map(|b| {
+        if b.group != rbac || !matches!(b.kind.as_str(), "ClusterRoleBinding" | "RoleBinding") {
+            return None;
+        }
+        let binds = b
+            .value()
+            .get("subjects")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|s| {
+                s.get("kind").and_then(Value::as_str) == Some("ServiceAccount")
+                    && s.get("name").and_then(Value::as_str) == Some(sa)
+                    && s.get("namespace").and_then(Value::as_str).unwrap_or(sa_ns) == sa_ns
+            });
+        if !binds {
+            return None;
+        }
+        let kind = str_at(b.value(), "/roleRef/kind")?;
+        let name = str_at(b.value(), "/roleRef/name")?;
+        let role = match kind {
+            "ClusterRole" => set.find(rbac, "ClusterRole", None, name),
+            "Role" => set.find(rbac, "Role", b.namespace.as_deref(), name),
+            _ => None,
+        }?;
+        let names_group = role
+            .value()
+            .get("rules")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .flat_map(|r| {
+                r.get("apiGroups")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+            })
+            .any(|g| g.as_str() == Some(group));
+        names_group.then(|| format!("{kind} {name}"))
+    })
 }
 
 pub(crate) fn check(set: &ObjectSet<'_>, options: &Options<'_>, sink: &mut Sink) {
@@ -55,7 +274,24 @@ pub(crate) fn check(set: &ObjectSet<'_>, options: &Options<'_>, sink: &mut Sink)
             continue;
         };
         let w = Workload { o, base, spec };
-        match role_of(o, options) {
+        let (role, recognised) = role_of(set, o, options);
+        if let Some(r) = recognised {
+            let rules = match r.role {
+                Role::CloudControllerManager => "every ccm-* rule applies",
+                Role::MachineApi => "every mapi-* rule applies",
+                Role::Other => "",
+            };
+            let qualified = format!("{}/{}", o.namespace.as_deref().unwrap_or(""), o.name);
+            sink.push_as(
+                "role-recognised",
+                Severity::Note,
+                o.file,
+                o.line(&r.pointer),
+                Some(o.label()),
+                format!("recognised as {} without a role label: {}; {rules} (say otherwise with --role {qualified}=other, or the operator's role: in the configuration)", role_words(r.role), r.how),
+            );
+        }
+        match role {
             Role::CloudControllerManager => {
                 ccm(set, &w, sink);
                 ccms.push(o);
@@ -65,6 +301,14 @@ pub(crate) fn check(set: &ObjectSet<'_>, options: &Options<'_>, sink: &mut Sink)
         }
     }
     install_config(set, options, &ccms, sink);
+}
+
+fn role_words(role: Role) -> &'static str {
+    match role {
+        Role::CloudControllerManager => "a cloud controller manager",
+        Role::MachineApi => "Machine API controllers",
+        Role::Other => "a workload",
+    }
 }
 
 struct Workload<'a, 'f> {
@@ -844,5 +1088,119 @@ pub fn mark_roles(objects: &mut [crate::render::RenderedObject], role_of: &dyn F
         } else if pod_spec_pointer(&kind).is_some() {
             add("labels", &[(ROLE_LABEL, role.as_str())]);
         }
+    }
+}
+
+#[cfg(test)]
+mod recognition {
+    use super::*;
+    use crate::check::{Dir, ManifestFile, Provided};
+    use crate::rules::Installer;
+
+    /// The role `recognise` finds for the workload in `text` (with the RBAC beside it), and how.
+    fn recognised(text: &str) -> Option<(Role, String, usize)> {
+        let files = [ManifestFile {
+            dir: Dir::Manifests,
+            name: "x.yaml".into(),
+            text: text.into(),
+            size: text.len() as u64,
+            operator: None,
+            role: None,
+            planned: false,
+        }];
+        let mut sink = Sink::default();
+        let objects = crate::check::files::objects(&files, Installer::Assisted, &mut sink);
+        let release = Provided::new(None, None);
+        let set = ObjectSet::new(&objects, &release);
+        let w = set
+            .objects
+            .iter()
+            .find(|o| pod_spec_pointer(&o.kind).is_some())
+            .unwrap();
+        recognise(&set, w).map(|r| (r.role, r.how, w.line(&r.pointer)))
+    }
+
+    fn deployment(name: &str, container: &str) -> String {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: p\nspec:\n  template:\n    spec:\n      serviceAccountName: sa\n      containers:\n{container}"
+        )
+    }
+
+    #[test]
+    fn a_ccm_is_recognised_by_binary_image_flag_or_name() {
+        let by_binary = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: a/b:1\n        command:\n        - /bin/oci-cloud-controller-manager\n",
+        ));
+        assert_eq!(
+            by_binary,
+            Some((
+                Role::CloudControllerManager,
+                "container \"c\" runs /bin/oci-cloud-controller-manager".into(),
+                13
+            ))
+        );
+        let by_image = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: registry.k8s.io/provider-aws/cloud-controller-manager:v1.30@sha256:00\n",
+        ));
+        assert_eq!(
+            by_image.map(|r| (r.0, r.2)),
+            Some((Role::CloudControllerManager, 12))
+        );
+        let by_flag = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: a/b:1\n        args: [\"--v=2\", \"--cloud-config=/etc/x\"]\n",
+        ));
+        assert_eq!(
+            by_flag.map(|r| r.1),
+            Some("container \"c\" passes --cloud-config=/etc/x".into())
+        );
+        let by_name = recognised(&deployment(
+            "acme-cloud-controller-manager",
+            "      - name: c\n        image: a/b:1\n",
+        ));
+        assert_eq!(
+            by_name.map(|r| (r.0, r.2)),
+            Some((Role::CloudControllerManager, 4))
+        );
+        assert_eq!(
+            recognised(&deployment(
+                "web",
+                "      - name: c\n        image: nginx:1\n"
+            )),
+            None
+        );
+    }
+
+    #[test]
+    fn machine_api_controllers_are_recognised_by_binary_flag_name_or_rbac() {
+        let by_binary = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: a/b:1\n        command: [/machine-controller-manager]\n        args: [--cloud-provider=acme]\n",
+        ));
+        assert_eq!(by_binary.map(|r| r.0), Some(Role::MachineApi));
+        let by_flag = recognised(&deployment(
+            "x",
+            "      - name: c\n        image: a/b:1\n        args: [--machine-api-namespace=openshift-machine-api]\n",
+        ));
+        assert_eq!(by_flag.map(|r| r.0), Some(Role::MachineApi));
+        let by_name = recognised(&deployment(
+            "acme-machine-controllers",
+            "      - name: c\n        image: a/b:1\n",
+        ));
+        assert_eq!(by_name.map(|r| r.0), Some(Role::MachineApi));
+        let rbac = format!(
+            "{}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: machines\nrules:\n- apiGroups: [machine.openshift.io]\n  resources: [machines]\n  verbs: [get]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: machines\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: machines\nsubjects:\n- kind: ServiceAccount\n  name: sa\n  namespace: p\n",
+            deployment("x", "      - name: c\n        image: a/b:1\n")
+        );
+        let by_rbac = recognised(&rbac);
+        assert_eq!(
+            by_rbac.map(|r| (r.0, r.1)),
+            Some((
+                Role::MachineApi,
+                "ServiceAccount p/sa is granted the machine.openshift.io API group by ClusterRole machines".into()
+            ))
+        );
     }
 }

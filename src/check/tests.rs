@@ -123,6 +123,7 @@ fn run(
         }),
         roles: Default::default(),
         waivers: Vec::new(),
+        installer: Default::default(),
     };
     check(files, &options)
 }
@@ -485,6 +486,7 @@ fn waivers_remove_problems_and_keep_the_reason() {
             rule: "ccm-priority-class".into(),
             reason: "runs as a DaemonSet priority set by the partner".into(),
         }],
+        installer: Default::default(),
     };
     let report = check(&files, &options);
     assert!(report.problems.is_empty(), "{}", report.text());
@@ -645,6 +647,7 @@ fn general(extra: &[ManifestFile], mirrors: bool) -> Report {
         }),
         roles: Default::default(),
         waivers: Vec::new(),
+        installer: Default::default(),
     };
     check(&files, &options)
 }
@@ -823,6 +826,7 @@ fn directory_rules_for_dotfiles_and_ignored_files() {
         install: None,
         roles: Default::default(),
         waivers: Vec::new(),
+        installer: Default::default(),
     };
     let report = check_dir(dir.path(), &options).unwrap();
     let found: Vec<(&str, &str)> = report

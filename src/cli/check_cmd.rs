@@ -10,6 +10,7 @@ use crate::check::{self, Report};
 use crate::install::dir_check;
 use crate::openshift::ClusterVersion;
 use crate::rules::{Role, Severity};
+use crate::text::printable;
 
 pub(super) fn run(
     args: &CheckArgs,
@@ -38,7 +39,7 @@ pub(super) fn run(
         ),
         None => None,
     };
-    let report = dir_check::check_dir(dir, roles, version)?;
+    let report = dir_check::check_dir(dir, roles, version, args.installer)?;
     match args.output {
         OutputFormat::Table | OutputFormat::Wide => {
             write!(stdout, "{}", report.text())?;
@@ -46,18 +47,24 @@ pub(super) fn run(
                 writeln!(
                     stderr,
                     "waived: {} (reason: {})",
-                    check::problem_line(&w.problem),
-                    w.reason
+                    printable(&check::problem_line(&w.problem)),
+                    printable(&w.reason)
                 )?;
             }
             for n in &report.notes {
-                writeln!(stderr, "note: {n}")?;
+                writeln!(stderr, "note: {}", printable(n))?;
             }
             let errors = count(&report, Severity::Error);
+            let notes = count(&report, Severity::Note);
             let warnings = count(&report, Severity::Warning);
+            let notes = if notes > 0 {
+                format!(", {notes} note{}", plural(notes))
+            } else {
+                String::new()
+            };
             writeln!(
                 stderr,
-                "{errors} error{}, {warnings} warning{}",
+                "{errors} error{}, {warnings} warning{}{notes}",
                 plural(errors),
                 plural(warnings)
             )?;

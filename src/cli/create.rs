@@ -16,6 +16,9 @@ pub(super) fn run(
 ) -> Result<u8, Error> {
     let mut inv = Install::read(&(&args.input).into(), (&args.input.network).into())?;
     inv.locked = args.locked;
+    if let Some(installer) = args.installer {
+        inv.installer = installer;
+    }
     // Held until this function returns: one writing run per install directory.
     let _held = super::lock_install_dir(&inv, args.no_wait, stderr)?;
     let Some(cluster_version) = inv.cluster_version.clone() else {

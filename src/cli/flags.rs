@@ -65,6 +65,12 @@ pub struct CheckArgs {
     /// `json` and `yaml` are one document (`{"problems": [...], "waived": [...], "notes": [...]}`).
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
+    /// The installer that reads DIR: `openshift-install` (cluster-bootstrap creates the first
+    /// document of each file), `agent` (openshift/*.yaml and *.yml, split into one object per
+    /// document) or `assisted` (custom manifests, split likewise) (default: the configuration's
+    /// `installer:`, else openshift-install).
+    #[arg(long, value_name = "INSTALLER", value_parser = installer_parser())]
+    pub installer: Option<crate::rules::Installer>,
 }
 
 /// `completion`.
@@ -389,6 +395,19 @@ pub struct CreateArgs {
     /// (default: wait for it).
     #[arg(long)]
     pub no_wait: bool,
+    /// The installer that reads DIR: `openshift-install` writes DIR/manifests; `agent` writes
+    /// DIR/openshift (the Agent-based installer's extra manifests); `assisted` writes
+    /// DIR/manifests as custom manifests to upload, names unique across manifests/ and
+    /// openshift/ (default: the configuration's `installer:`, else openshift-install).
+    #[arg(long, value_name = "INSTALLER", value_parser = installer_parser())]
+    pub installer: Option<crate::rules::Installer>,
+}
+
+/// `--installer`: one of [`crate::rules::Installer::NAMES`], listed in `--help` and completions.
+fn installer_parser() -> impl clap::builder::TypedValueParser<Value = crate::rules::Installer> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(crate::rules::Installer::NAMES)
+        .try_map(|s| crate::rules::Installer::parse(&s))
 }
 
 /// `resolve`.

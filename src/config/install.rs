@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::{Error, SourceFile, parse_yaml, read_source};
+use super::{Error, SourceFile, parse_yaml, read_source_in};
 use crate::openshift::Capabilities;
 
 /// What po-manifests reads from install-config.
@@ -118,11 +118,12 @@ pub struct Found {
 }
 
 /// Read install-config facts for an install directory. `Ok(None)` when neither
-/// `install-config.yaml` nor `manifests/cluster-config.yaml` exists.
+/// `install-config.yaml` nor `manifests/cluster-config.yaml` exists. A symbolic link among them
+/// that leaves `dir` is refused ([`Error::Io`], naming the link) and never read.
 pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
     let direct = dir.join("install-config.yaml");
     if direct.is_file() {
-        let file = read_source(&direct)?;
+        let file = read_source_in(&direct, Some(dir))?;
         let config: InstallConfig = parse_yaml(&file)?;
         return Ok(Some(Found {
             config,
@@ -131,7 +132,7 @@ pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
     }
     let embedded = dir.join("manifests").join("cluster-config.yaml");
     if embedded.is_file() {
-        let file = read_source(&embedded)?;
+        let file = read_source_in(&embedded, Some(dir))?;
         let map: ClusterConfigMap = parse_yaml(&file)?;
         let Some(text) = map.data.and_then(|d| d.install_config) else {
             return Err(Error::Syntax {

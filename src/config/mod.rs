@@ -45,6 +45,9 @@ pub struct Config {
     pub catalogs: Vec<CatalogSource>,
     /// Operators to install, in the order written.
     pub operators: Vec<Operator>,
+    /// The installer that reads the install directory (`installer:`), when the config says:
+    /// where `create` writes and how `check` reads.
+    pub installer: Option<Located<rules::Installer>>,
 }
 
 /// A value with the span of the YAML node it came from.
@@ -228,6 +231,7 @@ struct RawInstallConfigKey {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct RawSpec {
     cluster_version: Option<Spanned<String>>,
+    installer: Option<Spanned<String>>,
     #[serde(default)]
     catalogs: Vec<Spanned<RawCatalog>>,
     #[serde(default)]
@@ -281,14 +285,15 @@ struct RawInstalled {
 /// Largest configuration file read (a config is a few KB; this guards against mistakes).
 const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Read a file's text, refusing huge or non-UTF-8 files.
-pub(crate) fn read_source(path: &Path) -> Result<Arc<SourceFile>, Error> {
+/// Read a file's text, refusing huge or non-UTF-8 files; under a directory (`root`) a symbolic
+/// link that leaves it is refused, naming the link, and its target is never read.
+pub(crate) fn read_source_in(path: &Path, root: Option<&Path>) -> Result<Arc<SourceFile>, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
     // Capped by bytes read, regular files only (issue 14: `/dev/zero`, pipes, FIFOs).
-    let text = crate::fsread::read_to_string(path, MAX_CONFIG_BYTES, None).map_err(io)?;
+    let text = crate::fsread::read_to_string(path, MAX_CONFIG_BYTES, root).map_err(io)?;
     Ok(Arc::new(SourceFile {
         path: path.to_path_buf(),
         text,
@@ -329,14 +334,22 @@ pub(crate) fn parse_yaml_strict<T: for<'de> Deserialize<'de>>(
 
 /// Read a standalone `platform-operators.yaml`.
 pub fn read_file(path: &Path) -> Result<Config, Error> {
-    let file = read_source(path)?;
+    read_file_in(path, None)
+}
+
+fn read_file_in(path: &Path, root: Option<&Path>) -> Result<Config, Error> {
+    let file = read_source_in(path, root)?;
     let raw: RawFile = parse_yaml_strict(&file)?;
     build(file, raw.platform_operators)
 }
 
 /// Read the `platformOperators:` key of an `install-config.yaml`; `Ok(None)` when it has none.
 pub fn read_install_config_key(path: &Path) -> Result<Option<Config>, Error> {
-    let file = read_source(path)?;
+    read_install_config_key_in(path, None)
+}
+
+fn read_install_config_key_in(path: &Path, root: Option<&Path>) -> Result<Option<Config>, Error> {
+    let file = read_source_in(path, root)?;
     let raw: RawInstallConfigKey = parse_yaml_strict(&file)?;
     raw.platform_operators
         .map(|spec| build(file, spec))
@@ -344,18 +357,19 @@ pub fn read_install_config_key(path: &Path) -> Result<Option<Config>, Error> {
 }
 
 /// Find and read the configuration for an install directory: `--config` if given, else
-/// `D/platform-operators.yaml`, else the `platformOperators:` key of `D/install-config.yaml`.
+/// `D/platform-operators.yaml`, else the `platformOperators:` key of `D/install-config.yaml`
+/// (a symbolic link there that leaves `D` is refused, never read).
 pub fn discover(dir: &Path, explicit: Option<&Path>) -> Result<Config, Error> {
     if let Some(path) = explicit {
         return read_file(path);
     }
     let standalone = dir.join("platform-operators.yaml");
     if standalone.is_file() {
-        return read_file(&standalone);
+        return read_file_in(&standalone, Some(dir));
     }
     let install_config = dir.join("install-config.yaml");
     if install_config.is_file()
-        && let Some(config) = read_install_config_key(&install_config)?
+        && let Some(config) = read_install_config_key_in(&install_config, Some(dir))?
     {
         return Ok(config);
     }
@@ -396,6 +410,22 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
             Ok(value) => Some(Located { value, span }),
             Err(message) => {
                 problem(span, "clusterVersion".into(), message, None);
+                None
+            }
+        }
+    });
+
+    let installer = spec.installer.as_ref().and_then(|i| {
+        let span = span_of(&file, i);
+        match rules::Installer::parse(&i.value) {
+            Ok(value) => Some(Located { value, span }),
+            Err(message) => {
+                problem(
+                    span,
+                    "installer".into(),
+                    message,
+                    Some("the installer that reads the install directory: openshift-install (the default), agent or assisted".into()),
+                );
                 None
             }
         }
@@ -709,6 +739,7 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
         cluster_version,
         catalogs,
         operators,
+        installer,
     })
 }
 

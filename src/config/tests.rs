@@ -357,3 +357,29 @@ mod strict_yaml {
         assert!(syntax(&text).contains("the YAML tag `!!binary`"));
     }
 }
+
+#[test]
+fn the_installer_is_read_and_checked() {
+    assert_eq!(parse(VALID).unwrap().installer, None);
+    let text = VALID.replace(
+        "clusterVersion: 4.10",
+        "clusterVersion: 4.10\n  installer: agent",
+    );
+    let c = parse(&text).unwrap();
+    assert_eq!(
+        c.installer.map(|i| i.value),
+        Some(crate::rules::Installer::Agent)
+    );
+    let text = VALID.replace(
+        "clusterVersion: 4.10",
+        "clusterVersion: 4.10\n  installer: ipi",
+    );
+    let p = problems(&text);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].field, "installer");
+    assert!(
+        p[0].message
+            .contains("openshift-install, agent or assisted")
+    );
+    assert_eq!(p[0].span.line, 3);
+}

@@ -11,21 +11,54 @@ use crate::check::{self, Options, Report, Waiver};
 use crate::config;
 use crate::openshift::ClusterVersion;
 use crate::output::{self, lock};
-use crate::rules::Role;
+use crate::rules::{Installer, Role, Severity};
 
 /// Check the install directory `dir`: `roles` are the workloads' roles given by name,
 /// `version` the target release (else the configuration's `clusterVersion`, else the lock
-/// file's).
+/// file's), `installer` the installer that reads it (else the configuration's `installer:`,
+/// else openshift-install). An install-config or lock file that cannot be read (a FIFO, a
+/// link out of `dir`) is a problem of the report, never followed.
 pub fn check_dir(
     dir: &Path,
     roles: BTreeMap<String, Role>,
     version: Option<ClusterVersion>,
+    installer: Option<Installer>,
 ) -> Result<Report, Error> {
-    let install = config::install::read(dir)?;
-    let previous = lock::read(&dir.join(lock::LOCK_FILE))?;
-    let configured = config::discover(dir, None)
-        .ok()
-        .and_then(|c| c.cluster_version.map(|v| v.value));
+    let mut unreadable = Vec::new();
+    let install = match config::install::read(dir) {
+        Ok(i) => i,
+        Err(e) if e.is_io() => {
+            unreadable.push(problem_unreadable(dir, &e));
+            None
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let lock_path = dir.join(lock::LOCK_FILE);
+    let previous = match crate::fsread::check_confined(&lock_path, dir) {
+        Ok(()) => lock::read(&lock_path)?,
+        Err(e) => {
+            unreadable.push(check::Problem {
+                file: lock::LOCK_FILE.into(),
+                line: 0,
+                severity: Severity::Error,
+                rule: "unreadable",
+                object: None,
+                message: format!("not read: {e}"),
+                operator: None,
+                planned: false,
+            });
+            None
+        }
+    };
+    let configured = config::discover(dir, None).ok();
+    let installer = installer
+        .or_else(|| {
+            configured
+                .as_ref()
+                .and_then(|c| c.installer.as_ref().map(|i| i.value))
+        })
+        .unwrap_or_default();
+    let configured = configured.and_then(|c| c.cluster_version.map(|v| v.value));
     let version = match version {
         Some(v) => Some(v),
         None => configured.or_else(|| {
@@ -62,11 +95,14 @@ pub fn check_dir(
         install: install_source,
         roles,
         waivers,
+        installer,
     };
     let mut report = check::check_dir(dir, &options).map_err(|e| Error::ReadFile {
         path: e.path.clone(),
         source: e.source,
     })?;
+    report.problems.extend(unreadable);
+    report.problems.sort();
     if !dir.join("manifests").is_dir() && !dir.join("openshift").is_dir() {
         report.notes.push(format!(
             "{} has neither manifests/ nor openshift/: nothing to check (run `openshift-install create manifests` first)",
@@ -106,6 +142,32 @@ pub fn check_dir(
             .push(check::WaivedProblem { problem: p, reason });
     }
     Ok(report)
+}
+
+/// An install-config that cannot be read, as a problem of the check (named by the file that was
+/// looked for, never by what a link points at).
+fn problem_unreadable(dir: &Path, e: &config::Error) -> check::Problem {
+    let file = match e {
+        config::Error::Io { path, .. } => path
+            .strip_prefix(dir)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| path.display().to_string()),
+        _ => "install-config.yaml".into(),
+    };
+    let cause = match e {
+        config::Error::Io { source, .. } => source.to_string(),
+        other => other.to_string(),
+    };
+    check::Problem {
+        file,
+        line: 0,
+        severity: Severity::Error,
+        rule: "unreadable",
+        object: None,
+        message: format!("not read ({cause}): the install-config rules were not checked"),
+        operator: None,
+        planned: false,
+    }
 }
 
 fn owner(operators: &[String], file: &str) -> Option<String> {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{Error, Install};
-use crate::check::{self, Dir, ManifestFile, Options, Waiver};
+use crate::check::{self, ManifestFile, Options, Waiver};
 use crate::config;
 use crate::openshift::ClusterVersion;
 use crate::output::{self, lock};
@@ -73,11 +73,12 @@ pub fn check_planned_files(
     let previous: Vec<String> = lock::read(&inv.lock_path)?
         .map(|l| l.manifests)
         .unwrap_or_default();
+    let folder = inv.output_folder();
     let mut planned: Vec<ManifestFile> = files
         .iter()
         .zip(objects)
         .map(|(f, o)| ManifestFile {
-            dir: Dir::Manifests,
+            dir: folder,
             name: f.name.clone(),
             text: String::from_utf8_lossy(&f.bytes).into_owned(),
             size: f.bytes.len() as u64,
@@ -90,19 +91,21 @@ pub fn check_planned_files(
     let mut existing_problems = Vec::new();
     {
         // Files on disk, minus the ones this run replaces.
-        let report_dir = check::check_dir_files(&inv.dir).map_err(|e| Error::ReadFile {
-            path: e.path.clone(),
-            source: e.source,
-        })?;
+        let report_dir =
+            check::check_dir_files(&inv.dir, inv.installer).map_err(|e| Error::ReadFile {
+                path: e.path.clone(),
+                source: e.source,
+            })?;
         for f in report_dir.0 {
-            let replaced = f.dir == Dir::Manifests
+            let replaced = f.dir == folder
                 && (previous.contains(&f.name) || planned.iter().any(|p| p.name == f.name));
             if !replaced {
                 sink_files.push(f);
             }
         }
+        let prefix = format!("{}/", folder.name());
         for p in report_dir.1 {
-            let name = p.file.strip_prefix("manifests/").unwrap_or("");
+            let name = p.file.strip_prefix(prefix.as_str()).unwrap_or("");
             if !(previous.iter().any(|n| n == name) || planned.iter().any(|f| f.name == name)) {
                 existing_problems.push(p);
             }
@@ -130,6 +133,7 @@ pub fn check_planned_files(
         install: install.map(install_source),
         roles: BTreeMap::new(),
         waivers,
+        installer: inv.installer,
     };
     let mut report = check::check(&planned, &options);
     report.problems.extend(existing_problems);

@@ -36,6 +36,7 @@ use crate::fetch;
 use crate::openshift::ClusterVersion;
 use crate::output::lock;
 use crate::resolve::LoadedCatalog;
+use crate::rules::Installer;
 pub use error::Error;
 pub use sources::{BundleSettings, Network};
 
@@ -70,6 +71,10 @@ pub struct Install {
     pub locked: bool,
     /// The loaded catalogs ([`Install::load_catalogs`]); empty before.
     pub catalogs: Vec<LoadedCatalog>,
+    /// The installer that reads the install directory (`--installer`, else the configuration's
+    /// `installer:`, else openshift-install): where the manifests are written
+    /// ([`Install::output_dir`]) and how the directory is checked.
+    pub installer: Installer,
 }
 
 impl Install {
@@ -111,6 +116,11 @@ impl Install {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."))
             .join(crate::output::lock::LOCK_FILE);
+        let installer = config
+            .installer
+            .as_ref()
+            .map(|i| i.value)
+            .unwrap_or_default();
         Ok(Install {
             dir,
             config,
@@ -120,7 +130,25 @@ impl Install {
             network,
             locked: false,
             catalogs: Vec::new(),
+            installer,
         })
+    }
+
+    /// Where this installer reads the manifests `create` writes: `D/manifests/` for
+    /// openshift-install; `D/openshift/` for the Agent-based installer (the extra manifests that
+    /// `openshift-install agent create image` embeds); for the Assisted Installer `D/manifests/`,
+    /// the custom manifests folder to upload (assisted-service's default folder), whose names
+    /// must not be used in `D/openshift/` as well.
+    pub fn output_dir(&self) -> PathBuf {
+        self.dir.join(self.output_folder().name())
+    }
+
+    /// The folder of [`Install::output_dir`].
+    pub fn output_folder(&self) -> crate::check::Dir {
+        match self.installer {
+            Installer::Agent => crate::check::Dir::Openshift,
+            Installer::OpenshiftInstall | Installer::Assisted => crate::check::Dir::Manifests,
+        }
     }
 
     /// `featureSet` from install-config, if any.
@@ -316,7 +344,7 @@ impl Install {
             if wait { Wait::Wait } else { Wait::NoWait },
             waiting,
         )?;
-        let recovered = crate::output::recover(&self.dir.join("manifests"), &self.lock_path)?
+        let recovered = crate::output::recover(&self.output_dir(), &self.lock_path)?
             .map(|r| format!("{}: {r}", self.dir.display()));
         Ok((held, recovered))
     }

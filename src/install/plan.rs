@@ -437,7 +437,7 @@ impl Staged {
             }
         }
         let previous_files = previous.map(|l| l.manifests).unwrap_or_default();
-        let manifests_dir = inv.dir.join("manifests");
+        let manifests_dir = inv.output_dir();
         crate::notice::stage(|| {
             format!(
                 "writing {} manifests and {}",

@@ -19,6 +19,7 @@ mod create;
 mod disconnected;
 mod hostile;
 mod images;
+mod installers;
 mod layers;
 mod library;
 mod net;
