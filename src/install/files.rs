@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{Error, Install};
-use crate::check::{self, ManifestFile, Options, Waiver};
+use crate::check::{self, Dir, ManifestFile, Options, Waiver};
 use crate::config;
 use crate::openshift::ClusterVersion;
 use crate::output::{self, lock};
@@ -182,6 +182,8 @@ pub fn check_applied(
         ),
         install: None,
         roles: BTreeMap::new(),
+        // One object a file, whatever installer reads the directory: these are not its files.
+        installer: crate::rules::Installer::OpenshiftInstall,
         waivers: op
             .waive
             .iter()
