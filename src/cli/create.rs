@@ -16,6 +16,7 @@ pub(super) fn run(
 ) -> Result<u8, Error> {
     let mut inv = Install::read(&(&args.input).into(), (&args.input.network).into())?;
     inv.locked = args.locked;
+    inv.force = args.force;
     // Held until this function returns: one writing run per install directory.
     let _held = super::lock_install_dir(&inv, args.no_wait, stderr)?;
     let Some(cluster_version) = inv.cluster_version.clone() else {

@@ -1,6 +1,16 @@
-//! The write protocol: how `create` replaces an earlier run's manifests and lock file so that a
-//! kill at any instruction leaves either the old set or, after the next run's recovery, the new
-//! one, and the lock always names what `manifests/` holds.
+//! The fallback write protocol, where `manifests/` cannot be exchanged for a new directory
+//! (a symlink, a mount point, a filesystem without `RENAME_EXCHANGE`; see [`super::exchange`]):
+//! how `create` replaces an earlier run's manifests and lock file file by file so that a kill
+//! at any instruction leaves either the old set or, after the next run's recovery, the new one,
+//! and the lock always names what `manifests/` holds. Here `manifests/` may hold a mix while a
+//! run is killed, until the next run's recovery; the exchange has no such window.
+//!
+//! Recovery ([`recover`]) also lives here: it reads the journal and hands a version 2 journal
+//! to [`super::exchange`]. It follows no symlink inside `D`: the staging folders, staged files
+//! and the staged lock must be real folders and regular files (`lstat`), else it refuses; the
+//! lock file it writes is this run's own, and a journal naming another is refused; and it
+//! deletes only staging folders it can prove it made (any other `D/.po-manifests-stage-*` is
+//! left alone with a warning).
 //!
 //! With `D` the install directory, `M = D/manifests` (possibly a symlink to another
 //! filesystem) and `L` the lock file (beside the configuration, possibly elsewhere):
@@ -28,14 +38,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::crash;
+use super::exchange;
 use super::{Error, FILE_PREFIX, ManifestFile, io};
 
 /// Journal file name, in the install directory.
 pub const JOURNAL_FILE: &str = ".po-manifests-journal.json";
 /// Staging directory name, inside the manifests directory.
 pub const STAGE_DIR: &str = ".po-manifests-stage";
-/// Prefix of the staging directories older versions left beside `manifests/`.
-const LEGACY_STAGE_PREFIX: &str = ".po-manifests-stage-";
 /// Largest journal read (it lists file names; a few hundred KB at most).
 const MAX_JOURNAL_BYTES: u64 = 16 * 1024 * 1024;
 /// Schema of the journal.
@@ -66,7 +75,7 @@ pub fn is_our_file_name(name: &str) -> bool {
 
 /// The staged lock file's path: hidden, beside the lock file, so its rename stays in one
 /// directory.
-fn staged_lock_path(lock: &Path) -> PathBuf {
+pub(super) fn staged_lock_path(lock: &Path) -> PathBuf {
     let name = lock
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -74,14 +83,14 @@ fn staged_lock_path(lock: &Path) -> PathBuf {
     lock_dir(lock).join(format!(".{name}.po-manifests-new"))
 }
 
-fn lock_dir(lock: &Path) -> PathBuf {
+pub(super) fn lock_dir(lock: &Path) -> PathBuf {
     lock.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
         .to_path_buf()
 }
 
-fn install_dir(manifests: &Path) -> PathBuf {
+pub(super) fn install_dir(manifests: &Path) -> PathBuf {
     manifests
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -97,6 +106,8 @@ pub(super) struct Plan {
     manifests: PathBuf,
     stage: PathBuf,
     lock_staged: PathBuf,
+    /// Whether a lock is written (`--locked` leaves the lock file as it is).
+    writes_lock: bool,
 }
 
 impl Plan {
@@ -115,6 +126,7 @@ impl Plan {
             stage: manifests.join(STAGE_DIR),
             manifests,
             lock_staged: staged_lock_path(&lock),
+            writes_lock: true,
             journal: Journal {
                 journal_version: JOURNAL_VERSION,
                 lock,
@@ -124,8 +136,10 @@ impl Plan {
         })
     }
 
-    /// Stage, commit, apply and clean (see the module comment).
-    pub fn run(&self, files: &[ManifestFile], lock: &[u8]) -> Result<(), Error> {
+    /// Stage, commit, apply and clean (see the module comment); `lock` `None` leaves the lock
+    /// file as it is.
+    pub fn run(mut self, files: &[ManifestFile], lock: Option<&[u8]>) -> Result<(), Error> {
+        self.writes_lock = lock.is_some();
         let staging = Staging {
             stage: &self.stage,
             lock_staged: &self.lock_staged,
@@ -138,8 +152,9 @@ impl Plan {
             problem: format!("cannot be written: {e}"),
         })?;
         text.push(b'\n');
-        if let Err(e) =
-            write_synced(&tmp, &text).and_then(|()| rename(&tmp, &journal, "commit the journal"))
+        if let Err(e) = remove_file_if_present(&tmp)
+            .and_then(|()| write_synced(&tmp, &text))
+            .and_then(|()| rename(&tmp, &journal, "commit the journal"))
         {
             let _ = fs::remove_file(&tmp);
             return Err(e);
@@ -162,7 +177,7 @@ impl Plan {
         finish(&self.dir, &self.stage)
     }
 
-    fn stage_files(&self, files: &[ManifestFile], lock: &[u8]) -> Result<(), Error> {
+    fn stage_files(&self, files: &[ManifestFile], lock: Option<&[u8]>) -> Result<(), Error> {
         // A staging area left by a run killed before its commit (recover removes it; this is
         // for callers that did not run recover).
         remove_dir_all_if_present(&self.stage)?;
@@ -176,6 +191,8 @@ impl Plan {
         }
         sync_dir(&new)?;
         sync_dir(&self.stage)?;
+        let Some(lock) = lock else { return Ok(()) };
+        remove_file_if_present(&self.lock_staged)?;
         write_synced(&self.lock_staged, lock)?;
         sync_dir(&lock_dir(&self.lock_staged))
     }
@@ -195,6 +212,9 @@ impl Plan {
             applied.placed.push(name.clone());
         }
         sync_dir(m)?;
+        if !self.writes_lock {
+            return Ok(());
+        }
         rename(&self.lock_staged, &self.journal.lock, "write the lock")?;
         sync_dir(&lock_dir(&self.journal.lock))
     }
@@ -270,6 +290,34 @@ pub enum Recovery {
         /// What was removed.
         paths: Vec<PathBuf>,
     },
+    /// Only the journal was left (killed before staging began or after cleaning up): removed.
+    Cleared {
+        /// The journal removed.
+        journal: PathBuf,
+    },
+}
+
+/// What [`recover`] did, and the staging folders it left alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// The interrupted change it finished or undid, if any.
+    pub done: Option<Recovery>,
+    /// Folders named like po-manifests staging that nothing proves it made: left alone.
+    pub left_alone: Vec<PathBuf>,
+}
+
+impl Recovered {
+    /// What to tell the user, one line each: what was done, then a warning per folder left.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.done.iter().map(|d| d.to_string()).collect();
+        for p in &self.left_alone {
+            out.push(format!(
+                "warning: {} is named like a po-manifests staging folder, but no journal and marker show that po-manifests made it; left alone (remove it yourself if it is not needed)",
+                crate::text::printable(&p.display().to_string())
+            ));
+        }
+        out
+    }
 }
 
 impl std::fmt::Display for Recovery {
@@ -286,6 +334,11 @@ impl std::fmt::Display for Recovery {
                 if *removed == 1 { "" } else { "s" },
                 lock.display()
             ),
+            Recovery::Cleared { journal } => write!(
+                f,
+                "removed the journal {} of an interrupted po-manifests run (manifests/ and the lock file already agreed)",
+                journal.display()
+            ),
             Recovery::Discarded { paths } => write!(
                 f,
                 "removed what an interrupted po-manifests run had staged (it had not changed anything yet): {}",
@@ -300,37 +353,133 @@ impl std::fmt::Display for Recovery {
 }
 
 /// Finish or undo a change an interrupted run left in the install directory that holds
-/// `manifests` (see the module comment). `lock` is this run's lock file (its staged copy is
-/// removed when no journal names another). Call it holding the [`super::InstallLock`].
-pub fn recover(manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error> {
+/// `manifests` (see the module comment and [`super::exchange`]). `lock` is this run's lock file:
+/// the only lock file recovery writes (a journal naming another is refused), and its staged
+/// copy is removed when no journal is left. Call it holding the [`super::InstallLock`].
+pub fn recover(manifests: &Path, lock: &Path) -> Result<Recovered, Error> {
     let dir = install_dir(manifests);
     let path = dir.join(JOURNAL_FILE);
-    match crate::fsread::read(&path, MAX_JOURNAL_BYTES, None) {
+    let mut recovered = Recovered::default();
+    let mut ours = None;
+    match read_no_follow(&path, MAX_JOURNAL_BYTES) {
         Ok(bytes) => {
-            let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| Error::Journal {
+            let bad = |problem: String| Error::Journal {
                 path: path.clone(),
-                problem: format!("is not valid: {e}"),
-            })?;
-            roll_forward(&dir, manifests, &path, &journal).map(Some)
+                problem,
+            };
+            let version = serde_json::from_slice::<serde_json::Value>(&bytes)
+                .map_err(|e| bad(format!("is not valid: {e}")))?
+                .get("journalVersion")
+                .and_then(serde_json::Value::as_u64);
+            if version == Some(u64::from(exchange::JOURNAL_VERSION)) {
+                let r = exchange::recover(&dir, manifests, &path, &bytes, lock)?;
+                recovered.done = Some(r.done);
+                recovered.left_alone.extend(r.unproven);
+                ours = Some(r.stage);
+            } else {
+                let journal: Journal = serde_json::from_slice(&bytes)
+                    .map_err(|e| bad(format!("is not valid: {e}")))?;
+                recovered.done = Some(roll_forward(&dir, manifests, &path, &journal, lock)?);
+            }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => discard(&dir, manifests, lock),
-        Err(source) => Err(Error::Io {
-            action: "cannot read",
-            path,
-            source,
-        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            recovered.done = discard(&dir, manifests, lock)?;
+        }
+        Err(source) => {
+            return Err(Error::Io {
+                action: "cannot read",
+                path,
+                source,
+            });
+        }
+    }
+    for folder in exchange::staging_folders(&dir) {
+        if Some(&folder) != ours.as_ref() && !recovered.left_alone.contains(&folder) {
+            recovered.left_alone.push(folder);
+        }
+    }
+    Ok(recovered)
+}
+
+/// Read a small file that must be a regular file, not through a symlink (`O_NOFOLLOW`).
+pub(super) fn read_no_follow(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let meta = path.symlink_metadata()?;
+    if meta.file_type().is_symlink() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is a symbolic link; po-manifests follows no link here",
+        ));
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is not a regular file",
+        ));
+    }
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("is larger than {limit} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Refuse a journal whose lock file is not exactly this run's (`ours`): recovery writes only
+/// the lock file of the install it runs for.
+pub(super) fn check_lock_path(named: &Path, ours: &Path) -> Result<(), String> {
+    let ours =
+        std::path::absolute(ours).map_err(|e| format!("cannot resolve {}: {e}", ours.display()))?;
+    if named.is_absolute() && named == ours {
+        return Ok(());
+    }
+    Err(format!(
+        "names the lock file {}, not this run's lock file {}; recovery writes no other lock file. Run po-manifests create with the configuration beside {} to finish it, or check manifests/ and remove the journal",
+        crate::text::escape(&named.display().to_string()),
+        ours.display(),
+        crate::text::escape(&named.display().to_string()),
+    ))
+}
+
+/// A folder recovery moves files out of must be a real folder (not a symlink) when present.
+fn check_real_dir(dir: &Path, bad: &dyn Fn(String) -> Error) -> Result<(), Error> {
+    match dir.symlink_metadata() {
+        Ok(meta) if !meta.is_dir() || meta.file_type().is_symlink() => Err(bad(format!(
+            "goes with {}, which is {}, not a folder po-manifests made; po-manifests follows no link and changed nothing",
+            dir.display(),
+            exchange::describe(&meta)
+        ))),
+        _ => Ok(()),
     }
 }
 
-fn roll_forward(dir: &Path, m: &Path, path: &Path, journal: &Journal) -> Result<Recovery, Error> {
+fn roll_forward(
+    dir: &Path,
+    m: &Path,
+    path: &Path,
+    journal: &Journal,
+    lock: &Path,
+) -> Result<Recovery, Error> {
     let bad = |problem: String| Error::Journal {
         path: path.to_path_buf(),
         problem,
     };
     if journal.journal_version != JOURNAL_VERSION {
         return Err(bad(format!(
-            "has journalVersion {} (expected {JOURNAL_VERSION})",
-            journal.journal_version
+            "has journalVersion {} (expected {JOURNAL_VERSION} or {})",
+            journal.journal_version,
+            exchange::JOURNAL_VERSION
         )));
     }
     if let Some(name) = journal
@@ -343,8 +492,35 @@ fn roll_forward(dir: &Path, m: &Path, path: &Path, journal: &Journal) -> Result<
             "names a file po-manifests does not write: {name:?}"
         )));
     }
+    check_lock_path(&journal.lock, lock).map_err(bad)?;
+    let lock = journal.lock.as_path();
     let stage = m.join(STAGE_DIR);
-    let lock_staged = staged_lock_path(&journal.lock);
+    let lock_staged = staged_lock_path(lock);
+    // Check everything before changing anything: no link is followed.
+    check_real_dir(&stage, &bad)?;
+    check_real_dir(&stage.join("new"), &bad)?;
+    check_real_dir(&stage.join("old"), &bad)?;
+    for name in &journal.place {
+        let staged = stage.join("new").join(name);
+        if let Ok(meta) = staged.symlink_metadata()
+            && !meta.is_file()
+        {
+            return Err(bad(format!(
+                "lists {name}, whose staged copy {} is {}; po-manifests follows no link and changed nothing",
+                staged.display(),
+                exchange::describe(&meta)
+            )));
+        }
+    }
+    if let Ok(meta) = lock_staged.symlink_metadata()
+        && !meta.is_file()
+    {
+        return Err(bad(format!(
+            "goes with the staged lock file {}, which is {}; po-manifests follows no link and changed nothing",
+            lock_staged.display(),
+            exchange::describe(&meta)
+        )));
+    }
     // Earlier files that are not replaced by a new one of the same name go (the change is
     // finished, so they are removed rather than kept aside).
     for name in &journal.remove {
@@ -365,12 +541,12 @@ fn roll_forward(dir: &Path, m: &Path, path: &Path, journal: &Journal) -> Result<
     }
     sync_dir(m)?;
     if lock_staged.symlink_metadata().is_ok() {
-        rename(&lock_staged, &journal.lock, "write the lock")?;
-        sync_dir(&lock_dir(&journal.lock))?;
+        rename(&lock_staged, lock, "write the lock")?;
+        sync_dir(&lock_dir(lock))?;
     }
     finish(dir, &stage)?;
     Ok(Recovery::Finished {
-        lock: journal.lock.clone(),
+        lock: lock.to_path_buf(),
         placed: journal.place.len(),
         removed: journal
             .remove
@@ -380,11 +556,23 @@ fn roll_forward(dir: &Path, m: &Path, path: &Path, journal: &Journal) -> Result<
     })
 }
 
-/// No journal: whatever is staged belongs to a run killed before its commit.
+/// No journal: whatever is staged in `manifests/` belongs to a run killed before its commit.
+/// Staging folders beside `manifests/` are not removed: without a journal nothing proves
+/// po-manifests made them ([`recover`] warns about them).
 fn discard(dir: &Path, manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error> {
     let mut paths = Vec::new();
     let stage = manifests.join(STAGE_DIR);
-    if stage.symlink_metadata().is_ok() {
+    if let Ok(meta) = stage.symlink_metadata() {
+        if !meta.is_dir() || meta.file_type().is_symlink() {
+            return Err(Error::Io {
+                action: "cannot remove",
+                path: stage,
+                source: std::io::Error::other(format!(
+                    "it is {}, not a staging folder po-manifests made; remove it yourself",
+                    exchange::describe(&meta)
+                )),
+            });
+        }
         remove_dir_all_if_present(&stage)?;
         paths.push(stage);
     }
@@ -397,18 +585,6 @@ fn discard(dir: &Path, manifests: &Path, lock: &Path) -> Result<Option<Recovery>
             paths.push(staged);
         }
     }
-    // Staging directories of earlier versions, beside manifests/.
-    if let Ok(entries) = fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            if name.to_string_lossy().starts_with(LEGACY_STAGE_PREFIX)
-                && entry.file_type().is_ok_and(|t| t.is_dir())
-            {
-                remove_dir_all_if_present(&entry.path())?;
-                paths.push(entry.path());
-            }
-        }
-    }
     if paths.is_empty() {
         return Ok(None);
     }
@@ -417,7 +593,7 @@ fn discard(dir: &Path, manifests: &Path, lock: &Path) -> Result<Option<Recovery>
     Ok(Some(Recovery::Discarded { paths }))
 }
 
-fn rename(from: &Path, to: &Path, what: &'static str) -> Result<(), Error> {
+pub(super) fn rename(from: &Path, to: &Path, what: &'static str) -> Result<(), Error> {
     crash::point(what);
     fs::rename(from, to).map_err(|source| Error::Io {
         action: "cannot move",
@@ -429,9 +605,17 @@ fn rename(from: &Path, to: &Path, what: &'static str) -> Result<(), Error> {
     })
 }
 
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+/// Write a new file (never through a symlink, never over an existing file) and fsync it.
+pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     use std::io::Write as _;
-    let mut f = fs::File::create(path).map_err(io("cannot create", path))?;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    let mut f = options.open(path).map_err(io("cannot create", path))?;
     f.write_all(bytes).map_err(io("cannot write", path))?;
     crash::point("fsync a staged file");
     f.sync_all().map_err(io("cannot sync", path))
@@ -439,7 +623,7 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// fsync a directory, so the renames and removals in it are durable. Filesystems that cannot
 /// sync a directory (EINVAL) are taken as they are.
-fn sync_dir(dir: &Path) -> Result<(), Error> {
+pub(super) fn sync_dir(dir: &Path) -> Result<(), Error> {
     crash::point("fsync a directory");
     let d = fs::File::open(dir).map_err(io("cannot open", dir))?;
     match d.sync_all() {
@@ -448,14 +632,14 @@ fn sync_dir(dir: &Path) -> Result<(), Error> {
     }
 }
 
-fn remove_file_if_present(path: &Path) -> Result<(), Error> {
+pub(super) fn remove_file_if_present(path: &Path) -> Result<(), Error> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
         _ => Ok(()),
     }
 }
 
-fn remove_dir_all_if_present(path: &Path) -> Result<(), Error> {
+pub(super) fn remove_dir_all_if_present(path: &Path) -> Result<(), Error> {
     match fs::remove_dir_all(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
         _ => Ok(()),
