@@ -22,7 +22,7 @@
 //! 5. **Clean.** The old tree (now `S/manifests`), the marker and `S` are removed, then the
 //!    journal.
 //!
-//! [`recover`] tells from the marker whether the exchange happened (`M` is the tree the marker
+//! Recovery ([`recover`]) tells from the marker whether the exchange happened (`M` is the tree the marker
 //! names): then it finishes (lock, clean), else it undoes (removes `S` and the staged lock). It
 //! deletes a staging folder only when the journal and the marker inside it carry the same
 //! token (or the folder is empty); any other `D/.po-manifests-stage-*` is left alone, with a
@@ -33,7 +33,7 @@
 //!
 //! Where `M` is a symlink or a mount point, or the filesystem refuses the exchange (EINVAL,
 //! ENOSYS, EXDEV), [`write`] undoes its staging and says so: the caller falls back to the
-//! file-by-file [`super::journal`].
+//! file-by-file [`super::journal`]. [`super::recovery`] hands version 2 journals to [`recover`].
 
 use std::fs;
 use std::io;
@@ -41,9 +41,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::journal::{
-    self, Recovery, remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path,
-    sync_dir, write_synced,
+use super::steps::{
+    self, JOURNAL_FILE, Recovery, describe, lock_dir, read_no_follow, remove_dir_all_if_present,
+    remove_file_if_present, rename, staged_lock_path, sync_dir, write_synced,
 };
 use super::{Error, ManifestFile, crash, io};
 
@@ -180,8 +180,8 @@ pub(super) fn write(
     lock: Option<&[u8]>,
 ) -> Result<Outcome, Error> {
     let m = std::path::absolute(manifests).map_err(io("cannot resolve", manifests))?;
-    let lock_path = std::path::absolute(lock_path).map_err(io("cannot resolve", lock_path))?;
-    let d = journal::install_dir(&m);
+    let lock_path = steps::canonical_lock(lock_path).map_err(io("cannot resolve", lock_path))?;
+    let d = steps::install_dir(&m);
     if let Some(why) = cannot_exchange(&d, &m)? {
         return Ok(Outcome::Refused(why));
     }
@@ -240,7 +240,7 @@ pub(super) fn write(
         return Err(match back {
             Ok(()) => change.undo_or(e),
             Err(undo) => Error::Journal {
-                path: change.d.join(journal::JOURNAL_FILE),
+                path: change.d.join(JOURNAL_FILE),
                 problem: format!(
                     "could not be applied ({e}) nor undone ({undo}); the next po-manifests create in this directory finishes it"
                 ),
@@ -361,8 +361,8 @@ struct Change {
 
 impl Change {
     fn commit_journal(&self) -> Result<(), Error> {
-        let path = self.d.join(journal::JOURNAL_FILE);
-        let tmp = self.d.join(format!("{}.new", journal::JOURNAL_FILE));
+        let path = self.d.join(JOURNAL_FILE);
+        let tmp = self.d.join(format!("{}.new", JOURNAL_FILE));
         let mut text = serde_json::to_vec_pretty(&self.journal).map_err(|e| Error::Journal {
             path: path.clone(),
             problem: format!("cannot be written: {e}"),
@@ -411,7 +411,7 @@ impl Change {
         if let Some(lock) = lock {
             remove_file_if_present(&self.lock_staged)?;
             write_synced(&self.lock_staged, lock)?;
-            sync_dir(&journal::lock_dir(&self.lock_staged))?;
+            sync_dir(&lock_dir(&self.lock_staged))?;
         }
         Ok(())
     }
@@ -421,7 +421,7 @@ impl Change {
         sync_dir(&self.d)?;
         if lock {
             rename(&self.lock_staged, &self.journal.lock, "write the lock")?;
-            sync_dir(&journal::lock_dir(&self.journal.lock))?;
+            sync_dir(&lock_dir(&self.journal.lock))?;
         }
         Ok(())
     }
@@ -430,7 +430,7 @@ impl Change {
     fn undo(&self) -> Result<(), Error> {
         remove_dir_all_if_present(&self.stage)?;
         remove_file_if_present(&self.lock_staged)?;
-        remove_file_if_present(&self.d.join(journal::JOURNAL_FILE))?;
+        remove_file_if_present(&self.d.join(JOURNAL_FILE))?;
         sync_dir(&self.d)
     }
 
@@ -439,7 +439,7 @@ impl Change {
         match self.undo() {
             Ok(()) => e,
             Err(undo) => Error::Journal {
-                path: self.d.join(journal::JOURNAL_FILE),
+                path: self.d.join(JOURNAL_FILE),
                 problem: format!(
                     "describes a change that failed ({e}) and could not be undone ({undo}); the next po-manifests create in this directory undoes it"
                 ),
@@ -515,7 +515,7 @@ fn finish(d: &Path, stage: &Path) -> Result<(), Error> {
     }
     sync_dir(d)?;
     crash::point("remove the journal");
-    remove_file_if_present(&d.join(journal::JOURNAL_FILE))?;
+    remove_file_if_present(&d.join(JOURNAL_FILE))?;
     sync_dir(d)
 }
 
@@ -550,22 +550,22 @@ pub(super) fn recover(
             crate::text::escape(&j.token)
         )));
     }
-    journal::check_lock_path(&j.lock, lock).map_err(&bad)?;
+    steps::check_lock_path(&j.lock, lock).map_err(&bad)?;
     if let Some(name) = j
         .manifests
         .iter()
         .chain(&j.remove)
-        .find(|n| !journal::is_our_file_name(n))
+        .find(|n| !steps::is_our_file_name(n))
     {
         return Err(bad(format!(
             "names a file po-manifests does not write: {}",
             crate::text::escape(name)
         )));
     }
-    let lock = std::path::absolute(lock).map_err(io("cannot resolve", lock))?;
+    let lock = steps::canonical_lock(lock).map_err(io("cannot resolve", lock))?;
     let stage = d.join(format!("{STAGE_PREFIX}{}", j.token));
     let lock_staged = staged_lock_path(&lock);
-    let journal_path = d.join(journal::JOURNAL_FILE);
+    let journal_path = d.join(JOURNAL_FILE);
     let meta = match stage.symlink_metadata() {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -632,7 +632,7 @@ pub(super) fn recover(
         match lock_staged.symlink_metadata() {
             Ok(l) if l.is_file() => {
                 rename(&lock_staged, &lock, "write the lock")?;
-                sync_dir(&journal::lock_dir(&lock))?;
+                sync_dir(&lock_dir(&lock))?;
             }
             Ok(l) => {
                 return Err(bad(format!(
@@ -681,39 +681,11 @@ fn read_marker(marker: &Path) -> Result<Option<(String, DirId)>, String> {
         }
         Ok(_) => {}
     }
-    let Ok(bytes) = journal::read_no_follow(marker, MAX_MARKER_BYTES) else {
+    let Ok(bytes) = read_no_follow(marker, MAX_MARKER_BYTES) else {
         return Ok(None);
     };
     let text = String::from_utf8_lossy(&bytes);
     Ok(parse_marker(&text).map(|(t, id)| (t.to_string(), id)))
-}
-
-/// What an entry is, for an error.
-pub(super) fn describe(meta: &fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_symlink() {
-        "a symbolic link"
-    } else if t.is_dir() {
-        "a folder"
-    } else if t.is_file() {
-        "a file"
-    } else {
-        "neither a file nor a folder"
-    }
-}
-
-/// The staging folders in `d` (names starting with [`STAGE_PREFIX`]).
-pub(super) fn staging_folders(d: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(d) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = entries
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(STAGE_PREFIX))
-        .map(|e| e.path())
-        .collect();
-    out.sort();
-    out
 }
 
 #[cfg(test)]

@@ -5,12 +5,10 @@
 //! and the lock always names what `manifests/` holds. Here `manifests/` may hold a mix while a
 //! run is killed, until the next run's recovery; the exchange has no such window.
 //!
-//! Recovery ([`recover`]) also lives here: it reads the journal and hands a version 2 journal
-//! to [`super::exchange`]. It follows no symlink inside `D`: the staging folders, staged files
-//! and the staged lock must be real folders and regular files (`lstat`), else it refuses; the
-//! lock file it writes is this run's own, and a journal naming another is refused; and it
-//! deletes only staging folders it can prove it made (any other `D/.po-manifests-stage-*` is
-//! left alone with a warning).
+//! [`roll_forward`] finishes a committed version 1 journal for [`super::recovery`]. It follows
+//! no symlink inside `D`: the staging folders, staged files and the staged lock must be real
+//! folders and regular files (`lstat`), else it refuses; it writes this run's own lock file,
+//! and a journal naming another is refused.
 //!
 //! With `D` the install directory, `M = D/manifests` (possibly a symlink to another
 //! filesystem) and `L` the lock file (beside the configuration, possibly elsewhere):
@@ -26,10 +24,10 @@
 //! 4. **Clean.** The staging directory is removed, then the journal, then `D` is fsynced.
 //!
 //! Every file of the new set is at any time in exactly one of `stage/new/` and `M`, and every
-//! earlier file in `M` or `stage/old/`, so [`recover`] can always finish a committed change
+//! earlier file in `M` or `stage/old/`, so [`super::recover`] can always finish a committed change
 //! (*roll forward*). Before the commit nothing outside the staging area has changed, so recovery
 //! only removes the staging (*undo*). An error while applying (not a kill) moves everything back
-//! and removes the journal. [`recover`] runs at the start of every writing command, under the
+//! and removes the journal. [`super::recover`] runs at the start of every writing command, under the
 //! [`super::InstallLock`].
 
 use std::fs;
@@ -37,18 +35,18 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::crash;
-use super::exchange;
-use super::{Error, FILE_PREFIX, ManifestFile, io};
+pub use super::steps::{JOURNAL_FILE, is_our_file_name};
+use super::steps::{
+    Recovery, canonical_lock, check_lock_path, describe, install_dir, lock_dir,
+    remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path, sync_dir,
+    write_synced,
+};
+use super::{Error, ManifestFile, crash, io};
 
-/// Journal file name, in the install directory.
-pub const JOURNAL_FILE: &str = ".po-manifests-journal.json";
 /// Staging directory name, inside the manifests directory.
 pub const STAGE_DIR: &str = ".po-manifests-stage";
-/// Largest journal read (it lists file names; a few hundred KB at most).
-const MAX_JOURNAL_BYTES: u64 = 16 * 1024 * 1024;
 /// Schema of the journal.
-const JOURNAL_VERSION: u32 = 1;
+pub(super) const JOURNAL_VERSION: u32 = 1;
 
 /// What a committed change does: recorded in the journal before the first rename.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,40 +60,6 @@ pub struct Journal {
     pub place: Vec<String>,
     /// Earlier file names taken out of the manifests directory (into `stage/old/`).
     pub remove: Vec<String>,
-}
-
-/// Whether `name` is a plain manifest file name po-manifests could have written (so a tampered
-/// lock or journal cannot make a run touch anything else).
-pub fn is_our_file_name(name: &str) -> bool {
-    name.starts_with(FILE_PREFIX)
-        && !name.contains(['/', '\\', '\0'])
-        && name != "."
-        && name != ".."
-}
-
-/// The staged lock file's path: hidden, beside the lock file, so its rename stays in one
-/// directory.
-pub(super) fn staged_lock_path(lock: &Path) -> PathBuf {
-    let name = lock
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| super::lock::LOCK_FILE.to_string());
-    lock_dir(lock).join(format!(".{name}.po-manifests-new"))
-}
-
-pub(super) fn lock_dir(lock: &Path) -> PathBuf {
-    lock.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf()
-}
-
-pub(super) fn install_dir(manifests: &Path) -> PathBuf {
-    manifests
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf()
 }
 
 /// One write, prepared: where things go and the journal that will describe it.
@@ -120,7 +84,7 @@ impl Plan {
         existing: Vec<String>,
     ) -> Result<Plan, Error> {
         let manifests = std::path::absolute(manifests).map_err(io("cannot resolve", manifests))?;
-        let lock = std::path::absolute(lock).map_err(io("cannot resolve", lock))?;
+        let lock = canonical_lock(lock).map_err(io("cannot resolve", lock))?;
         Ok(Plan {
             dir: install_dir(&manifests),
             stage: manifests.join(STAGE_DIR),
@@ -273,198 +237,19 @@ fn finish(dir: &Path, stage: &Path) -> Result<(), Error> {
     sync_dir(dir)
 }
 
-/// What [`recover`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Recovery {
-    /// A committed change was finished: these files are in place and the lock names them.
-    Finished {
-        /// The lock file written.
-        lock: PathBuf,
-        /// Files placed.
-        placed: usize,
-        /// Earlier files taken out.
-        removed: usize,
-    },
-    /// An uncommitted change's staging was removed; nothing else had changed.
-    Discarded {
-        /// What was removed.
-        paths: Vec<PathBuf>,
-    },
-    /// Only the journal was left (killed before staging began or after cleaning up): removed.
-    Cleared {
-        /// The journal removed.
-        journal: PathBuf,
-    },
-}
-
-/// What [`recover`] did, and the staging folders it left alone.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Recovered {
-    /// The interrupted change it finished or undid, if any.
-    pub done: Option<Recovery>,
-    /// Folders named like po-manifests staging that nothing proves it made: left alone.
-    pub left_alone: Vec<PathBuf>,
-}
-
-impl Recovered {
-    /// What to tell the user, one line each: what was done, then a warning per folder left.
-    pub fn lines(&self) -> Vec<String> {
-        let mut out: Vec<String> = self.done.iter().map(|d| d.to_string()).collect();
-        for p in &self.left_alone {
-            out.push(format!(
-                "warning: {} is named like a po-manifests staging folder, but no journal and marker show that po-manifests made it; left alone (remove it yourself if it is not needed)",
-                crate::text::printable(&p.display().to_string())
-            ));
-        }
-        out
-    }
-}
-
-impl std::fmt::Display for Recovery {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Recovery::Finished {
-                lock,
-                placed,
-                removed,
-            } => write!(
-                f,
-                "finished the change an interrupted po-manifests run had committed: {placed} manifest{} in place, {removed} earlier file{} taken out, lock file {}",
-                if *placed == 1 { "" } else { "s" },
-                if *removed == 1 { "" } else { "s" },
-                lock.display()
-            ),
-            Recovery::Cleared { journal } => write!(
-                f,
-                "removed the journal {} of an interrupted po-manifests run (manifests/ and the lock file already agreed)",
-                journal.display()
-            ),
-            Recovery::Discarded { paths } => write!(
-                f,
-                "removed what an interrupted po-manifests run had staged (it had not changed anything yet): {}",
-                paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        }
-    }
-}
-
-/// Finish or undo a change an interrupted run left in the install directory that holds
-/// `manifests` (see the module comment and [`super::exchange`]). `lock` is this run's lock file:
-/// the only lock file recovery writes (a journal naming another is refused), and its staged
-/// copy is removed when no journal is left. Call it holding the [`super::InstallLock`].
-pub fn recover(manifests: &Path, lock: &Path) -> Result<Recovered, Error> {
-    let dir = install_dir(manifests);
-    let path = dir.join(JOURNAL_FILE);
-    let mut recovered = Recovered::default();
-    let mut ours = None;
-    match read_no_follow(&path, MAX_JOURNAL_BYTES) {
-        Ok(bytes) => {
-            let bad = |problem: String| Error::Journal {
-                path: path.clone(),
-                problem,
-            };
-            let version = serde_json::from_slice::<serde_json::Value>(&bytes)
-                .map_err(|e| bad(format!("is not valid: {e}")))?
-                .get("journalVersion")
-                .and_then(serde_json::Value::as_u64);
-            if version == Some(u64::from(exchange::JOURNAL_VERSION)) {
-                let r = exchange::recover(&dir, manifests, &path, &bytes, lock)?;
-                recovered.done = Some(r.done);
-                recovered.left_alone.extend(r.unproven);
-                ours = Some(r.stage);
-            } else {
-                let journal: Journal = serde_json::from_slice(&bytes)
-                    .map_err(|e| bad(format!("is not valid: {e}")))?;
-                recovered.done = Some(roll_forward(&dir, manifests, &path, &journal, lock)?);
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            recovered.done = discard(&dir, manifests, lock)?;
-        }
-        Err(source) => {
-            return Err(Error::Io {
-                action: "cannot read",
-                path,
-                source,
-            });
-        }
-    }
-    for folder in exchange::staging_folders(&dir) {
-        if Some(&folder) != ours.as_ref() && !recovered.left_alone.contains(&folder) {
-            recovered.left_alone.push(folder);
-        }
-    }
-    Ok(recovered)
-}
-
-/// Read a small file that must be a regular file, not through a symlink (`O_NOFOLLOW`).
-pub(super) fn read_no_follow(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    let meta = path.symlink_metadata()?;
-    if meta.file_type().is_symlink() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "is a symbolic link; po-manifests follows no link here",
-        ));
-    }
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
-    }
-    let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "is not a regular file",
-        ));
-    }
-    use std::io::Read as _;
-    let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("is larger than {limit} bytes"),
-        ));
-    }
-    Ok(bytes)
-}
-
-/// Refuse a journal whose lock file is not exactly this run's (`ours`): recovery writes only
-/// the lock file of the install it runs for.
-pub(super) fn check_lock_path(named: &Path, ours: &Path) -> Result<(), String> {
-    let ours =
-        std::path::absolute(ours).map_err(|e| format!("cannot resolve {}: {e}", ours.display()))?;
-    if named.is_absolute() && named == ours {
-        return Ok(());
-    }
-    Err(format!(
-        "names the lock file {}, not this run's lock file {}; recovery writes no other lock file. Run po-manifests create with the configuration beside {} to finish it, or check manifests/ and remove the journal",
-        crate::text::escape(&named.display().to_string()),
-        ours.display(),
-        crate::text::escape(&named.display().to_string()),
-    ))
-}
-
 /// A folder recovery moves files out of must be a real folder (not a symlink) when present.
 fn check_real_dir(dir: &Path, bad: &dyn Fn(String) -> Error) -> Result<(), Error> {
     match dir.symlink_metadata() {
         Ok(meta) if !meta.is_dir() || meta.file_type().is_symlink() => Err(bad(format!(
             "goes with {}, which is {}, not a folder po-manifests made; po-manifests follows no link and changed nothing",
             dir.display(),
-            exchange::describe(&meta)
+            describe(&meta)
         ))),
         _ => Ok(()),
     }
 }
 
-fn roll_forward(
+pub(super) fn roll_forward(
     dir: &Path,
     m: &Path,
     path: &Path,
@@ -477,9 +262,8 @@ fn roll_forward(
     };
     if journal.journal_version != JOURNAL_VERSION {
         return Err(bad(format!(
-            "has journalVersion {} (expected {JOURNAL_VERSION} or {})",
-            journal.journal_version,
-            exchange::JOURNAL_VERSION
+            "has journalVersion {} (expected {JOURNAL_VERSION})",
+            journal.journal_version
         )));
     }
     if let Some(name) = journal
@@ -493,7 +277,8 @@ fn roll_forward(
         )));
     }
     check_lock_path(&journal.lock, lock).map_err(bad)?;
-    let lock = journal.lock.as_path();
+    // This run's own lock file, never the journal's path.
+    let lock = &canonical_lock(lock).map_err(io("cannot resolve", lock))?;
     let stage = m.join(STAGE_DIR);
     let lock_staged = staged_lock_path(lock);
     // Check everything before changing anything: no link is followed.
@@ -508,7 +293,7 @@ fn roll_forward(
             return Err(bad(format!(
                 "lists {name}, whose staged copy {} is {}; po-manifests follows no link and changed nothing",
                 staged.display(),
-                exchange::describe(&meta)
+                describe(&meta)
             )));
         }
     }
@@ -518,7 +303,7 @@ fn roll_forward(
         return Err(bad(format!(
             "goes with the staged lock file {}, which is {}; po-manifests follows no link and changed nothing",
             lock_staged.display(),
-            exchange::describe(&meta)
+            describe(&meta)
         )));
     }
     // Earlier files that are not replaced by a new one of the same name go (the change is
@@ -554,94 +339,4 @@ fn roll_forward(
             .filter(|n| !journal.place.contains(n))
             .count(),
     })
-}
-
-/// No journal: whatever is staged in `manifests/` belongs to a run killed before its commit.
-/// Staging folders beside `manifests/` are not removed: without a journal nothing proves
-/// po-manifests made them ([`recover`] warns about them).
-fn discard(dir: &Path, manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error> {
-    let mut paths = Vec::new();
-    let stage = manifests.join(STAGE_DIR);
-    if let Ok(meta) = stage.symlink_metadata() {
-        if !meta.is_dir() || meta.file_type().is_symlink() {
-            return Err(Error::Io {
-                action: "cannot remove",
-                path: stage,
-                source: std::io::Error::other(format!(
-                    "it is {}, not a staging folder po-manifests made; remove it yourself",
-                    exchange::describe(&meta)
-                )),
-            });
-        }
-        remove_dir_all_if_present(&stage)?;
-        paths.push(stage);
-    }
-    for staged in [
-        staged_lock_path(lock),
-        dir.join(format!("{JOURNAL_FILE}.new")),
-    ] {
-        if staged.symlink_metadata().is_ok() {
-            remove_file_if_present(&staged)?;
-            paths.push(staged);
-        }
-    }
-    if paths.is_empty() {
-        return Ok(None);
-    }
-    sync_dir(manifests).or_else(|e| if manifests.exists() { Err(e) } else { Ok(()) })?;
-    sync_dir(dir)?;
-    Ok(Some(Recovery::Discarded { paths }))
-}
-
-pub(super) fn rename(from: &Path, to: &Path, what: &'static str) -> Result<(), Error> {
-    crash::point(what);
-    fs::rename(from, to).map_err(|source| Error::Io {
-        action: "cannot move",
-        path: from.to_path_buf(),
-        source: std::io::Error::new(
-            source.kind(),
-            format!("to {} ({what}): {source}", to.display()),
-        ),
-    })
-}
-
-/// Write a new file (never through a symlink, never over an existing file) and fsync it.
-pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    use std::io::Write as _;
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW);
-    }
-    let mut f = options.open(path).map_err(io("cannot create", path))?;
-    f.write_all(bytes).map_err(io("cannot write", path))?;
-    crash::point("fsync a staged file");
-    f.sync_all().map_err(io("cannot sync", path))
-}
-
-/// fsync a directory, so the renames and removals in it are durable. Filesystems that cannot
-/// sync a directory (EINVAL) are taken as they are.
-pub(super) fn sync_dir(dir: &Path) -> Result<(), Error> {
-    crash::point("fsync a directory");
-    let d = fs::File::open(dir).map_err(io("cannot open", dir))?;
-    match d.sync_all() {
-        Err(e) if e.kind() != std::io::ErrorKind::InvalidInput => Err(io("cannot sync", dir)(e)),
-        _ => Ok(()),
-    }
-}
-
-pub(super) fn remove_file_if_present(path: &Path) -> Result<(), Error> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
-        _ => Ok(()),
-    }
-}
-
-pub(super) fn remove_dir_all_if_present(path: &Path) -> Result<(), Error> {
-    match fs::remove_dir_all(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
-        _ => Ok(()),
-    }
 }

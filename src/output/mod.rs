@@ -17,10 +17,13 @@ pub mod install_lock;
 pub mod journal;
 pub mod lock;
 pub mod names;
+pub mod recovery;
+mod steps;
 pub mod yaml;
 
 pub use install_lock::InstallLock;
-pub use journal::{Recovered, Recovery, recover};
+pub use recovery::{Recovered, recover};
+pub use steps::Recovery;
 
 use std::fs;
 use std::path::{Path, PathBuf};
