@@ -19,6 +19,7 @@ pub(super) fn run(
     if let Some(installer) = args.installer {
         inv.installer = installer;
     }
+    inv.force = args.force;
     // Held until this function returns: one writing run per install directory.
     let _held = super::lock_install_dir(&inv, args.no_wait, stderr)?;
     let Some(cluster_version) = inv.cluster_version.clone() else {

@@ -372,9 +372,14 @@ pub struct CreateArgs {
     /// Directory with template overrides (files named like the embedded ones).
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
-    /// Fail unless every operator resolves exactly as the lock file says.
+    /// Fail unless everything is exactly as the lock file says (release, catalog content,
+    /// resolution, files), and leave the lock file as it is.
     #[arg(long)]
     pub locked: bool,
+    /// Overwrite (or remove) manifests an earlier run wrote that were edited since (their
+    /// content no longer has the sha256 the lock records); without it `create` refuses them.
+    #[arg(long)]
+    pub force: bool,
     /// Do not check that every image is pinned by digest and covered by an install-config
     /// mirror rule (checked by default when install-config has mirror rules).
     #[arg(long)]

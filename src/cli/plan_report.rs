@@ -11,9 +11,10 @@ use crate::check;
 use crate::install::Install;
 use crate::install::outcome::Outcome;
 use crate::install::plan::{Plan, Refusal, Written};
-use crate::output::lock;
+use crate::output::{EditedFile, lock};
 use crate::resolve::explain;
 use crate::table::Width;
+use crate::text;
 
 /// Print what the plan found, in the order `create` finds it: the install-wide warnings; per
 /// operator its warnings, its
@@ -137,7 +138,11 @@ pub fn write_plan(
 ) -> Result<u8, Error> {
     let explain = explain.then(|| output.width());
     print_plan(inv, &plan, explain, false, stdout, stderr)?;
-    let written = plan.into_staged()?.write(inv, inv.locked)?;
+    let staged = plan.into_staged()?;
+    if explain.is_some() {
+        write_edits(inv, &staged.edited(inv)?, stdout)?;
+    }
+    let written = staged.write(inv, inv.locked)?;
     print_written(inv, &written, output, stdout, stderr)?;
     Ok(EXIT_OK)
 }
@@ -154,6 +159,7 @@ fn print_written(
         manifests_dir,
         files,
         lock: new_lock,
+        lock_written,
     } = written;
     if !output.is_text() {
         super::printer::structured(
@@ -189,12 +195,76 @@ fn print_written(
             manifests_dir.join(name).display()
         )?;
     }
-    writeln!(
-        stderr,
-        "wrote {} manifests and {}",
-        files.written.len(),
-        inv.lock_path.display()
-    )?;
+    if let Some(why) = &files.fallback {
+        writeln!(
+            stderr,
+            "note: {}; wrote manifests/ file by file under the journal instead: a run killed meanwhile leaves a mix of old and new files until the next run recovers",
+            text::printable(why)
+        )?;
+    }
+    if *lock_written {
+        writeln!(
+            stderr,
+            "wrote {} manifests and {}",
+            files.written.len(),
+            inv.lock_path.display()
+        )?;
+    } else {
+        writeln!(
+            stderr,
+            "wrote {} manifests; {} is unchanged (--locked)",
+            files.written.len(),
+            inv.lock_path.display()
+        )?;
+    }
+    Ok(())
+}
+
+/// `--explain`: a unified diff of each manifest an earlier run wrote that was edited since,
+/// from what it holds now to what `create` would write (nothing, when it would remove it).
+fn write_edits(inv: &Install, edits: &[EditedFile], out: &mut dyn Write) -> Result<(), Error> {
+    let dir = inv.dir.join("manifests");
+    for e in edits {
+        let path = dir.join(&e.name).display().to_string();
+        let path = text::printable(&path);
+        writeln!(
+            out,
+            "# edited since po-manifests wrote it: {path}{}",
+            if inv.force {
+                " (--force: overwritten)"
+            } else {
+                " (create refuses to overwrite it without --force)"
+            }
+        )?;
+        let Some(now) = &e.now else {
+            writeln!(
+                out,
+                "{path} is no longer a regular file po-manifests can read"
+            )?;
+            continue;
+        };
+        let now = String::from_utf8_lossy(now);
+        let new = e
+            .new
+            .as_deref()
+            .map(String::from_utf8_lossy)
+            .unwrap_or_default();
+        let to = if e.new.is_some() {
+            format!("{path} (create would write)")
+        } else {
+            "/dev/null (create would remove it)".to_string()
+        };
+        let diff = similar::TextDiff::from_lines(now.as_ref(), new.as_ref());
+        let text = diff
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("{path} (edited)"), &to)
+            .to_string();
+        // The file is the user's and may hold anything: each line escaped for the terminal.
+        for line in text.lines() {
+            writeln!(out, "{}", text::printable(line))?;
+        }
+    }
     Ok(())
 }
 

@@ -69,6 +69,8 @@ pub struct Install {
     /// `--locked`: `https://` catalogs must have the content digest the lock file records, and
     /// the plan must resolve exactly as the lock file says.
     pub locked: bool,
+    /// `--force`: overwrite (or remove) manifests an earlier run wrote that were edited since.
+    pub force: bool,
     /// The loaded catalogs ([`Install::load_catalogs`]); empty before.
     pub catalogs: Vec<LoadedCatalog>,
     /// The installer that reads the install directory (`--installer`, else the configuration's
@@ -129,6 +131,7 @@ impl Install {
             lock_path,
             network,
             locked: false,
+            force: false,
             catalogs: Vec::new(),
             installer,
         })
@@ -344,9 +347,14 @@ impl Install {
             if wait { Wait::Wait } else { Wait::NoWait },
             waiting,
         )?;
-        let recovered = crate::output::recover(&self.output_dir(), &self.lock_path)?
-            .map(|r| format!("{}: {r}", self.dir.display()));
-        Ok((held, recovered))
+        let recovered = crate::output::recover(&self.output_dir(), &self.lock_path)?;
+        let mut lines: Vec<String> = recovered
+            .done
+            .iter()
+            .map(|r| format!("{}: {r}", self.dir.display()))
+            .collect();
+        lines.extend(recovered.lines().into_iter().skip(lines.len()));
+        Ok((held, (!lines.is_empty()).then(|| lines.join("\n"))))
     }
 
     /// The configured role of an operator (bootstrap operators only).

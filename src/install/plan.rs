@@ -327,6 +327,10 @@ fn stage(
             .collect::<Result<_, Error>>()?,
         operators: locked_operators,
         manifests: files.iter().map(|f| f.name.clone()).collect(),
+        digests: files
+            .iter()
+            .map(|f| (f.name.clone(), output::sha256_hex(&f.bytes)))
+            .collect(),
     };
     Ok(Staged {
         objects,
@@ -406,13 +410,30 @@ pub struct Written {
     pub manifests_dir: std::path::PathBuf,
     /// The files written and removed (names inside `manifests_dir`).
     pub files: output::Written,
-    /// The lock written.
+    /// The lock written (with `--locked`, the lock it matches, left as it was).
     pub lock: lock::Lock,
+    /// Whether the lock file was written (not with `--locked`).
+    pub lock_written: bool,
 }
 
 impl Staged {
-    /// Write the manifests and the lock file, all or nothing. With `locked`, refuse a lock that
-    /// differs from the one on disk (or no lock on disk).
+    /// The manifests an earlier run wrote (by the lock file) that were edited since, with what
+    /// they hold and what this plan would write instead: [`Staged::write`] refuses them unless
+    /// [`Install::force`].
+    pub fn edited(&self, inv: &Install) -> Result<Vec<output::EditedFile>, Error> {
+        let previous = lock::read(&inv.lock_path)?
+            .map(|l| l.previous_files())
+            .unwrap_or_default();
+        Ok(output::edited(
+            &inv.dir.join("manifests"),
+            &self.files,
+            &previous,
+        ))
+    }
+
+    /// Write the manifests and the lock file, all or nothing. With `locked`, refuse any
+    /// difference from the lock on disk (or no lock on disk), and leave it as it is. Manifests
+    /// an earlier run wrote that were edited since are refused unless [`Install::force`].
     pub fn write(self, inv: &Install, locked: bool) -> Result<Written, Error> {
         let Staged {
             files,
@@ -436,26 +457,33 @@ impl Staged {
                 .into());
             }
         }
-        let previous_files = previous.map(|l| l.manifests).unwrap_or_default();
+        let previous_files = previous.map(|l| l.previous_files()).unwrap_or_default();
         let manifests_dir = inv.output_dir();
         crate::notice::stage(|| {
-            format!(
-                "writing {} manifests and {}",
-                files.len(),
-                inv.lock_path.display()
-            )
+            if locked {
+                format!("writing {} manifests", files.len())
+            } else {
+                format!(
+                    "writing {} manifests and {}",
+                    files.len(),
+                    inv.lock_path.display()
+                )
+            }
         });
+        let lock_bytes = (!locked).then(|| new_lock.to_bytes());
         let written = output::write(
             &manifests_dir,
             &files,
             &previous_files,
             &inv.lock_path,
-            &new_lock.to_bytes(),
+            lock_bytes.as_deref(),
+            inv.force,
         )?;
         Ok(Written {
             manifests_dir,
             files: written,
             lock: new_lock,
+            lock_written: !locked,
         })
     }
 }

@@ -1,6 +1,14 @@
-//! The write protocol: how `create` replaces an earlier run's manifests and lock file so that a
-//! kill at any instruction leaves either the old set or, after the next run's recovery, the new
-//! one, and the lock always names what `manifests/` holds.
+//! The fallback write protocol, where `manifests/` cannot be exchanged for a new directory
+//! (a symlink, a mount point, a filesystem without `RENAME_EXCHANGE`; see [`super::exchange`]):
+//! how `create` replaces an earlier run's manifests and lock file file by file so that a kill
+//! at any instruction leaves either the old set or, after the next run's recovery, the new one,
+//! and the lock always names what `manifests/` holds. Here `manifests/` may hold a mix while a
+//! run is killed, until the next run's recovery; the exchange has no such window.
+//!
+//! [`roll_forward`] finishes a committed version 1 journal for [`super::recovery`]. It follows
+//! no symlink inside `D`: the staging folders, staged files and the staged lock must be real
+//! folders and regular files (`lstat`), else it refuses; it writes this run's own lock file,
+//! and a journal naming another is refused.
 //!
 //! With `D` the install directory, `M = D/manifests` (possibly a symlink to another
 //! filesystem) and `L` the lock file (beside the configuration, possibly elsewhere):
@@ -16,10 +24,10 @@
 //! 4. **Clean.** The staging directory is removed, then the journal, then `D` is fsynced.
 //!
 //! Every file of the new set is at any time in exactly one of `stage/new/` and `M`, and every
-//! earlier file in `M` or `stage/old/`, so [`recover`] can always finish a committed change
+//! earlier file in `M` or `stage/old/`, so [`super::recover`] can always finish a committed change
 //! (*roll forward*). Before the commit nothing outside the staging area has changed, so recovery
 //! only removes the staging (*undo*). An error while applying (not a kill) moves everything back
-//! and removes the journal. [`recover`] runs at the start of every writing command, under the
+//! and removes the journal. [`super::recover`] runs at the start of every writing command, under the
 //! [`super::InstallLock`].
 
 use std::fs;
@@ -27,19 +35,18 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::crash;
-use super::{Error, FILE_PREFIX, ManifestFile, io};
+pub use super::steps::{JOURNAL_FILE, is_our_file_name};
+use super::steps::{
+    Recovery, canonical_lock, check_lock_path, describe, install_dir, lock_dir,
+    remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path, sync_dir,
+    write_synced,
+};
+use super::{Error, ManifestFile, crash, io};
 
-/// Journal file name, in the install directory.
-pub const JOURNAL_FILE: &str = ".po-manifests-journal.json";
 /// Staging directory name, inside the manifests directory.
 pub const STAGE_DIR: &str = ".po-manifests-stage";
-/// Prefix of the staging directories older versions left beside `manifests/`.
-const LEGACY_STAGE_PREFIX: &str = ".po-manifests-stage-";
-/// Largest journal read (it lists file names; a few hundred KB at most).
-const MAX_JOURNAL_BYTES: u64 = 16 * 1024 * 1024;
 /// Schema of the journal.
-const JOURNAL_VERSION: u32 = 1;
+pub(super) const JOURNAL_VERSION: u32 = 1;
 
 /// What a committed change does: recorded in the journal before the first rename.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,40 +62,6 @@ pub struct Journal {
     pub remove: Vec<String>,
 }
 
-/// Whether `name` is a plain manifest file name po-manifests could have written (so a tampered
-/// lock or journal cannot make a run touch anything else).
-pub fn is_our_file_name(name: &str) -> bool {
-    name.starts_with(FILE_PREFIX)
-        && !name.contains(['/', '\\', '\0'])
-        && name != "."
-        && name != ".."
-}
-
-/// The staged lock file's path: hidden, beside the lock file, so its rename stays in one
-/// directory.
-fn staged_lock_path(lock: &Path) -> PathBuf {
-    let name = lock
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| super::lock::LOCK_FILE.to_string());
-    lock_dir(lock).join(format!(".{name}.po-manifests-new"))
-}
-
-fn lock_dir(lock: &Path) -> PathBuf {
-    lock.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf()
-}
-
-fn install_dir(manifests: &Path) -> PathBuf {
-    manifests
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf()
-}
-
 /// One write, prepared: where things go and the journal that will describe it.
 pub(super) struct Plan {
     /// The journal to commit.
@@ -97,6 +70,8 @@ pub(super) struct Plan {
     manifests: PathBuf,
     stage: PathBuf,
     lock_staged: PathBuf,
+    /// Whether a lock is written (`--locked` leaves the lock file as it is).
+    writes_lock: bool,
 }
 
 impl Plan {
@@ -109,12 +84,13 @@ impl Plan {
         existing: Vec<String>,
     ) -> Result<Plan, Error> {
         let manifests = std::path::absolute(manifests).map_err(io("cannot resolve", manifests))?;
-        let lock = std::path::absolute(lock).map_err(io("cannot resolve", lock))?;
+        let lock = canonical_lock(lock).map_err(io("cannot resolve", lock))?;
         Ok(Plan {
             dir: install_dir(&manifests),
             stage: manifests.join(STAGE_DIR),
             manifests,
             lock_staged: staged_lock_path(&lock),
+            writes_lock: true,
             journal: Journal {
                 journal_version: JOURNAL_VERSION,
                 lock,
@@ -124,8 +100,10 @@ impl Plan {
         })
     }
 
-    /// Stage, commit, apply and clean (see the module comment).
-    pub fn run(&self, files: &[ManifestFile], lock: &[u8]) -> Result<(), Error> {
+    /// Stage, commit, apply and clean (see the module comment); `lock` `None` leaves the lock
+    /// file as it is.
+    pub fn run(mut self, files: &[ManifestFile], lock: Option<&[u8]>) -> Result<(), Error> {
+        self.writes_lock = lock.is_some();
         let staging = Staging {
             stage: &self.stage,
             lock_staged: &self.lock_staged,
@@ -138,8 +116,9 @@ impl Plan {
             problem: format!("cannot be written: {e}"),
         })?;
         text.push(b'\n');
-        if let Err(e) =
-            write_synced(&tmp, &text).and_then(|()| rename(&tmp, &journal, "commit the journal"))
+        if let Err(e) = remove_file_if_present(&tmp)
+            .and_then(|()| write_synced(&tmp, &text))
+            .and_then(|()| rename(&tmp, &journal, "commit the journal"))
         {
             let _ = fs::remove_file(&tmp);
             return Err(e);
@@ -162,7 +141,7 @@ impl Plan {
         finish(&self.dir, &self.stage)
     }
 
-    fn stage_files(&self, files: &[ManifestFile], lock: &[u8]) -> Result<(), Error> {
+    fn stage_files(&self, files: &[ManifestFile], lock: Option<&[u8]>) -> Result<(), Error> {
         // A staging area left by a run killed before its commit (recover removes it; this is
         // for callers that did not run recover).
         remove_dir_all_if_present(&self.stage)?;
@@ -176,6 +155,8 @@ impl Plan {
         }
         sync_dir(&new)?;
         sync_dir(&self.stage)?;
+        let Some(lock) = lock else { return Ok(()) };
+        remove_file_if_present(&self.lock_staged)?;
         write_synced(&self.lock_staged, lock)?;
         sync_dir(&lock_dir(&self.lock_staged))
     }
@@ -195,6 +176,9 @@ impl Plan {
             applied.placed.push(name.clone());
         }
         sync_dir(m)?;
+        if !self.writes_lock {
+            return Ok(());
+        }
         rename(&self.lock_staged, &self.journal.lock, "write the lock")?;
         sync_dir(&lock_dir(&self.journal.lock))
     }
@@ -253,76 +237,25 @@ fn finish(dir: &Path, stage: &Path) -> Result<(), Error> {
     sync_dir(dir)
 }
 
-/// What [`recover`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Recovery {
-    /// A committed change was finished: these files are in place and the lock names them.
-    Finished {
-        /// The lock file written.
-        lock: PathBuf,
-        /// Files placed.
-        placed: usize,
-        /// Earlier files taken out.
-        removed: usize,
-    },
-    /// An uncommitted change's staging was removed; nothing else had changed.
-    Discarded {
-        /// What was removed.
-        paths: Vec<PathBuf>,
-    },
-}
-
-impl std::fmt::Display for Recovery {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Recovery::Finished {
-                lock,
-                placed,
-                removed,
-            } => write!(
-                f,
-                "finished the change an interrupted po-manifests run had committed: {placed} manifest{} in place, {removed} earlier file{} taken out, lock file {}",
-                if *placed == 1 { "" } else { "s" },
-                if *removed == 1 { "" } else { "s" },
-                lock.display()
-            ),
-            Recovery::Discarded { paths } => write!(
-                f,
-                "removed what an interrupted po-manifests run had staged (it had not changed anything yet): {}",
-                paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        }
+/// A folder recovery moves files out of must be a real folder (not a symlink) when present.
+fn check_real_dir(dir: &Path, bad: &dyn Fn(String) -> Error) -> Result<(), Error> {
+    match dir.symlink_metadata() {
+        Ok(meta) if !meta.is_dir() || meta.file_type().is_symlink() => Err(bad(format!(
+            "goes with {}, which is {}, not a folder po-manifests made; po-manifests follows no link and changed nothing",
+            dir.display(),
+            describe(&meta)
+        ))),
+        _ => Ok(()),
     }
 }
 
-/// Finish or undo a change an interrupted run left in the install directory that holds
-/// `manifests` (see the module comment). `lock` is this run's lock file (its staged copy is
-/// removed when no journal names another). Call it holding the [`super::InstallLock`].
-pub fn recover(manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error> {
-    let dir = install_dir(manifests);
-    let path = dir.join(JOURNAL_FILE);
-    match crate::fsread::read(&path, MAX_JOURNAL_BYTES, None) {
-        Ok(bytes) => {
-            let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| Error::Journal {
-                path: path.clone(),
-                problem: format!("is not valid: {e}"),
-            })?;
-            roll_forward(&dir, manifests, &path, &journal).map(Some)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => discard(&dir, manifests, lock),
-        Err(source) => Err(Error::Io {
-            action: "cannot read",
-            path,
-            source,
-        }),
-    }
-}
-
-fn roll_forward(dir: &Path, m: &Path, path: &Path, journal: &Journal) -> Result<Recovery, Error> {
+pub(super) fn roll_forward(
+    dir: &Path,
+    m: &Path,
+    path: &Path,
+    journal: &Journal,
+    lock: &Path,
+) -> Result<Recovery, Error> {
     let bad = |problem: String| Error::Journal {
         path: path.to_path_buf(),
         problem,
@@ -343,8 +276,36 @@ fn roll_forward(dir: &Path, m: &Path, path: &Path, journal: &Journal) -> Result<
             "names a file po-manifests does not write: {name:?}"
         )));
     }
+    check_lock_path(&journal.lock, lock).map_err(bad)?;
+    // This run's own lock file, never the journal's path.
+    let lock = &canonical_lock(lock).map_err(io("cannot resolve", lock))?;
     let stage = m.join(STAGE_DIR);
-    let lock_staged = staged_lock_path(&journal.lock);
+    let lock_staged = staged_lock_path(lock);
+    // Check everything before changing anything: no link is followed.
+    check_real_dir(&stage, &bad)?;
+    check_real_dir(&stage.join("new"), &bad)?;
+    check_real_dir(&stage.join("old"), &bad)?;
+    for name in &journal.place {
+        let staged = stage.join("new").join(name);
+        if let Ok(meta) = staged.symlink_metadata()
+            && !meta.is_file()
+        {
+            return Err(bad(format!(
+                "lists {name}, whose staged copy {} is {}; po-manifests follows no link and changed nothing",
+                staged.display(),
+                describe(&meta)
+            )));
+        }
+    }
+    if let Ok(meta) = lock_staged.symlink_metadata()
+        && !meta.is_file()
+    {
+        return Err(bad(format!(
+            "goes with the staged lock file {}, which is {}; po-manifests follows no link and changed nothing",
+            lock_staged.display(),
+            describe(&meta)
+        )));
+    }
     // Earlier files that are not replaced by a new one of the same name go (the change is
     // finished, so they are removed rather than kept aside).
     for name in &journal.remove {
@@ -365,12 +326,12 @@ fn roll_forward(dir: &Path, m: &Path, path: &Path, journal: &Journal) -> Result<
     }
     sync_dir(m)?;
     if lock_staged.symlink_metadata().is_ok() {
-        rename(&lock_staged, &journal.lock, "write the lock")?;
-        sync_dir(&lock_dir(&journal.lock))?;
+        rename(&lock_staged, lock, "write the lock")?;
+        sync_dir(&lock_dir(lock))?;
     }
     finish(dir, &stage)?;
     Ok(Recovery::Finished {
-        lock: journal.lock.clone(),
+        lock: lock.to_path_buf(),
         placed: journal.place.len(),
         removed: journal
             .remove
@@ -378,86 +339,4 @@ fn roll_forward(dir: &Path, m: &Path, path: &Path, journal: &Journal) -> Result<
             .filter(|n| !journal.place.contains(n))
             .count(),
     })
-}
-
-/// No journal: whatever is staged belongs to a run killed before its commit.
-fn discard(dir: &Path, manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error> {
-    let mut paths = Vec::new();
-    let stage = manifests.join(STAGE_DIR);
-    if stage.symlink_metadata().is_ok() {
-        remove_dir_all_if_present(&stage)?;
-        paths.push(stage);
-    }
-    for staged in [
-        staged_lock_path(lock),
-        dir.join(format!("{JOURNAL_FILE}.new")),
-    ] {
-        if staged.symlink_metadata().is_ok() {
-            remove_file_if_present(&staged)?;
-            paths.push(staged);
-        }
-    }
-    // Staging directories of earlier versions, beside manifests/.
-    if let Ok(entries) = fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            if name.to_string_lossy().starts_with(LEGACY_STAGE_PREFIX)
-                && entry.file_type().is_ok_and(|t| t.is_dir())
-            {
-                remove_dir_all_if_present(&entry.path())?;
-                paths.push(entry.path());
-            }
-        }
-    }
-    if paths.is_empty() {
-        return Ok(None);
-    }
-    sync_dir(manifests).or_else(|e| if manifests.exists() { Err(e) } else { Ok(()) })?;
-    sync_dir(dir)?;
-    Ok(Some(Recovery::Discarded { paths }))
-}
-
-fn rename(from: &Path, to: &Path, what: &'static str) -> Result<(), Error> {
-    crash::point(what);
-    fs::rename(from, to).map_err(|source| Error::Io {
-        action: "cannot move",
-        path: from.to_path_buf(),
-        source: std::io::Error::new(
-            source.kind(),
-            format!("to {} ({what}): {source}", to.display()),
-        ),
-    })
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    use std::io::Write as _;
-    let mut f = fs::File::create(path).map_err(io("cannot create", path))?;
-    f.write_all(bytes).map_err(io("cannot write", path))?;
-    crash::point("fsync a staged file");
-    f.sync_all().map_err(io("cannot sync", path))
-}
-
-/// fsync a directory, so the renames and removals in it are durable. Filesystems that cannot
-/// sync a directory (EINVAL) are taken as they are.
-fn sync_dir(dir: &Path) -> Result<(), Error> {
-    crash::point("fsync a directory");
-    let d = fs::File::open(dir).map_err(io("cannot open", dir))?;
-    match d.sync_all() {
-        Err(e) if e.kind() != std::io::ErrorKind::InvalidInput => Err(io("cannot sync", dir)(e)),
-        _ => Ok(()),
-    }
-}
-
-fn remove_file_if_present(path: &Path) -> Result<(), Error> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
-        _ => Ok(()),
-    }
-}
-
-fn remove_dir_all_if_present(path: &Path) -> Result<(), Error> {
-    match fs::remove_dir_all(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
-        _ => Ok(()),
-    }
 }

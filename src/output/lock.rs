@@ -1,8 +1,13 @@
 //! `platform-operators.lock.yaml`: what a run resolved (per operator the package, bundle,
-//! version, image and the catalog's content digest) and which manifest files it wrote.
-//! `--locked` refuses a resolution that differs from it; the next run replaces exactly the
-//! files listed in it.
+//! version, image and the catalog's content digest) and which manifest files it wrote, each
+//! with the sha256 of its bytes. `--locked` refuses any difference from it; the next run
+//! replaces or removes exactly the files listed in it, and only while they still have the
+//! recorded digest (a file a person edited since is refused unless `--force`).
+//!
+//! `lockVersion: 2` lists `manifests:` as `{name, sha256}` entries; a version 1 lock (names
+//! only) is still read, its files taken as written by po-manifests as before.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -12,11 +17,13 @@ pub const LOCK_FILE: &str = "platform-operators.lock.yaml";
 /// Largest lock file read (it lists operators and file names: a few KB).
 const MAX_LOCK_BYTES: u64 = 16 * 1024 * 1024;
 /// The schema version written in `lockVersion`.
-pub const LOCK_VERSION: u32 = 1;
+pub const LOCK_VERSION: u32 = 2;
+/// The oldest schema version still read (names only under `manifests:`).
+const OLDEST_LOCK_VERSION: u32 = 1;
 
 /// The lock file's content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(from = "LockFile", into = "LockFile")]
 pub struct Lock {
     /// Schema version.
     pub lock_version: u32,
@@ -33,8 +40,105 @@ pub struct Lock {
     #[serde(default)]
     pub operators: Vec<LockedOperator>,
     /// Files written into the manifests directory.
-    #[serde(default)]
     pub manifests: Vec<String>,
+    /// The sha256 (lowercase hex) of each written file's bytes, by file name; files of a
+    /// version 1 lock have none.
+    pub digests: BTreeMap<String, String>,
+}
+
+impl Lock {
+    /// The files an earlier run wrote, with their recorded digests.
+    pub fn previous_files(&self) -> Vec<super::PreviousFile> {
+        self.manifests
+            .iter()
+            .map(|name| super::PreviousFile {
+                name: name.clone(),
+                sha256: self.digests.get(name).cloned(),
+            })
+            .collect()
+    }
+}
+
+/// The lock as it is written: `manifests:` entries carry their digest.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct LockFile {
+    lock_version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cluster_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    profile: Option<String>,
+    #[serde(default)]
+    catalogs: Vec<LockedCatalog>,
+    #[serde(default)]
+    operators: Vec<LockedOperator>,
+    #[serde(default)]
+    manifests: Vec<LockedManifest>,
+}
+
+/// One written file: its name and digest (version 2), or its name alone (version 1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+enum LockedManifest {
+    Digested(DigestedManifest),
+    Name(String),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DigestedManifest {
+    name: String,
+    sha256: String,
+}
+
+impl From<LockFile> for Lock {
+    fn from(f: LockFile) -> Lock {
+        let mut digests = BTreeMap::new();
+        let manifests = f
+            .manifests
+            .into_iter()
+            .map(|m| match m {
+                LockedManifest::Name(name) => name,
+                LockedManifest::Digested(d) => {
+                    digests.insert(d.name.clone(), d.sha256);
+                    d.name
+                }
+            })
+            .collect();
+        Lock {
+            lock_version: f.lock_version,
+            cluster_version: f.cluster_version,
+            profile: f.profile,
+            catalogs: f.catalogs,
+            operators: f.operators,
+            manifests,
+            digests,
+        }
+    }
+}
+
+impl From<Lock> for LockFile {
+    fn from(l: Lock) -> LockFile {
+        let manifests = l
+            .manifests
+            .into_iter()
+            .map(|name| match l.digests.get(&name) {
+                Some(sha256) => LockedManifest::Digested(DigestedManifest {
+                    name,
+                    sha256: sha256.clone(),
+                }),
+                None => LockedManifest::Name(name),
+            })
+            .collect();
+        LockFile {
+            lock_version: l.lock_version,
+            cluster_version: l.cluster_version,
+            profile: l.profile,
+            catalogs: l.catalogs,
+            operators: l.operators,
+            manifests,
+        }
+    }
 }
 
 /// A catalog's identity.
@@ -145,12 +249,27 @@ pub fn read(path: &Path) -> Result<Option<Lock>, Error> {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    if lock.lock_version != LOCK_VERSION {
+    if !(OLDEST_LOCK_VERSION..=LOCK_VERSION).contains(&lock.lock_version) {
         return Err(Error::Invalid {
             path: path.to_path_buf(),
             message: format!(
-                "lockVersion {} is not supported (expected {LOCK_VERSION})",
+                "lockVersion {} is not supported (expected {OLDEST_LOCK_VERSION} to {LOCK_VERSION})",
                 lock.lock_version
+            ),
+        });
+    }
+    if let Some((name, digest)) = lock.digests.iter().find(|(_, d)| {
+        d.len() != 64
+            || !d
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    }) {
+        return Err(Error::Invalid {
+            path: path.to_path_buf(),
+            message: format!(
+                "manifests: {}: sha256 {} is not 64 lowercase hex digits",
+                crate::text::escape(name),
+                crate::text::escape(digest)
             ),
         });
     }
@@ -163,13 +282,76 @@ impl Lock {
         let mut text = String::from(
             "# Written by po-manifests: what each platform operator resolved to. Do not edit.\n",
         );
-        let value = serde_json::to_value(self).expect("the lock serializes to JSON");
+        let value = serde_json::to_value(LockFile::from(self.clone()))
+            .expect("the lock serializes to JSON");
         text.push_str(&super::yaml::to_yaml(&value).expect("the lock serializes to YAML"));
         text.into_bytes()
     }
 
-    /// Differences in resolution between `self` (the lock) and `new`, one line each.
+    /// Every difference between `self` (the lock) and `new`, one line each: the release and
+    /// profile, each catalog's content digest, each operator's resolution, and the files with
+    /// their digests (where the lock records them). `--locked` refuses any.
     pub fn differences(&self, new: &Lock) -> Vec<String> {
+        let mut out = Vec::new();
+        let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".into());
+        if self.cluster_version != new.cluster_version {
+            out.push(format!(
+                "clusterVersion {} is now {}",
+                or_none(&self.cluster_version),
+                or_none(&new.cluster_version)
+            ));
+        }
+        if self.profile != new.profile {
+            out.push(format!(
+                "profile {} is now {}",
+                or_none(&self.profile),
+                or_none(&new.profile)
+            ));
+        }
+        for old in &self.catalogs {
+            match new.catalogs.iter().find(|c| c.name == old.name) {
+                None => out.push(format!(
+                    "catalog {} is locked but no longer configured",
+                    old.name
+                )),
+                Some(now) if now.digest != old.digest => out.push(format!(
+                    "catalog {}: the lock records content {}, the catalog now has {}",
+                    old.name, old.digest, now.digest
+                )),
+                Some(_) => {}
+            }
+        }
+        for now in &new.catalogs {
+            if !self.catalogs.iter().any(|c| c.name == now.name) {
+                out.push(format!(
+                    "catalog {} is configured but not in the lock",
+                    now.name
+                ));
+            }
+        }
+        out.extend(self.operator_differences(new));
+        if self.manifests != new.manifests {
+            out.push(format!(
+                "the files written would change: the lock lists {}, create would write {}",
+                self.manifests.len(),
+                new.manifests.len()
+            ));
+        } else {
+            for name in &self.manifests {
+                if let (Some(old), Some(now)) = (self.digests.get(name), new.digests.get(name))
+                    && old != now
+                {
+                    out.push(format!(
+                        "manifest {name}: the lock records sha256:{old}, create would write sha256:{now}"
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// Differences in resolution between `self` (the lock) and `new`, one line each.
+    fn operator_differences(&self, new: &Lock) -> Vec<String> {
         let mut out = Vec::new();
         for old in &self.operators {
             match new.operators.iter().find(|o| o.name == old.name) {
@@ -317,7 +499,77 @@ mod tests {
             }],
             operators: vec![op(version)],
             manifests: vec!["99_po_cm_00_platformoperator_cm.yaml".into()],
+            digests: [(
+                "99_po_cm_00_platformoperator_cm.yaml".to_string(),
+                "ab".repeat(32),
+            )]
+            .into(),
         }
+    }
+
+    #[test]
+    fn a_version_1_lock_with_names_only_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        std::fs::write(
+            &path,
+            "lockVersion: 1\nmanifests:\n- 99_po_cm_00_platformoperator_cm.yaml\n",
+        )
+        .unwrap();
+        let l = read(&path).unwrap().unwrap();
+        assert_eq!(l.manifests, ["99_po_cm_00_platformoperator_cm.yaml"]);
+        assert!(l.digests.is_empty());
+        assert_eq!(l.previous_files()[0].sha256, None);
+    }
+
+    #[test]
+    fn manifests_are_written_with_their_digest() {
+        let text = String::from_utf8(lock("1.13.0").to_bytes()).unwrap();
+        assert!(text.contains("lockVersion: 2\n"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "manifests:\n- name: 99_po_cm_00_platformoperator_cm.yaml\n  sha256: {}\n",
+                "ab".repeat(32)
+            )),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_digest_that_is_not_hex_is_invalid() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        std::fs::write(
+            &path,
+            "lockVersion: 2\nmanifests:\n- name: 99_po_a.yaml\n  sha256: zz\n",
+        )
+        .unwrap();
+        let e = read(&path).unwrap_err();
+        assert!(e.to_string().contains("99_po_a.yaml"), "{e}");
+    }
+
+    #[test]
+    fn any_difference_is_one() {
+        let old = lock("1.13.0");
+        let mut new = lock("1.13.0");
+        new.catalogs[0].digest = "sha256:cd".into();
+        assert_eq!(
+            old.differences(&new),
+            ["catalog c: the lock records content sha256:ab, the catalog now has sha256:cd"]
+        );
+        let mut new = lock("1.13.0");
+        new.cluster_version = Some("4.14.9".into());
+        assert_eq!(
+            old.differences(&new),
+            ["clusterVersion 4.14.8 is now 4.14.9"]
+        );
+        let mut new = lock("1.13.0");
+        new.digests.values_mut().for_each(|d| *d = "cd".repeat(32));
+        assert_eq!(old.differences(&new).len(), 1);
+        // A version 1 lock records no digests: nothing to compare.
+        let mut v1 = lock("1.13.0");
+        v1.digests.clear();
+        assert!(v1.differences(&new).is_empty());
     }
 
     #[test]

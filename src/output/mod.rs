@@ -1,23 +1,29 @@
 //! Write: rendered objects become files in `D/manifests/`, one object per file, named so they
 //! sort after the installer's own (`99_po_<operator>_<NN>_<kind>_<name>.yaml`), plus the lock
-//! file. All or nothing, even across SIGKILL: new files are staged inside the manifests
-//! directory (same filesystem as the files they replace), a journal in the install directory
-//! records the change before the first rename, and the next writing run finishes an
-//! interrupted change before anything else ([`journal`]). One run at a time writes an install
-//! directory ([`install_lock`]).
+//! file. `manifests/` is the old or the new set at every instant, even across SIGKILL: the
+//! complete new `manifests/` is built beside it and the two directories are exchanged in one
+//! `renameat2(RENAME_EXCHANGE)` ([`exchange`]); where the filesystem cannot exchange, files are
+//! moved one by one under a journal ([`journal`]). Either way the next writing run finishes or
+//! undoes an interrupted change before anything else ([`recover`]), and one run at a time
+//! writes an install directory ([`install_lock`]).
 //!
 //! Re-running replaces exactly the files that the previous run recorded in its lock file, and
-//! refuses to overwrite a file it did not write.
+//! only while they still have the digest it recorded: it refuses to overwrite a file it did not
+//! write, and a file a person edited since unless `--force`.
 
 pub(crate) mod crash;
+pub mod exchange;
 pub mod install_lock;
 pub mod journal;
 pub mod lock;
 pub mod names;
+pub mod recovery;
+mod steps;
 pub mod yaml;
 
 pub use install_lock::InstallLock;
-pub use journal::{Recovery, recover};
+pub use recovery::{Recovered, recover};
+pub use steps::Recovery;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -28,6 +34,44 @@ use crate::render::RenderedObject;
 pub const FILE_PREFIX: &str = "99_po_";
 /// Longest file name written (most filesystems allow 255 bytes).
 const MAX_FILE_NAME: usize = 200;
+/// Largest earlier manifest read to check its digest (ours are a few KB; a CRD may be a few MB).
+const MAX_MANIFEST_BYTES: u64 = 64 << 20;
+
+/// A file an earlier run wrote, as its lock records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviousFile {
+    /// File name (no directory).
+    pub name: String,
+    /// The sha256 of the bytes written (lowercase hex); `None` in a version 1 lock.
+    pub sha256: Option<String>,
+}
+
+impl PreviousFile {
+    /// A file recorded by name only (a version 1 lock).
+    pub fn named(name: &str) -> PreviousFile {
+        PreviousFile {
+            name: name.to_string(),
+            sha256: None,
+        }
+    }
+}
+
+/// The sha256 of `bytes`, lowercase hex (as the lock records it).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// An earlier file that no longer has the digest the lock recorded for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditedFile {
+    /// File name (no directory).
+    pub name: String,
+    /// What it holds now (`None` when it is no longer a regular file or cannot be read).
+    pub now: Option<Vec<u8>>,
+    /// What this run would write in its place (`None` when this run removes it).
+    pub new: Option<Vec<u8>>,
+}
 
 /// One file to write into the manifests directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +142,13 @@ pub enum Error {
     Collision {
         /// The file name.
         name: String,
+    },
+    /// Files an earlier run wrote were edited since (their digest is not the one the lock
+    /// records), and `--force` was not given.
+    #[error("{} written by an earlier po-manifests run {} edited since (the content differs from the sha256 the lock file records): {}; nothing was written. Keep the edit elsewhere (a file of your own in manifests/), or pass --force to overwrite; --explain shows the differences", if files.len() == 1 { "a manifest" } else { "manifests" }, if files.len() == 1 { "was" } else { "were" }, files.iter().map(|p| crate::text::printable(&p.display().to_string()).into_owned()).collect::<Vec<_>>().join(", "))]
+    Edited {
+        /// The edited files.
+        files: Vec<PathBuf>,
     },
 }
 
@@ -196,47 +247,112 @@ pub struct Written {
     pub written: Vec<String>,
     /// Files of an earlier run that were removed (not written again).
     pub removed: Vec<String>,
+    /// Why `manifests/` could not be exchanged whole and was written file by file under the
+    /// journal instead (say it once).
+    pub fallback: Option<String>,
+}
+
+/// The earlier files (`previous`, from the lock) that no longer have their recorded digest,
+/// with what they hold and what `files` would put in their place. Files the lock records by
+/// name only (a version 1 lock), files no longer there and files that already hold what would
+/// be written are not edits.
+pub fn edited(
+    manifests_dir: &Path,
+    files: &[ManifestFile],
+    previous: &[PreviousFile],
+) -> Vec<EditedFile> {
+    let mut out = Vec::new();
+    for p in previous {
+        let Some(recorded) = &p.sha256 else { continue };
+        if !journal::is_our_file_name(&p.name) {
+            continue;
+        }
+        let path = manifests_dir.join(&p.name);
+        let Ok(meta) = path.symlink_metadata() else {
+            continue;
+        };
+        let now = if meta.is_file() {
+            crate::fsread::read(&path, MAX_MANIFEST_BYTES, None).ok()
+        } else {
+            None
+        };
+        if now.as_deref().is_some_and(|b| sha256_hex(b) == *recorded) {
+            continue;
+        }
+        let new = files
+            .iter()
+            .find(|f| f.name == p.name)
+            .map(|f| f.bytes.clone());
+        if now.is_some() && now == new {
+            continue;
+        }
+        out.push(EditedFile {
+            name: p.name.clone(),
+            now,
+            new,
+        });
+    }
+    out
 }
 
 /// Replace the files of an earlier run (`previous`, from its lock) with `files`, and write
-/// `lock` (bytes) to `lock_path`, all or nothing, even when the process is killed at any point
-/// (see [`journal`]). The caller holds the [`InstallLock`] of the install directory (the parent of
-/// `manifests_dir`) and has run [`recover`] first.
+/// `lock` (bytes; `None` leaves the lock file as it is) to `lock_path`, all or nothing, even
+/// when the process is killed at any point: by exchanging `manifests/` for a complete new one
+/// ([`exchange`]), or where that cannot be done, under the [`journal`] ([`Written::fallback`]
+/// says why). An earlier file that a person edited since is refused
+/// ([`Error::Edited`]) unless `force`. The caller holds the [`InstallLock`] of the install
+/// directory (the parent of `manifests_dir`) and has run [`recover`] first.
 pub fn write(
     manifests_dir: &Path,
     files: &[ManifestFile],
-    previous: &[String],
+    previous: &[PreviousFile],
     lock_path: &Path,
-    lock: &[u8],
+    lock: Option<&[u8]>,
+    force: bool,
 ) -> Result<Written, Error> {
-    fs::create_dir_all(manifests_dir).map_err(io("cannot create", manifests_dir))?;
     // Only plain file names that we could have written count as previous files.
-    let previous: Vec<&String> = previous
+    let previous: Vec<&PreviousFile> = previous
         .iter()
-        .filter(|n| journal::is_our_file_name(n))
+        .filter(|p| journal::is_our_file_name(&p.name))
         .collect();
     for f in files {
         let path = manifests_dir.join(&f.name);
-        if path.symlink_metadata().is_ok() && !previous.iter().any(|p| **p == f.name) {
+        if path.symlink_metadata().is_ok() && !previous.iter().any(|p| p.name == f.name) {
             return Err(Error::NotOurs { path });
         }
     }
+    let owned: Vec<PreviousFile> = previous.iter().map(|p| (*p).clone()).collect();
+    let edits = edited(manifests_dir, files, &owned);
+    if !edits.is_empty() && !force {
+        return Err(Error::Edited {
+            files: edits.iter().map(|e| manifests_dir.join(&e.name)).collect(),
+        });
+    }
     let existing: Vec<String> = previous
         .iter()
-        .filter(|n| manifests_dir.join(n).symlink_metadata().is_ok())
-        .map(|n| (*n).clone())
+        .filter(|p| manifests_dir.join(&p.name).symlink_metadata().is_ok())
+        .map(|p| p.name.clone())
         .collect();
-    let plan = journal::Plan::new(manifests_dir, lock_path, files, existing)?;
-    plan.run(files, lock)?;
     let written: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
-    let removed = plan
-        .journal
-        .remove
+    let removed = existing
         .iter()
         .filter(|n| !written.contains(n))
         .cloned()
         .collect();
-    Ok(Written { written, removed })
+    let fallback = match exchange::write(manifests_dir, files, &existing, lock_path, lock)? {
+        exchange::Outcome::Done => None,
+        exchange::Outcome::Refused(why) => {
+            fs::create_dir_all(manifests_dir).map_err(io("cannot create", manifests_dir))?;
+            let plan = journal::Plan::new(manifests_dir, lock_path, files, existing)?;
+            plan.run(files, lock)?;
+            Some(why)
+        }
+    };
+    Ok(Written {
+        written,
+        removed,
+        fallback,
+    })
 }
 
 #[cfg(test)]

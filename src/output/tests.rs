@@ -42,8 +42,128 @@ mod file_name {
     }
 }
 
+/// How an earlier run's lock records `f`: its name and the sha256 of its bytes.
+fn written_by_us(f: &ManifestFile) -> PreviousFile {
+    PreviousFile {
+        name: f.name.clone(),
+        sha256: Some(sha256_hex(&f.bytes)),
+    }
+}
+
 mod write {
     use super::*;
+
+    #[test]
+    fn an_edited_earlier_file_is_refused_and_kept_unless_forced() {
+        let (_d, manifests, lock) = setup();
+        let first = [
+            file("99_po_a_00_x_a.yaml", "1"),
+            file("99_po_b_00_x_b.yaml", "1"),
+        ];
+        write(&manifests, &first, &[], &lock, Some(b"lock1"), false).unwrap();
+        let previous: Vec<PreviousFile> = first.iter().map(written_by_us).collect();
+        // a is replaced, b is removed by the next run: a person edited both.
+        std::fs::write(manifests.join("99_po_a_00_x_a.yaml"), "edited a").unwrap();
+        std::fs::write(manifests.join("99_po_b_00_x_b.yaml"), "edited b").unwrap();
+        let second = [file("99_po_a_00_x_a.yaml", "2")];
+        let e = write(&manifests, &second, &previous, &lock, Some(b"lock2"), false).unwrap_err();
+        let Error::Edited { files } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(
+            files,
+            &[
+                manifests.join("99_po_a_00_x_a.yaml"),
+                manifests.join("99_po_b_00_x_b.yaml")
+            ]
+        );
+        assert!(e.to_string().contains("--force"), "{e}");
+        assert!(!e.is_io());
+        assert_eq!(
+            std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
+            b"edited a"
+        );
+        assert_eq!(std::fs::read(&lock).unwrap(), b"lock1");
+        let w = write(&manifests, &second, &previous, &lock, Some(b"lock2"), true).unwrap();
+        assert_eq!(w.removed, ["99_po_b_00_x_b.yaml"]);
+        assert_eq!(
+            std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
+            b"2"
+        );
+    }
+
+    #[test]
+    fn a_file_the_lock_names_with_another_digest_is_not_removed() {
+        let (_d, manifests, lock) = setup();
+        std::fs::write(manifests.join("99_po_user-file.yaml"), "user's").unwrap();
+        let tampered = [PreviousFile {
+            name: "99_po_user-file.yaml".into(),
+            sha256: Some("0".repeat(64)),
+        }];
+        let e = write(&manifests, &[], &tampered, &lock, Some(b"l"), false).unwrap_err();
+        assert!(matches!(e, Error::Edited { .. }), "{e}");
+        assert_eq!(
+            std::fs::read(manifests.join("99_po_user-file.yaml")).unwrap(),
+            b"user's"
+        );
+    }
+
+    #[test]
+    fn without_a_lock_the_lock_file_is_not_touched() {
+        let (_d, manifests, lock) = setup();
+        std::fs::write(&lock, "as it was").unwrap();
+        write(
+            &manifests,
+            &[file("99_po_a_00_x_a.yaml", "1")],
+            &[],
+            &lock,
+            None,
+            false,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(&lock).unwrap(), b"as it was");
+        assert!(manifests.join("99_po_a_00_x_a.yaml").exists());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_installer_files_are_kept_and_nothing_is_left_beside() {
+        let (_d, manifests, lock) = setup();
+        std::fs::create_dir(manifests.join("sub")).unwrap();
+        std::fs::write(manifests.join("sub/x.yaml"), "x").unwrap();
+        std::os::unix::fs::symlink("cluster-config.yaml", manifests.join("link.yaml")).unwrap();
+        write(
+            &manifests,
+            &[file("99_po_a_00_x_a.yaml", "1")],
+            &[],
+            &lock,
+            Some(b"l"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            listing(&manifests),
+            [
+                "99_po_a_00_x_a.yaml",
+                "cluster-config.yaml",
+                "link.yaml",
+                "sub"
+            ]
+        );
+        assert_eq!(std::fs::read(manifests.join("sub/x.yaml")).unwrap(), b"x");
+        assert_eq!(
+            std::fs::read_link(manifests.join("link.yaml")).unwrap(),
+            Path::new("cluster-config.yaml")
+        );
+        assert_eq!(
+            std::fs::read(manifests.join("cluster-config.yaml")).unwrap(),
+            b"installer's own"
+        );
+        assert_eq!(
+            listing(manifests.parent().unwrap()),
+            ["manifests", "platform-operators.lock.yaml"]
+        );
+    }
 
     fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -70,10 +190,10 @@ mod write {
             file("99_po_a_00_x_a.yaml", "1"),
             file("99_po_b_00_x_b.yaml", "1"),
         ];
-        write(&manifests, &first, &[], &lock, b"lock1").unwrap();
+        write(&manifests, &first, &[], &lock, Some(b"lock1"), false).unwrap();
         let second = [file("99_po_a_00_x_a.yaml", "2")];
-        let previous: Vec<String> = first.iter().map(|f| f.name.clone()).collect();
-        let w = write(&manifests, &second, &previous, &lock, b"lock2").unwrap();
+        let previous: Vec<PreviousFile> = first.iter().map(written_by_us).collect();
+        let w = write(&manifests, &second, &previous, &lock, Some(b"lock2"), false).unwrap();
         assert_eq!(w.removed, ["99_po_b_00_x_b.yaml"]);
         assert_eq!(
             listing(&manifests),
@@ -100,7 +220,8 @@ mod write {
             &[file("99_po_a_00_x_a.yaml", "ours")],
             &[],
             &lock,
-            b"l",
+            Some(b"l"),
+            false,
         )
         .unwrap_err();
         assert!(matches!(e, Error::NotOurs { .. }), "{e}");
@@ -114,8 +235,8 @@ mod write {
     #[test]
     fn failure_restores_the_previous_files() {
         let (_d, manifests, _lock) = setup();
-        let previous = ["99_po_a_00_x_a.yaml".to_string()];
-        std::fs::write(manifests.join(&previous[0]), "old").unwrap();
+        let previous = [PreviousFile::named("99_po_a_00_x_a.yaml")];
+        std::fs::write(manifests.join(&previous[0].name), "old").unwrap();
         // The lock path is a directory that is not empty: the final rename fails.
         let bad_lock = manifests.parent().unwrap().join("lockdir");
         std::fs::create_dir_all(bad_lock.join("x")).unwrap();
@@ -127,14 +248,23 @@ mod write {
             ],
             &previous,
             &bad_lock,
-            b"l",
+            Some(b"l"),
+            false,
         );
         assert!(e.is_err());
         assert_eq!(
             listing(&manifests),
             ["99_po_a_00_x_a.yaml", "cluster-config.yaml"]
         );
-        assert_eq!(std::fs::read(manifests.join(&previous[0])).unwrap(), b"old");
+        assert_eq!(
+            std::fs::read(manifests.join(&previous[0].name)).unwrap(),
+            b"old"
+        );
+        // Nothing staged is left beside manifests/ either.
+        assert_eq!(
+            listing(manifests.parent().unwrap()),
+            ["lockdir", "manifests"]
+        );
     }
 
     #[test]
@@ -144,9 +274,13 @@ mod write {
         write(
             &manifests,
             &[],
-            &["../secret".into(), "cluster-config.yaml".into()],
+            &[
+                PreviousFile::named("../secret"),
+                PreviousFile::named("cluster-config.yaml"),
+            ],
             &lock,
-            b"l",
+            Some(b"l"),
+            false,
         )
         .unwrap();
         assert!(d.path().join("secret").exists());
@@ -168,7 +302,7 @@ mod recover {
     #[test]
     fn nothing_to_do_is_none() {
         let (_d, manifests, lock) = setup();
-        assert_eq!(recover(&manifests, &lock).unwrap(), None);
+        assert_eq!(recover(&manifests, &lock).unwrap(), Recovered::default());
     }
 
     #[test]
@@ -187,6 +321,221 @@ mod recover {
         assert!(matches!(e, Error::Journal { .. }), "{e}");
         assert!(e.to_string().contains("../secret"), "{e}");
         assert!(d.path().join("secret").exists());
+    }
+
+    fn v1_journal(d: &Path, lock: &Path, place: &[&str], remove: &[&str]) {
+        let j = journal::Journal {
+            journal_version: 1,
+            lock: lock.to_path_buf(),
+            place: place.iter().map(|s| s.to_string()).collect(),
+            remove: remove.iter().map(|s| s.to_string()).collect(),
+        };
+        std::fs::write(
+            d.join(journal::JOURNAL_FILE),
+            serde_json::to_vec(&j).unwrap(),
+        )
+        .unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_staged_folder_that_is_a_symlink_is_refused_and_nothing_is_moved() {
+        let (d, manifests, lock) = setup();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("99_po_a_00_x_a.yaml"), "theirs").unwrap();
+        let stage = manifests.join(journal::STAGE_DIR);
+        std::fs::create_dir(&stage).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), stage.join("new")).unwrap();
+        v1_journal(d.path(), &lock, &["99_po_a_00_x_a.yaml"], &[]);
+        let e = recover(&manifests, &lock).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert_eq!(
+            std::fs::read(elsewhere.path().join("99_po_a_00_x_a.yaml")).unwrap(),
+            b"theirs"
+        );
+        assert!(!manifests.join("99_po_a_00_x_a.yaml").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_staged_file_that_is_a_symlink_is_refused_and_not_placed() {
+        let (d, manifests, lock) = setup();
+        let secret = d.path().join("secret");
+        std::fs::write(&secret, "root:x:0:0").unwrap();
+        let new = manifests.join(journal::STAGE_DIR).join("new");
+        std::fs::create_dir_all(&new).unwrap();
+        std::fs::create_dir_all(manifests.join(journal::STAGE_DIR).join("old")).unwrap();
+        std::os::unix::fs::symlink(&secret, new.join("99_po_a_00_x_a.yaml")).unwrap();
+        v1_journal(d.path(), &lock, &["99_po_a_00_x_a.yaml"], &[]);
+        let e = recover(&manifests, &lock).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert!(
+            manifests
+                .join("99_po_a_00_x_a.yaml")
+                .symlink_metadata()
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_journal_naming_another_lock_file_is_refused_and_it_is_not_replaced() {
+        let (d, manifests, lock) = setup();
+        let other = tempfile::tempdir().unwrap();
+        let victim = other.path().join("platform-operators.lock.yaml");
+        std::fs::write(&victim, "another install's lock").unwrap();
+        std::fs::write(
+            other
+                .path()
+                .join(".platform-operators.lock.yaml.po-manifests-new"),
+            "planted",
+        )
+        .unwrap();
+        for named in [
+            victim.clone(),
+            PathBuf::new(),
+            PathBuf::from("/"),
+            PathBuf::from("platform-operators.lock.yaml"),
+        ] {
+            v1_journal(d.path(), &named, &[], &[]);
+            let e = recover(&manifests, &lock).unwrap_err();
+            assert!(matches!(e, Error::Journal { .. }), "{e}");
+            assert!(e.to_string().contains("lock file"), "{named:?}: {e}");
+            assert_eq!(
+                std::fs::read(&victim).unwrap(),
+                b"another install's lock",
+                "{named:?}"
+            );
+        }
+    }
+
+    /// A v2 journal (the exchange) with its staging folder and marker, as `create` leaves them
+    /// when killed before the exchange; returns the staging folder.
+    fn staged_exchange(d: &Path, lock: &Path, token: &str) -> PathBuf {
+        let stage = d.join(format!("{}{token}", exchange::STAGE_PREFIX));
+        std::fs::create_dir_all(stage.join("manifests")).unwrap();
+        std::fs::write(stage.join("manifests/99_po_a_00_x_a.yaml"), "new").unwrap();
+        let id = exchange::DirId::of(&stage.join("manifests")).unwrap();
+        std::fs::write(
+            stage.join(exchange::MARKER),
+            exchange::marker_text(token, id),
+        )
+        .unwrap();
+        std::fs::write(
+            d.join(journal::JOURNAL_FILE),
+            format!(
+                r#"{{"journalVersion":2,"token":"{token}","lock":{:?},"manifests":["99_po_a_00_x_a.yaml"]}}"#,
+                std::path::absolute(lock).unwrap().display().to_string()
+            ),
+        )
+        .unwrap();
+        stage
+    }
+
+    const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn only_the_staging_folder_the_journal_and_its_marker_prove_is_removed() {
+        let (d, manifests, lock) = setup();
+        let ours = staged_exchange(d.path(), &lock, TOKEN);
+        let planted = d.path().join(".po-manifests-stage-zzz");
+        std::fs::create_dir_all(planted.join("new")).unwrap();
+        std::fs::write(planted.join("new/keep"), "keep").unwrap();
+        let r = recover(&manifests, &lock).unwrap();
+        assert!(matches!(r.done, Some(Recovery::Discarded { .. })), "{r:?}");
+        assert!(!ours.exists());
+        assert_eq!(r.left_alone, std::slice::from_ref(&planted));
+        assert!(
+            r.lines()
+                .iter()
+                .any(|l| l.starts_with("warning:") && l.contains(".po-manifests-stage-zzz")),
+            "{:?}",
+            r.lines()
+        );
+        assert_eq!(std::fs::read(planted.join("new/keep")).unwrap(), b"keep");
+        assert!(!d.path().join(journal::JOURNAL_FILE).exists());
+    }
+
+    #[test]
+    fn a_staging_folder_whose_marker_has_another_token_is_left_alone() {
+        let (d, manifests, lock) = setup();
+        let stage = staged_exchange(d.path(), &lock, TOKEN);
+        std::fs::write(
+            stage.join(exchange::MARKER),
+            exchange::marker_text(
+                "ffffffffffffffffffffffffffffffff",
+                exchange::DirId::of(&stage).unwrap(),
+            ),
+        )
+        .unwrap();
+        let r = recover(&manifests, &lock).unwrap();
+        assert!(stage.join("manifests/99_po_a_00_x_a.yaml").exists());
+        assert_eq!(r.left_alone, [stage]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_staging_folder_that_is_a_symlink_is_refused() {
+        let (d, manifests, lock) = setup();
+        let stage = staged_exchange(d.path(), &lock, TOKEN);
+        let elsewhere = tempfile::tempdir().unwrap();
+        let moved = elsewhere.path().join("stage");
+        std::fs::rename(&stage, &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, &stage).unwrap();
+        let e = recover(&manifests, &lock).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert!(moved.join("manifests/99_po_a_00_x_a.yaml").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn after_the_exchange_a_staged_lock_that_is_a_symlink_is_refused() {
+        let (d, manifests, lock) = setup();
+        let stage = staged_exchange(d.path(), &lock, TOKEN);
+        // The exchange happened: manifests/ is the staged tree.
+        std::fs::remove_dir(&manifests).unwrap();
+        std::fs::rename(stage.join("manifests"), &manifests).unwrap();
+        std::fs::create_dir(stage.join("manifests")).unwrap();
+        let secret = d.path().join("secret");
+        std::fs::write(&secret, "root:x:0:0").unwrap();
+        std::os::unix::fs::symlink(
+            &secret,
+            d.path()
+                .join(".platform-operators.lock.yaml.po-manifests-new"),
+        )
+        .unwrap();
+        let e = recover(&manifests, &lock).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert!(lock.symlink_metadata().is_err());
+    }
+
+    #[test]
+    fn after_the_exchange_the_lock_is_put_in_place_and_the_old_tree_removed() {
+        let (d, manifests, lock) = setup();
+        std::fs::write(manifests.join("99_po_a_00_x_a.yaml"), "old").unwrap();
+        let stage = staged_exchange(d.path(), &lock, TOKEN);
+        std::fs::write(
+            d.path()
+                .join(".platform-operators.lock.yaml.po-manifests-new"),
+            "new lock",
+        )
+        .unwrap();
+        let old = d.path().join("old-tree");
+        std::fs::rename(&manifests, &old).unwrap();
+        std::fs::rename(stage.join("manifests"), &manifests).unwrap();
+        std::fs::rename(&old, stage.join("manifests")).unwrap();
+        let r = recover(&manifests, &lock).unwrap();
+        assert!(matches!(r.done, Some(Recovery::Finished { .. })), "{r:?}");
+        assert_eq!(std::fs::read(&lock).unwrap(), b"new lock");
+        assert_eq!(
+            std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
+            b"new"
+        );
+        let mut top: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        top.sort();
+        assert_eq!(top, ["manifests", "platform-operators.lock.yaml"]);
     }
 
     #[test]
@@ -224,7 +573,7 @@ mod recover {
             serde_json::to_vec(&j).unwrap(),
         )
         .unwrap();
-        let r = recover(&manifests, &lock).unwrap().unwrap();
+        let r = recover(&manifests, &lock).unwrap().done.unwrap();
         assert!(
             matches!(
                 r,

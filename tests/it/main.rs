@@ -17,6 +17,7 @@ mod cli;
 mod cluster_extension;
 mod create;
 mod disconnected;
+mod edits;
 mod hostile;
 mod images;
 mod installers;

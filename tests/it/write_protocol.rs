@@ -1,6 +1,7 @@
-//! The write protocol end to end (issue 14): `create` killed at every rename and fsync recovers
-//! on the next run to exactly what an uninterrupted run writes; two runs on one install
-//! directory never mix; the lock file may live on another filesystem.
+//! The write protocol end to end (issues 14 and 26): `create` killed at every rename and fsync
+//! leaves `manifests/` exactly the old or the new set and recovers on the next run to exactly
+//! what an uninterrupted run writes, with the exchange and with the journal fallback; two runs
+//! on one install directory never mix; the lock file may live on another filesystem.
 
 use std::path::Path;
 use std::process::Output;
@@ -36,9 +37,29 @@ fn renamed_example() -> tempfile::TempDir {
     dir
 }
 
-#[test]
-fn killed_at_every_rename_and_fsync_the_next_run_recovers_byte_for_byte() {
-    let start = renamed_example();
+/// The environment variable that makes a debug build act as if the filesystem refused
+/// `renameat2(RENAME_EXCHANGE)` (EINVAL), so the journal fallback is tested on any filesystem.
+const NO_EXCHANGE_ENV: &str = "PO_MANIFESTS_TEST_NO_EXCHANGE";
+
+/// `renamed_example`, with a file of the installer's own in `manifests/` that every run keeps.
+fn renamed_example_with_installer_file() -> tempfile::TempDir {
+    let dir = renamed_example();
+    std::fs::write(
+        dir.path().join("manifests/cluster-config.yaml"),
+        "installer's own\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// Kill `create` at every crash point (with `env` set), check `manifests/` at that instant
+/// with `at_kill`, then check that the next run (itself killed once) recovers to exactly what
+/// an uninterrupted run writes. Returns the labels of the points reached.
+fn kill_at_every_point(
+    env: &[(&str, &str)],
+    at_kill: &dyn Fn(usize, &str, &Path),
+) -> std::collections::BTreeSet<String> {
+    let start = renamed_example_with_installer_file();
     let expected_dir = tempfile::tempdir().unwrap();
     copy_dir(start.path(), expected_dir.path());
     assert!(create(expected_dir.path()).status.success());
@@ -65,6 +86,7 @@ fn killed_at_every_rename_and_fsync_the_next_run_recovers_byte_for_byte() {
             .arg("--dir")
             .arg(d.path())
             .env(CRASH_ENV, k.to_string())
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         if out.status.success() {
@@ -78,6 +100,7 @@ fn killed_at_every_rename_and_fsync_the_next_run_recovers_byte_for_byte() {
             .find_map(|l| l.split_once("killed before ").map(|(_, r)| r.to_string()))
             .unwrap_or_else(|| panic!("run {k} failed without reaching a crash point: {stderr}"));
         assert_eq!(out.status.code(), None, "run {k} was not killed: {stderr}");
+        at_kill(k, &label, d.path());
         labels.insert(label.clone());
         // The recovering run is itself killed once, at its second crash point.
         let again = cmd()
@@ -85,9 +108,16 @@ fn killed_at_every_rename_and_fsync_the_next_run_recovers_byte_for_byte() {
             .arg("--dir")
             .arg(d.path())
             .env(CRASH_ENV, "2")
+            .envs(env.iter().copied())
             .output()
             .unwrap();
-        let rerun = create(d.path());
+        let rerun = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(d.path())
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
         let rerun_err = String::from_utf8_lossy(&rerun.stderr);
         assert!(
             rerun.status.success(),
@@ -108,13 +138,19 @@ fn killed_at_every_rename_and_fsync_the_next_run_recovers_byte_for_byte() {
         k += 1;
         assert!(k < 500, "no end to the crash points");
     }
+    labels
+}
+
+#[test]
+fn killed_at_every_rename_and_fsync_the_next_run_recovers_byte_for_byte() {
+    let labels = kill_at_every_point(&[], &|_, _, _| {});
     for needed in [
         "fsync a staged file",
         "fsync a directory",
         "commit the journal",
-        "move aside",
-        "place",
+        "exchange the manifests directories",
         "write the lock",
+        "remove the old manifests",
         "remove the journal",
     ] {
         assert!(labels.contains(needed), "no crash at {needed}: {labels:?}");
@@ -122,13 +158,68 @@ fn killed_at_every_rename_and_fsync_the_next_run_recovers_byte_for_byte() {
 }
 
 #[test]
-fn a_kill_after_the_commit_is_finished_and_said_so() {
-    let d = renamed_example();
-    // Find the first point after the journal is committed.
-    let mut k = 1;
-    loop {
+fn at_every_crash_point_manifests_is_exactly_the_old_or_the_new_set() {
+    let start = renamed_example_with_installer_file();
+    let old = tree(&start.path().join("manifests"));
+    let done = tempfile::tempdir().unwrap();
+    copy_dir(start.path(), done.path());
+    assert!(create(done.path()).status.success());
+    let new = tree(&done.path().join("manifests"));
+    assert_ne!(old, new);
+    let old_names = entries(&start.path().join("manifests"));
+    let new_names = entries(&done.path().join("manifests"));
+    kill_at_every_point(&[], &|k, label, d| {
+        let m = d.join("manifests");
+        let now = tree(&m);
+        let names = entries(&m);
+        assert!(
+            (now == old && names == old_names) || (now == new && names == new_names),
+            "killed at point {k} ({label}): manifests/ holds neither the old nor the new set: {names:?}"
+        );
+        assert!(
+            !names.iter().any(|n| n.starts_with('.')),
+            "killed at point {k} ({label}): a hidden entry in manifests/: {names:?}"
+        );
+    });
+}
+
+#[test]
+fn where_the_exchange_is_refused_the_journal_is_used_and_said_so_once() {
+    let d = renamed_example_with_installer_file();
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        .env(NO_EXCHANGE_ENV, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("cannot exchange two directories").count(),
+        1,
+        "{stderr}"
+    );
+    let expected = tempfile::tempdir().unwrap();
+    copy_dir(
+        renamed_example_with_installer_file().path(),
+        expected.path(),
+    );
+    assert!(create(expected.path()).status.success());
+    assert_eq!(tree(d.path()), tree(expected.path()));
+    // Killed anywhere in the fallback, the next run still recovers byte for byte.
+    let labels = kill_at_every_point(&[(NO_EXCHANGE_ENV, "1")], &|_, _, _| {});
+    for needed in ["move aside", "place", "write the lock"] {
+        assert!(labels.contains(needed), "no crash at {needed}: {labels:?}");
+    }
+}
+
+/// Kill `create` in `dir` at the first crash point labelled `label`; false when no run reaches
+/// one (the run that completes ends the search).
+fn kill_before(dir: &Path, label: &str) -> bool {
+    for k in 1..500 {
         let probe = tempfile::tempdir().unwrap();
-        copy_dir(d.path(), probe.path());
+        copy_dir(dir, probe.path());
         let out = cmd()
             .arg("create")
             .arg("--dir")
@@ -136,64 +227,96 @@ fn a_kill_after_the_commit_is_finished_and_said_so() {
             .env(CRASH_ENV, k.to_string())
             .output()
             .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        if stderr.contains("killed before move aside") {
-            assert!(probe.path().join(".po-manifests-journal.json").exists());
-            let rerun = create(probe.path());
-            let text = String::from_utf8_lossy(&rerun.stderr);
-            assert!(rerun.status.success(), "{text}");
-            assert!(
-                text.contains("finished the change an interrupted po-manifests run had committed"),
-                "{text}"
-            );
-            return;
+        if out.status.success() {
+            return false;
         }
-        assert!(!out.status.success(), "never reached the first move aside");
-        k += 1;
+        if String::from_utf8_lossy(&out.stderr).contains(&format!("killed before {label}")) {
+            // Kill the real directory at the same point.
+            let out = cmd()
+                .arg("create")
+                .arg("--dir")
+                .arg(dir)
+                .env(CRASH_ENV, k.to_string())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), None);
+            return true;
+        }
     }
+    false
 }
 
 #[test]
-fn a_kill_before_the_commit_is_undone_and_said_so() {
+fn a_kill_after_the_exchange_is_finished_and_said_so() {
+    let d = renamed_example();
+    let expected = tempfile::tempdir().unwrap();
+    copy_dir(d.path(), expected.path());
+    assert!(create(expected.path()).status.success());
+    assert!(kill_before(d.path(), "write the lock"));
+    assert!(d.path().join(".po-manifests-journal.json").exists());
+    // manifests/ is already the new set; the lock is still the old one.
+    assert_eq!(
+        tree(&d.path().join("manifests")),
+        tree(&expected.path().join("manifests"))
+    );
+    let rerun = create(d.path());
+    let text = String::from_utf8_lossy(&rerun.stderr);
+    assert!(rerun.status.success(), "{text}");
+    assert!(
+        text.contains("finished the change an interrupted po-manifests run had committed"),
+        "{text}"
+    );
+    assert_eq!(tree(d.path()), tree(expected.path()));
+}
+
+#[test]
+fn a_kill_before_the_exchange_is_undone_and_said_so() {
     let d = renamed_example();
     let before = tree(d.path());
-    let out = cmd()
-        .arg("create")
-        .arg("--dir")
-        .arg(d.path())
-        .env(CRASH_ENV, "2")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), None);
-    // Nothing but the staging changed.
-    assert!(d.path().join("manifests/.po-manifests-stage").exists());
-    let rerun = cmd()
-        .arg("create")
-        .arg("--dir")
-        .arg(d.path())
-        // Past the undo's two directory fsyncs: killed while staging again.
-        .env(CRASH_ENV, "3")
-        .output()
-        .unwrap();
+    assert!(kill_before(d.path(), "exchange the manifests directories"));
+    // Nothing but the staging beside manifests/ changed.
+    assert_eq!(tree(&d.path().join("manifests")), {
+        let mut m: Vec<(String, String)> = before
+            .iter()
+            .filter_map(|(n, t)| Some((n.strip_prefix("manifests/")?.to_string(), t.clone())))
+            .collect();
+        m.sort();
+        m
+    });
+    assert!(
+        entries(d.path())
+            .iter()
+            .any(|n| n.starts_with(".po-manifests-stage-"))
+    );
+    let rerun = create(d.path());
     let text = String::from_utf8_lossy(&rerun.stderr);
+    assert!(rerun.status.success(), "{text}");
     assert!(
         text.contains("removed what an interrupted po-manifests run had staged"),
         "{text}"
     );
-    // Killed again while staging: the directory is as before the first run.: the directory is as before the first run.
-    let mut now = tree(d.path());
-    now.retain(|(n, _)| !n.starts_with("manifests/.po-manifests-stage"));
-    assert_eq!(now, before);
+    assert!(
+        !entries(d.path())
+            .iter()
+            .any(|n| n.starts_with(".po-manifests-"))
+    );
 }
 
 #[test]
-fn staging_directories_of_earlier_versions_are_removed() {
+fn staging_folders_it_cannot_prove_it_made_are_left_alone_with_a_warning() {
     let d = example();
-    std::fs::create_dir_all(d.path().join(".po-manifests-stage-abc123/new")).unwrap();
-    std::fs::write(d.path().join(".po-manifests-stage-abc123/new/x"), "x").unwrap();
+    let planted = d.path().join(".po-manifests-stage-abc123");
+    std::fs::create_dir_all(planted.join("new")).unwrap();
+    std::fs::write(planted.join("new/x"), "x").unwrap();
     let out = create(d.path());
-    assert!(out.status.success());
-    assert!(!d.path().join(".po-manifests-stage-abc123").exists());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(std::fs::read(planted.join("new/x")).unwrap(), b"x");
+    assert!(
+        stderr.contains("warning:") && stderr.contains(".po-manifests-stage-abc123"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("left alone"), "{stderr}");
 }
 
 #[cfg(unix)]

@@ -1,0 +1,153 @@
+//! Recovery: at the start of every writing run, under the [`super::InstallLock`], finish or
+//! undo what an interrupted run left in the install directory. A version 2 journal (the
+//! exchange) goes to [`super::exchange`], a version 1 journal (the file-by-file fallback, and
+//! older po-manifests) to [`super::journal`]; without a journal, what the fallback staged inside
+//! `manifests/` is removed. Recovery follows no symlink, writes only this run's own lock file,
+//! and deletes only the staging folder its journal and marker prove it made: any other
+//! `D/.po-manifests-stage-*` is left alone and reported ([`Recovered::left_alone`]).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::Error;
+use super::exchange::{self, STAGE_PREFIX};
+use super::journal::{self, STAGE_DIR};
+use super::steps::{
+    JOURNAL_FILE, Recovery, describe, install_dir, read_no_follow, remove_dir_all_if_present,
+    remove_file_if_present, staged_lock_path, sync_dir,
+};
+
+/// Largest journal read (it lists file names; a few hundred KB at most).
+const MAX_JOURNAL_BYTES: u64 = 16 * 1024 * 1024;
+/// What [`recover`] did, and the staging folders it left alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// The interrupted change it finished or undid, if any.
+    pub done: Option<Recovery>,
+    /// Folders named like po-manifests staging that nothing proves it made: left alone.
+    pub left_alone: Vec<PathBuf>,
+}
+
+impl Recovered {
+    /// What to tell the user, one line each: what was done, then a warning per folder left.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.done.iter().map(|d| d.to_string()).collect();
+        for p in &self.left_alone {
+            out.push(format!(
+                "warning: {} is named like a po-manifests staging folder, but no journal and marker show that po-manifests made it; left alone (remove it yourself if it is not needed)",
+                crate::text::printable(&p.display().to_string())
+            ));
+        }
+        out
+    }
+}
+
+/// Finish or undo a change an interrupted run left in the install directory that holds
+/// `manifests` (see the module comment and [`super::exchange`]). `lock` is this run's lock file:
+/// the only lock file recovery writes (a journal naming another is refused), and its staged
+/// copy is removed when no journal is left. Call it holding the [`super::InstallLock`].
+pub fn recover(manifests: &Path, lock: &Path) -> Result<Recovered, Error> {
+    let dir = install_dir(manifests);
+    let path = dir.join(JOURNAL_FILE);
+    let mut recovered = Recovered::default();
+    let mut ours = None;
+    match read_no_follow(&path, MAX_JOURNAL_BYTES) {
+        Ok(bytes) => {
+            let bad = |problem: String| Error::Journal {
+                path: path.clone(),
+                problem,
+            };
+            let version = serde_json::from_slice::<serde_json::Value>(&bytes)
+                .map_err(|e| bad(format!("is not valid: {e}")))?
+                .get("journalVersion")
+                .and_then(serde_json::Value::as_u64);
+            if version != Some(u64::from(exchange::JOURNAL_VERSION))
+                && version != Some(u64::from(journal::JOURNAL_VERSION))
+            {
+                return Err(bad(format!(
+                    "has journalVersion {} (expected {} or {})",
+                    version.map_or("(none)".to_string(), |v| v.to_string()),
+                    journal::JOURNAL_VERSION,
+                    exchange::JOURNAL_VERSION
+                )));
+            }
+            if version == Some(u64::from(exchange::JOURNAL_VERSION)) {
+                let r = exchange::recover(&dir, manifests, &path, &bytes, lock)?;
+                recovered.done = Some(r.done);
+                recovered.left_alone.extend(r.unproven);
+                ours = Some(r.stage);
+            } else {
+                let j: journal::Journal = serde_json::from_slice(&bytes)
+                    .map_err(|e| bad(format!("is not valid: {e}")))?;
+                recovered.done = Some(journal::roll_forward(&dir, manifests, &path, &j, lock)?);
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            recovered.done = discard(&dir, manifests, lock)?;
+        }
+        Err(source) => {
+            return Err(Error::Io {
+                action: "cannot read",
+                path,
+                source,
+            });
+        }
+    }
+    for folder in staging_folders(&dir) {
+        if Some(&folder) != ours.as_ref() && !recovered.left_alone.contains(&folder) {
+            recovered.left_alone.push(folder);
+        }
+    }
+    Ok(recovered)
+}
+
+/// No journal: whatever is staged in `manifests/` belongs to a run killed before its commit.
+/// Staging folders beside `manifests/` are not removed: without a journal nothing proves
+/// po-manifests made them ([`recover`] warns about them).
+fn discard(dir: &Path, manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error> {
+    let mut paths = Vec::new();
+    let stage = manifests.join(STAGE_DIR);
+    if let Ok(meta) = stage.symlink_metadata() {
+        if !meta.is_dir() || meta.file_type().is_symlink() {
+            return Err(Error::Io {
+                action: "cannot remove",
+                path: stage,
+                source: std::io::Error::other(format!(
+                    "it is {}, not a staging folder po-manifests made; remove it yourself",
+                    describe(&meta)
+                )),
+            });
+        }
+        remove_dir_all_if_present(&stage)?;
+        paths.push(stage);
+    }
+    for staged in [
+        staged_lock_path(lock),
+        dir.join(format!("{JOURNAL_FILE}.new")),
+    ] {
+        if staged.symlink_metadata().is_ok() {
+            remove_file_if_present(&staged)?;
+            paths.push(staged);
+        }
+    }
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    sync_dir(manifests).or_else(|e| if manifests.exists() { Err(e) } else { Ok(()) })?;
+    sync_dir(dir)?;
+    Ok(Some(Recovery::Discarded { paths }))
+}
+
+/// The staging folders in `d` (names starting with [`STAGE_PREFIX`]).
+fn staging_folders(d: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(d) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(STAGE_PREFIX))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}

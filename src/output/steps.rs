@@ -1,0 +1,234 @@
+//! The filesystem steps both write protocols ([`super::exchange`], [`super::journal`]) and
+//! [`super::recovery`] are made of: each rename and fsync is a crash point; new files are
+//! created, never opened through a symlink or over an existing file; small files read by
+//! recovery are read with `O_NOFOLLOW`. Also the names they share (the journal file, the staged
+//! lock beside the lock file) and what a recovery did ([`Recovery`]).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{Error, FILE_PREFIX, crash, io};
+
+/// Journal file name, in the install directory.
+pub const JOURNAL_FILE: &str = ".po-manifests-journal.json";
+/// Whether `name` is a plain manifest file name po-manifests could have written (so a tampered
+/// lock or journal cannot make a run touch anything else).
+pub fn is_our_file_name(name: &str) -> bool {
+    name.starts_with(FILE_PREFIX)
+        && !name.contains(['/', '\\', '\0'])
+        && name != "."
+        && name != ".."
+}
+
+/// The staged lock file's path: hidden, beside the lock file, so its rename stays in one
+/// directory.
+pub(super) fn staged_lock_path(lock: &Path) -> PathBuf {
+    let name = lock
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| super::lock::LOCK_FILE.to_string());
+    lock_dir(lock).join(format!(".{name}.po-manifests-new"))
+}
+
+pub(super) fn lock_dir(lock: &Path) -> PathBuf {
+    lock.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+pub(super) fn install_dir(manifests: &Path) -> PathBuf {
+    manifests
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// What [`super::recover`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recovery {
+    /// A committed change was finished: these files are in place and the lock names them.
+    Finished {
+        /// The lock file written.
+        lock: PathBuf,
+        /// Files placed.
+        placed: usize,
+        /// Earlier files taken out.
+        removed: usize,
+    },
+    /// An uncommitted change's staging was removed; nothing else had changed.
+    Discarded {
+        /// What was removed.
+        paths: Vec<PathBuf>,
+    },
+    /// Only the journal was left (killed before staging began or after cleaning up): removed.
+    Cleared {
+        /// The journal removed.
+        journal: PathBuf,
+    },
+}
+
+impl std::fmt::Display for Recovery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Recovery::Finished {
+                lock,
+                placed,
+                removed,
+            } => write!(
+                f,
+                "finished the change an interrupted po-manifests run had committed: {placed} manifest{} in place, {removed} earlier file{} taken out, lock file {}",
+                if *placed == 1 { "" } else { "s" },
+                if *removed == 1 { "" } else { "s" },
+                lock.display()
+            ),
+            Recovery::Cleared { journal } => write!(
+                f,
+                "removed the journal {} of an interrupted po-manifests run (manifests/ and the lock file already agreed)",
+                journal.display()
+            ),
+            Recovery::Discarded { paths } => write!(
+                f,
+                "removed what an interrupted po-manifests run had staged (it had not changed anything yet): {}",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+/// Read a small file that must be a regular file, not through a symlink (`O_NOFOLLOW`).
+pub(super) fn read_no_follow(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let meta = path.symlink_metadata()?;
+    if meta.file_type().is_symlink() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is a symbolic link; po-manifests follows no link here",
+        ));
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is not a regular file",
+        ));
+    }
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("is larger than {limit} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The lock file's path as a journal records it: absolute, its folder with symlinks resolved
+/// (so `--dir x` and `--dir ./x`, or another working directory, name the same file).
+pub(super) fn canonical_lock(lock: &Path) -> std::io::Result<PathBuf> {
+    let abs = std::path::absolute(lock)?;
+    Ok(match (abs.parent(), abs.file_name()) {
+        (Some(parent), Some(name)) => fs::canonicalize(parent)
+            .map(|p| p.join(name))
+            .unwrap_or(abs),
+        _ => abs,
+    })
+}
+
+/// Refuse a journal whose lock file (`named`) is not exactly this run's (`ours`): recovery
+/// writes only the lock file of the install it runs for, and always by its own path.
+pub(super) fn check_lock_path(named: &Path, ours: &Path) -> Result<(), String> {
+    let ours =
+        canonical_lock(ours).map_err(|e| format!("cannot resolve {}: {e}", ours.display()))?;
+    if named.is_absolute()
+        && named.file_name().is_some()
+        && canonical_lock(named).is_ok_and(|n| n == ours)
+    {
+        return Ok(());
+    }
+    let named = crate::text::escape(&named.display().to_string());
+    Err(format!(
+        "names the lock file {named}, not this run's lock file {}; recovery writes no other lock file. Run po-manifests create with the configuration whose lock that is to finish it, or check manifests/ and remove the journal",
+        ours.display(),
+    ))
+}
+
+/// What an entry is, for an error.
+pub(super) fn describe(meta: &fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_dir() {
+        "a folder"
+    } else if t.is_file() {
+        "a file"
+    } else {
+        "neither a file nor a folder"
+    }
+}
+
+pub(super) fn rename(from: &Path, to: &Path, what: &'static str) -> Result<(), Error> {
+    crash::point(what);
+    fs::rename(from, to).map_err(|source| Error::Io {
+        action: "cannot move",
+        path: from.to_path_buf(),
+        source: std::io::Error::new(
+            source.kind(),
+            format!("to {} ({what}): {source}", to.display()),
+        ),
+    })
+}
+
+/// Write a new file (never through a symlink, never over an existing file) and fsync it.
+pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    use std::io::Write as _;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    let mut f = options.open(path).map_err(io("cannot create", path))?;
+    f.write_all(bytes).map_err(io("cannot write", path))?;
+    crash::point("fsync a staged file");
+    f.sync_all().map_err(io("cannot sync", path))
+}
+
+/// fsync a directory, so the renames and removals in it are durable. Filesystems that cannot
+/// sync a directory (EINVAL) are taken as they are.
+pub(super) fn sync_dir(dir: &Path) -> Result<(), Error> {
+    crash::point("fsync a directory");
+    let d = fs::File::open(dir).map_err(io("cannot open", dir))?;
+    match d.sync_all() {
+        Err(e) if e.kind() != std::io::ErrorKind::InvalidInput => Err(io("cannot sync", dir)(e)),
+        _ => Ok(()),
+    }
+}
+
+pub(super) fn remove_file_if_present(path: &Path) -> Result<(), Error> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
+        _ => Ok(()),
+    }
+}
+
+pub(super) fn remove_dir_all_if_present(path: &Path) -> Result<(), Error> {
+    match fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
+        _ => Ok(()),
+    }
+}
