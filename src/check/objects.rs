@@ -176,8 +176,8 @@ fn dependencies(set: &ObjectSet<'_>, o: &Object<'_>, sink: &mut Sink) {
                 "the release installs it only with the {c} capability, which install-config does not enable"
             ),
             None => format!(
-                "neither the set nor OpenShift 4.{} provides it",
-                release.minor
+                "neither the set nor OpenShift {} provides it",
+                release.release_name()
             ),
         };
         sink.push("crd-missing", o.file, o.line("/apiVersion"), Some(o.label()), format!("no CustomResourceDefinition for {}.{}: {why}; cluster-bootstrap retries it until the 60-minute timeout", o.kind, if o.group.is_empty() { "core" } else { &o.group }));
@@ -201,8 +201,8 @@ fn dependencies(set: &ObjectSet<'_>, o: &Object<'_>, sink: &mut Sink) {
                 o.line("/metadata/namespace"),
                 Some(o.label()),
                 format!(
-                    "namespace \"{ns}\" is neither in the set nor created by OpenShift 4.{}",
-                    release.minor
+                    "namespace \"{ns}\" is neither in the set nor created by OpenShift {}",
+                    release.release_name()
                 ),
             ),
             Some(_) => {}

@@ -597,3 +597,70 @@ fn release_4_18_unit_test_all_namespaces() {
         "testInstallNamespace"
     );
 }
+
+/// release-4.23, release-5.0 and release-5.1 carry release-4.22's renderer, validators and
+/// `applier/provider.go` byte for byte (no non-test file of `rukpak/render`,
+/// `rukpak/bundle` but `registryv1bundleconfig.json` descriptions, or `provider.go` differs),
+/// so every bundle renders and is refused as on 4.22, hashed names included.
+mod after_4_22 {
+    use super::*;
+
+    fn both(v: &str, fs: Option<&str>, b: &RegistryV1, install: &str, targets: &[&str]) {
+        let want = convert(b, &options("4.22", fs, install, targets));
+        let got = convert(b, &options(v, fs, install, targets));
+        match (want, got) {
+            (Ok(w), Ok(g)) => assert_eq!(g, w, "{v} {fs:?}"),
+            (Err(w), Err(g)) => assert_eq!(g.to_string(), w.to_string(), "{v} {fs:?}"),
+            (w, g) => panic!("{v} {fs:?}: 4.22 {w:?}, {v} {g:?}"),
+        }
+    }
+
+    #[test]
+    fn every_bundle_renders_as_on_4_22() {
+        for v in ["4.23", "5.0", "5.1"] {
+            for fs in [None, Some("TechPreviewNoUpgrade")] {
+                both(v, fs, &all_namespaces_bundle(), "lister-system", &[]);
+                both(v, fs, &own_only_bundle(), "ownie", &["ownie"]);
+                both(v, fs, &single_only_bundle(), "singly", &["singly"]);
+                both(v, fs, &single_only_bundle(), "singly", &["watched"]);
+                both(v, fs, &webhook_bundle(&["AllNamespaces"]), "hooks", &[]);
+                both(
+                    v,
+                    fs,
+                    &webhook_bundle(&["OwnNamespace", "AllNamespaces"]),
+                    "hooks",
+                    &["hooks"],
+                );
+            }
+        }
+        // Spot checks of what that is: AllNamespaces promoted with the namespaces rule, the
+        // service-ca webhook objects by default, own-namespace-only refused on Default.
+        let o = convert(
+            &all_namespaces_bundle(),
+            &options("5.0", None, "lister-system", &[]),
+        )
+        .unwrap();
+        assert_eq!(
+            find(&o, "ClusterRole")[0]["rules"][1]["resources"],
+            json!(["namespaces"])
+        );
+        let p = &all_namespaces_bundle().permissions().unwrap()[0];
+        assert_ne!(
+            find(&o, "ClusterRole")[0]["metadata"]["name"],
+            naming::rbac_object_name("lister.v1.0.0", p),
+            "the name hashes the entry with the added rule, as on 4.20–4.22"
+        );
+        let hooks = convert(
+            &webhook_bundle(&["AllNamespaces"]),
+            &options("4.23", None, "hooks", &[]),
+        )
+        .unwrap();
+        assert!(!find(&hooks, "Service").is_empty());
+        let err = convert(
+            &own_only_bundle(),
+            &options("5.1", None, "ownie", &["ownie"]),
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::NoAllNamespaces { .. }), "{err}");
+    }
+}

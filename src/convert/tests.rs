@@ -287,6 +287,41 @@ mod regression {
         check_bundle_case("webhook-operator.v0.0.5", "all-webhook-types", o);
     }
 
+    /// The release-4.23, release-5.0 and release-5.1 branches of
+    /// openshift/operator-framework-operator-controller hold the same
+    /// `test/regression/convert/testdata` tree as release-4.22 (git tree `a981ee67`), which is
+    /// the realdata copy without the `olm.operatorNamespace` pod annotation (upstream main's):
+    /// each case, rendered with the options each release's table row gives.
+    #[test]
+    fn each_release_after_4_22_matches_its_branch_expectations() {
+        use crate::openshift::{ClusterVersion, Target};
+        for v in ["4.23", "5.0", "5.1"] {
+            let olm = Target::new(
+                &ClusterVersion::parse(v).unwrap(),
+                Some("TechPreviewNoUpgrade"),
+                &[],
+            )
+            .unwrap()
+            .olm_v1()
+            .unwrap();
+            assert!(olm.deployment_config && olm.own_single_namespace, "{v}");
+            let with = |targets: &[&str]| {
+                let mut o = Options::for_olm_v1(&olm, "argocd-system");
+                o.target_namespaces = targets.iter().map(|t| t.to_string()).collect();
+                o
+            };
+            check_case("all-namespaces", with(&[]));
+            check_case("single-namespace", with(&["argocd-watch"]));
+            check_case("own-namespace", with(&["argocd-system"]));
+            let mut o = with(&[""]);
+            o.deployment_config = Some(super::with_deploymentconfig_options());
+            check_case("with-deploymentconfig-options", o);
+            let mut o = Options::for_olm_v1(&olm, "webhook-system");
+            o.cert_provider = Some(CertProvider::Unprovisioned);
+            check_bundle_case("webhook-operator.v0.0.5", "all-webhook-types", o);
+        }
+    }
+
     #[test]
     fn all_webhook_types_is_refused_without_a_provider() {
         let Some(root) = realdata() else { return };

@@ -111,8 +111,8 @@ pub fn check_dir(
     }
     if version.is_none() {
         report.notes.push(format!(
-            "no target release given (--cluster-version, or clusterVersion in the configuration or lock file): checked against OpenShift 4.{}",
-            options.release.minor
+            "no target release given (--cluster-version, or clusterVersion in the configuration or lock file): checked against OpenShift {}",
+            options.release.release_name()
         ));
     }
     // A file a po-manifests run wrote belongs to its operator (for waivers).

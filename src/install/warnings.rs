@@ -34,45 +34,84 @@ pub fn for_release(inv: &Install, cluster_version: &ClusterVersion) -> Vec<Strin
                 .split(['/', '?', '#'])
                 .find_map(|s| release_in(s).map(|m| (m, format!("its URL path segment {s}")))),
         };
-        if let Some((minor, why)) = from_image.or(from_source)
-            && minor != cluster_version.minor
+        if let Some(((major, minor), why)) = from_image.or(from_source)
+            && foreign_release((major, minor), cluster_version)
         {
             out.push(format!(
-                "catalog \"{}\" ({}) looks built for OpenShift 4.{minor} ({why}), but the target release is {}: the operators are resolved against another release's catalog; use the catalog snapshot for 4.{}",
+                "catalog \"{}\" ({}) looks built for OpenShift {major}.{minor} ({why}), but the target release is {}: the operators are resolved against another release's catalog; use the catalog snapshot for {}",
                 crate::text::printable(&c.name.value),
                 crate::text::printable(&source),
                 cluster_version,
-                cluster_version.minor
+                cluster_version.minor_text()
             ));
         }
     }
     out
 }
 
-/// The OpenShift 4 minor a tag or path segment names: `v4.14`, or one ending in `-v4.14` or
-/// `_v4.14` (`redhat-operator-index-v4.14`).
-fn release_in(segment: &str) -> Option<u64> {
-    let at = segment.rfind("v4.")?;
+/// Whether a catalog built for `found` is another release's than `target`'s: neither the
+/// target's own `major.minor` nor the tag of the target's own catalogs in the release table
+/// (5.1's default ClusterCatalogs are still `v5.0` on its branch).
+fn foreign_release(found: (u64, u64), target: &ClusterVersion) -> bool {
+    if found == (target.major, target.minor) {
+        return false;
+    }
+    let own_tag = crate::openshift::lookup(target)
+        .ok()
+        .filter(|r| !r.newer_than_known)
+        .map(|r| r.row.catalog_tag);
+    own_tag != Some(format!("v{}.{}", found.0, found.1).as_str())
+}
+
+/// The OpenShift release a tag or path segment names: `v4.14`, `v5.0`, or one ending in
+/// `-v4.14` or `_v4.14` (`redhat-operator-index-v4.14`).
+fn release_in(segment: &str) -> Option<(u64, u64)> {
+    let digits = |s: &str| !s.is_empty() && s.len() <= 3 && s.bytes().all(|b| b.is_ascii_digit());
+    let at = segment.rfind('v')?;
     let before = segment[..at].chars().next_back();
     if !matches!(before, None | Some('-' | '_')) {
         return None;
     }
-    let minor = &segment[at + 3..];
-    if minor.is_empty() || minor.len() > 3 || !minor.bytes().all(|b| b.is_ascii_digit()) {
+    let (major, minor) = segment[at + 1..].split_once('.')?;
+    if !digits(major) || !digits(minor) || major.starts_with('0') {
         return None;
     }
-    minor.parse().ok()
+    let major: u64 = major.parse().ok()?;
+    (major >= 4).then_some(())?;
+    Some((major, minor.parse().ok()?))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::release_in;
+    use super::{foreign_release, release_in};
+    use crate::openshift::ClusterVersion;
+
+    /// A catalog of the target's own release, or tagged as the table says the target's own
+    /// catalogs are, is no other release's.
+    #[test]
+    fn catalogs_of_the_releases_after_4_22() {
+        let cv = |v: &str| ClusterVersion::parse(v).unwrap();
+        assert!(!foreign_release((5, 0), &cv("5.0.1")));
+        assert!(foreign_release((4, 22), &cv("5.0.1")));
+        assert!(!foreign_release((4, 23), &cv("4.23")));
+        assert!(foreign_release((5, 0), &cv("4.23")));
+        assert!(!foreign_release((5, 1), &cv("5.1")));
+        assert!(!foreign_release((5, 0), &cv("5.1")));
+        assert!(foreign_release((4, 22), &cv("5.1")));
+        assert!(foreign_release((4, 14), &cv("4.20")));
+        assert!(!foreign_release((5, 9), &cv("5.9")));
+        assert!(foreign_release((5, 1), &cv("5.9")));
+    }
 
     #[test]
     fn release_segments() {
-        assert_eq!(release_in("v4.14"), Some(14));
-        assert_eq!(release_in("redhat-operator-index-v4.20"), Some(20));
-        assert_eq!(release_in("index_v4.9"), Some(9));
+        assert_eq!(release_in("v5.0"), Some((5, 0)));
+        assert_eq!(release_in("redhat-operator-index-v5.1"), Some((5, 1)));
+        assert_eq!(release_in("v3.11"), None);
+        assert_eq!(release_in("v05.1"), None);
+        assert_eq!(release_in("v4.14"), Some((4, 14)));
+        assert_eq!(release_in("redhat-operator-index-v4.20"), Some((4, 20)));
+        assert_eq!(release_in("index_v4.9"), Some((4, 9)));
         assert_eq!(release_in("v4.14.2"), None);
         assert_eq!(release_in("catalog"), None);
         assert_eq!(release_in("dev4.14"), None);

@@ -22,8 +22,18 @@
 //!   (`internal/operator-controller/rukpak/convert/registryv1.go`), `release-4.20` and later
 //!   (`internal/operator-controller/rukpak/render/registryv1`);
 //! - default catalogs: 4.18 catalogd `openshift/manifests/`, 4.19/4.20
-//!   `openshift/catalogd/manifests/`, 4.21/4.22 `helm/olmv1/templates/openshift-catalogs/`
-//!   (the marketplace catalog was removed for 4.22).
+//!   `openshift/catalogd/manifests/`, 4.21 on `helm/olmv1/templates/openshift-catalogs/`
+//!   (the marketplace catalog was removed for 4.22), their tag from `openshift/helm/catalogd.yaml`
+//!   and, on 4.23, cluster-olm-operator's `applyCatalogImageTagOverride`;
+//! - which ClusterExtension CRD is served: cluster-olm-operator `pkg/controller/helm.go` (4.21
+//!   on), `cmd/cluster-olm-operator/main.go` (4.20), and the CRDs of operator-controller's
+//!   `helm/olmv1/base/operator-controller/crd/{standard,experimental}`.
+//!
+//! The numbering after 4.22 (cluster-olm-operator release-5.0
+//! `internal/versionutils/version_utils.go`): 4.23 and 5.0 are co-released equivalents, built
+//! from the `release-4.23` and `release-5.0` branches; neither upgrades to the other, both
+//! upgrade to 5.1 ([`next_minor`]). Every row has its `major`, so a version is never assumed
+//! to be `4.N` outside this module.
 
 use std::fmt;
 
@@ -190,6 +200,10 @@ pub enum Gate {
     PreflightPermissions,
     /// `NewOLMConfigAPI` → upstream `DeploymentConfig` (`spec.config.inline.deploymentConfig`).
     ConfigApi,
+    /// `NewOLMBoxCutterRuntime` → upstream `BoxcutterRuntime` (objects applied through
+    /// `ClusterObjectSet` revisions instead of Helm releases; the same objects, the same
+    /// installer ServiceAccount, checked by `ServiceAccountValidator`).
+    BoxCutterRuntime,
 }
 
 impl Gate {
@@ -201,6 +215,7 @@ impl Gate {
             Gate::OwnSingleNamespace => "NewOLMOwnSingleNamespace",
             Gate::PreflightPermissions => "NewOLMPreflightPermissionChecks",
             Gate::ConfigApi => "NewOLMConfigAPI",
+            Gate::BoxCutterRuntime => "NewOLMBoxCutterRuntime",
         }
     }
 }
@@ -251,13 +266,69 @@ pub enum WatchNamespaceForm {
     InlineConfig,
 }
 
+/// When cluster-olm-operator deploys OLM v1's experimental manifests, whose ClusterExtension
+/// CRD has the fields marked `<opcon:experimental>` (`spec.config`, `progressDeadlineMinutes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExperimentalManifests {
+    /// Never (4.18, 4.19: one set of manifests).
+    Never,
+    /// With a `featureSet` other than Default (release-4.20 `cmd/cluster-olm-operator/main.go`).
+    NonDefaultFeatureSet,
+    /// With a `featureSet` other than Default, or when any gate cluster-olm-operator maps to an
+    /// upstream flag is on (release-4.21 and later `pkg/controller/helm.go`:
+    /// `UseExperimentalFeatureSet() || HasEnabledDownstreamFeatureGates(...)`). From 4.21
+    /// `NewOLMWebhookProviderOpenshiftServiceCA` is on by default, so Default clusters get them.
+    NonDefaultOrMappedGate,
+}
+
+/// The ClusterExtension CRD a cluster serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusterExtensionCrd {
+    /// `helm/olmv1/base/operator-controller/crd/standard`.
+    Standard,
+    /// `…/crd/experimental`, with these `spec` fields beyond the standard ones.
+    Experimental(&'static [&'static str]),
+}
+
+/// The `spec` fields of the standard ClusterExtension CRD on every release (4.18 to 5.1).
+pub const STANDARD_CLUSTER_EXTENSION_SPEC: &[&str] =
+    &["install", "namespace", "serviceAccount", "source"];
+
+impl ClusterExtensionCrd {
+    /// Whether the CRD's `spec` has `field` (a top-level property of `spec`); a field it lacks
+    /// is pruned by the API server.
+    pub fn has_spec_field(&self, field: &str) -> bool {
+        STANDARD_CLUSTER_EXTENSION_SPEC.contains(&field)
+            || matches!(self, ClusterExtensionCrd::Experimental(extra) if extra.contains(&field))
+    }
+
+    /// `standard` or `experimental`, as the manifests directories are named.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ClusterExtensionCrd::Standard => "standard",
+            ClusterExtensionCrd::Experimental(_) => "experimental",
+        }
+    }
+}
+
 /// One row of [`RELEASES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReleaseRow {
-    /// Minor version of OpenShift 4.
+    /// Major version of OpenShift (4, or 5 from 5.0).
+    pub major: u64,
+    /// Minor version.
     pub minor: u64,
-    /// Kubernetes minor version shipped (OpenShift 4.N ships Kubernetes 1.(N+13)).
+    /// The release this one is co-released with and equivalent to (4.23 with 5.0: "neither
+    /// upgrades to the other; both upgrade exclusively to 5.1", cluster-olm-operator
+    /// release-5.0 `internal/versionutils/version_utils.go`).
+    pub co_release_of: Option<(u64, u64)>,
+    /// Kubernetes minor version shipped (the `k8s.io/api` of the release's
+    /// operator-framework-operator-controller branch; OpenShift 4.N ships 1.(N+13) up to 4.22,
+    /// 4.23, 5.0 and 5.1 ship 1.36).
     pub kubernetes_minor: u64,
+    /// The tag of the release's own catalog index images (`v4.14`; `v5.0` on 5.1, whose
+    /// branch has not moved the pin of `openshift/helm/catalogd.yaml` yet).
+    pub catalog_tag: &'static str,
     /// Whether `DevPreviewNoUpgrade` exists.
     pub dev_preview: bool,
     /// The operator API, before feature gates are applied.
@@ -277,8 +348,23 @@ pub struct ReleaseRow {
     pub inline_config_without_gate: bool,
     /// `NewOLMPreflightPermissionChecks`.
     pub preflight_permissions: GateState,
+    /// The upstream `PreflightPermissions` flag is on with no gate to turn it off: from 5.0
+    /// the gate is gone from openshift/api and from cluster-olm-operator's mapper, and the
+    /// experimental values (`openshift/helm/experimental.yaml`, which every 5.x cluster gets)
+    /// enable the flag.
+    pub preflight_without_gate: bool,
     /// `NewOLMConfigAPI`.
     pub config_api: GateState,
+    /// `NewOLMBoxCutterRuntime` (mapped by cluster-olm-operator from 4.22; 4.21 defines it
+    /// without mapping it, so it is never on there).
+    pub boxcutter_runtime: GateState,
+    /// When the experimental manifests are deployed.
+    pub experimental_manifests: ExperimentalManifests,
+    /// The `spec` fields the experimental ClusterExtension CRD adds.
+    pub experimental_spec_fields: &'static [&'static str],
+    /// `spec.serviceAccount` is required (`+required` in `api/v1/clusterextension_types.go`
+    /// on every release branch to 5.1; upstream main made it optional and ignored).
+    pub service_account_required: bool,
     /// The release runs `applier/provider.go`'s `RegistryV1ManifestProvider` (4.21 on): its
     /// refusals before rendering, the `CheckConversionWebhookSupport` and `CheckWebhookRules`
     /// validators, the stricter own-namespace rule of `render.go` `validateTargetNamespaces`,
@@ -328,10 +414,18 @@ const DEFAULT_INDEXES: &[(&str, &str)] = &[
     ),
 ];
 
-const fn legacy(minor: u64, platform_operators: GateState, dev_preview: bool) -> ReleaseRow {
+const fn legacy(
+    minor: u64,
+    catalog_tag: &'static str,
+    platform_operators: GateState,
+    dev_preview: bool,
+) -> ReleaseRow {
     ReleaseRow {
+        major: 4,
         minor,
+        co_release_of: None,
         kubernetes_minor: minor + 13,
+        catalog_tag,
         dev_preview,
         api: if matches!(platform_operators, GateState::Absent) {
             OperatorApi::None
@@ -345,7 +439,12 @@ const fn legacy(minor: u64, platform_operators: GateState, dev_preview: bool) ->
         watch_namespace_form: None,
         inline_config_without_gate: false,
         preflight_permissions: GateState::Absent,
+        preflight_without_gate: false,
         config_api: GateState::Absent,
+        boxcutter_runtime: GateState::Absent,
+        experimental_manifests: ExperimentalManifests::Never,
+        experimental_spec_fields: &[],
+        service_account_required: false,
         provider_checks: false,
         default_catalogs: &[],
     }
@@ -369,15 +468,18 @@ pub fn eus_description() -> String {
 /// Every release po-manifests knows, oldest first. A newer release is treated as the last row
 /// (see [`lookup`]).
 pub const RELEASES: &[ReleaseRow] = &[
-    legacy(12, GateState::TechPreview, false),
-    legacy(13, GateState::TechPreview, false),
-    legacy(14, GateState::TechPreview, false),
-    legacy(15, GateState::TechPreview, false),
-    legacy(16, GateState::Absent, true),
-    legacy(17, GateState::Absent, true),
+    legacy(12, "v4.12", GateState::TechPreview, false),
+    legacy(13, "v4.13", GateState::TechPreview, false),
+    legacy(14, "v4.14", GateState::TechPreview, false),
+    legacy(15, "v4.15", GateState::TechPreview, false),
+    legacy(16, "v4.16", GateState::Absent, true),
+    legacy(17, "v4.17", GateState::Absent, true),
     ReleaseRow {
+        major: 4,
         minor: 18,
+        co_release_of: None,
         kubernetes_minor: 31,
+        catalog_tag: "v4.18",
         dev_preview: true,
         api: OperatorApi::ClusterExtension,
         platform_operators: GateState::Absent,
@@ -387,13 +489,21 @@ pub const RELEASES: &[ReleaseRow] = &[
         watch_namespace_form: None,
         inline_config_without_gate: false,
         preflight_permissions: GateState::Absent,
+        preflight_without_gate: false,
         config_api: GateState::Absent,
+        boxcutter_runtime: GateState::Absent,
+        experimental_manifests: ExperimentalManifests::Never,
+        experimental_spec_fields: &[],
+        service_account_required: true,
         provider_checks: false,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
+        major: 4,
         minor: 19,
+        co_release_of: None,
         kubernetes_minor: 32,
+        catalog_tag: "v4.19",
         dev_preview: true,
         api: OperatorApi::ClusterExtension,
         platform_operators: GateState::Absent,
@@ -403,13 +513,21 @@ pub const RELEASES: &[ReleaseRow] = &[
         watch_namespace_form: Some(WatchNamespaceForm::Annotation),
         inline_config_without_gate: false,
         preflight_permissions: GateState::TechPreview,
+        preflight_without_gate: false,
         config_api: GateState::Absent,
+        boxcutter_runtime: GateState::Absent,
+        experimental_manifests: ExperimentalManifests::Never,
+        experimental_spec_fields: &[],
+        service_account_required: true,
         provider_checks: false,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
+        major: 4,
         minor: 20,
+        co_release_of: None,
         kubernetes_minor: 33,
+        catalog_tag: "v4.20",
         dev_preview: true,
         api: OperatorApi::ClusterExtension,
         platform_operators: GateState::Absent,
@@ -419,13 +537,21 @@ pub const RELEASES: &[ReleaseRow] = &[
         watch_namespace_form: Some(WatchNamespaceForm::Annotation),
         inline_config_without_gate: false,
         preflight_permissions: GateState::TechPreview,
+        preflight_without_gate: false,
         config_api: GateState::Absent,
+        boxcutter_runtime: GateState::Absent,
+        experimental_manifests: ExperimentalManifests::NonDefaultFeatureSet,
+        experimental_spec_fields: &[],
+        service_account_required: true,
         provider_checks: false,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
+        major: 4,
         minor: 21,
+        co_release_of: None,
         kubernetes_minor: 34,
+        catalog_tag: "v4.21",
         dev_preview: true,
         api: OperatorApi::ClusterExtension,
         platform_operators: GateState::Absent,
@@ -435,13 +561,21 @@ pub const RELEASES: &[ReleaseRow] = &[
         watch_namespace_form: Some(WatchNamespaceForm::InlineConfig),
         inline_config_without_gate: false,
         preflight_permissions: GateState::TechPreview,
+        preflight_without_gate: false,
         config_api: GateState::Absent,
+        boxcutter_runtime: GateState::Absent,
+        experimental_manifests: ExperimentalManifests::NonDefaultOrMappedGate,
+        experimental_spec_fields: &["config"],
+        service_account_required: true,
         provider_checks: true,
         default_catalogs: CATALOGS_4,
     },
     ReleaseRow {
+        major: 4,
         minor: 22,
+        co_release_of: None,
         kubernetes_minor: 35,
+        catalog_tag: "v4.22",
         dev_preview: true,
         api: OperatorApi::ClusterExtension,
         platform_operators: GateState::Absent,
@@ -451,11 +585,67 @@ pub const RELEASES: &[ReleaseRow] = &[
         watch_namespace_form: Some(WatchNamespaceForm::InlineConfig),
         inline_config_without_gate: true,
         preflight_permissions: GateState::TechPreview,
+        preflight_without_gate: false,
         config_api: GateState::TechPreview,
+        boxcutter_runtime: GateState::TechPreview,
+        experimental_manifests: ExperimentalManifests::NonDefaultOrMappedGate,
+        experimental_spec_fields: EXPERIMENTAL_SPEC_4_22,
+        service_account_required: true,
         provider_checks: true,
         default_catalogs: CATALOGS_NO_MARKETPLACE,
     },
+    after_4_22(4, 23, Some((5, 0)), "v4.23", false),
+    after_4_22(5, 0, None, "v5.0", true),
+    after_4_22(5, 1, None, "v5.0", true),
 ];
+
+/// `spec.config` (4.21 on) and `spec.progressDeadlineMinutes` (4.22 on).
+const EXPERIMENTAL_SPEC_4_22: &[&str] = &["config", "progressDeadlineMinutes"];
+
+/// The releases after 4.22. Their operator-framework-operator-controller branches carry
+/// 4.22's renderer, `applier/provider.go` and CRDs unchanged (`git diff release-4.22
+/// release-5.0` touches no non-test file of `rukpak/render`, `applier/provider.go` or the
+/// config schema but `registryv1bundleconfig.json` descriptions); release-5.1 is release-5.0's
+/// commit. The gates come from openshift/api `payload-manifests/featuregates/` on each branch:
+/// `NewOLMWebhookProviderOpenshiftServiceCA` Default, `NewOLMOwnSingleNamespace`,
+/// `NewOLMConfigAPI`, `NewOLMBoxCutterRuntime` TechPreviewNoUpgrade/DevPreviewNoUpgrade,
+/// `NewOLMPreflightPermissionChecks` gone (api commit `217ca8ce9`). The new Default gate
+/// `OLMLifecycleAndCompatibility` is read by no OLM v1 component on these branches (and
+/// cluster-olm-operator's mapper takes only `NewOLM…` gates), so it changes nothing here.
+const fn after_4_22(
+    major: u64,
+    minor: u64,
+    co_release_of: Option<(u64, u64)>,
+    catalog_tag: &'static str,
+    preflight_without_gate: bool,
+) -> ReleaseRow {
+    ReleaseRow {
+        major,
+        minor,
+        co_release_of,
+        kubernetes_minor: 36,
+        catalog_tag,
+        dev_preview: true,
+        api: OperatorApi::ClusterExtension,
+        platform_operators: GateState::Absent,
+        renderer: Some(Renderer::RegistryV1),
+        webhook_provider: GateState::Default,
+        own_single_namespace: GateState::TechPreview,
+        watch_namespace_form: Some(WatchNamespaceForm::InlineConfig),
+        inline_config_without_gate: true,
+        // release-4.23 cluster-olm-operator still maps the gate, which api release-4.23 no
+        // longer has: its `featureGate.Enabled` reads an unknown gate as off.
+        preflight_permissions: GateState::Absent,
+        preflight_without_gate,
+        config_api: GateState::TechPreview,
+        boxcutter_runtime: GateState::TechPreview,
+        experimental_manifests: ExperimentalManifests::NonDefaultOrMappedGate,
+        experimental_spec_fields: EXPERIMENTAL_SPEC_4_22,
+        service_account_required: true,
+        provider_checks: true,
+        default_catalogs: CATALOGS_NO_MARKETPLACE,
+    }
+}
 
 /// Why a release is not in the table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -563,50 +753,88 @@ impl std::fmt::Display for ClusterVersion {
     }
 }
 
-/// Look `version` up. A release newer than the newest row (4.23, 5.0, …) gets the newest row's
-/// facts and `newer_than_known`, which callers turn into a warning.
+/// Look `version` up. A release newer than the newest row (5.2, 6.0, or a 4.x the table does
+/// not have, such as 4.24, which the numbering skips) gets the newest row's facts and
+/// `newer_than_known`, which callers turn into a warning.
 pub fn lookup(version: &ClusterVersion) -> Result<Release, ReleaseError> {
-    let oldest = RELEASES[0].minor;
+    let oldest = &RELEASES[0];
     let newest = RELEASES.last().expect("the table is not empty");
     let name = version.text.clone();
-    match version.major {
-        0..=3 => Err(ReleaseError::NotOpenShift4 { version: name }),
-        4 => match RELEASES.iter().find(|r| r.minor == version.minor) {
-            Some(row) => Ok(Release {
-                name,
-                row,
-                newer_than_known: false,
-            }),
-            None if version.minor < oldest => Err(ReleaseError::TooOld {
-                version: name,
-                oldest,
-            }),
-            None => Ok(Release {
-                name,
-                row: newest,
-                newer_than_known: true,
-            }),
-        },
-        _ => Ok(Release {
+    let asked = (version.major, version.minor);
+    if version.major < 4 {
+        return Err(ReleaseError::NotOpenShift4 { version: name });
+    }
+    if let Some(row) = RELEASES.iter().find(|r| (r.major, r.minor) == asked) {
+        return Ok(Release {
             name,
-            row: newest,
-            newer_than_known: true,
-        }),
+            row,
+            newer_than_known: false,
+        });
+    }
+    if asked < (oldest.major, oldest.minor) {
+        return Err(ReleaseError::TooOld {
+            version: name,
+            oldest: oldest.minor,
+        });
+    }
+    Ok(Release {
+        name,
+        row: newest,
+        newer_than_known: true,
+    })
+}
+
+/// The newest release in the table, as `major.minor`.
+pub fn newest_known() -> String {
+    RELEASES.last().expect("the table is not empty").name()
+}
+
+impl ReleaseRow {
+    /// `major.minor`.
+    pub fn name(&self) -> String {
+        format!("{}.{}", self.major, self.minor)
+    }
+
+    /// The row's place in the release order, its co-release's place for 4.23 (equal to 5.0).
+    fn effective(&self) -> (u64, u64) {
+        self.co_release_of.unwrap_or((self.major, self.minor))
     }
 }
 
-/// The newest release in the table, as `4.N`.
-pub fn newest_known() -> String {
-    format!(
-        "4.{}",
-        RELEASES.last().expect("the table is not empty").minor
-    )
+/// The release a cluster of `version` upgrades to next, as `major.minor`: the next row of the
+/// table that is not its co-release (4.22 → 4.23, 4.23 → 5.1, 5.0 → 5.1), else the next minor
+/// (cluster-olm-operator release-5.0 `versionutils.NextOCPMinorVersion`).
+pub fn next_minor(version: &ClusterVersion) -> String {
+    let asked = (version.major, version.minor);
+    let current = RELEASES
+        .iter()
+        .find(|r| (r.major, r.minor) == asked)
+        .map(ReleaseRow::effective)
+        .unwrap_or(asked);
+    RELEASES
+        .iter()
+        .find(|r| (r.major, r.minor) > asked && r.effective() > current)
+        .map(ReleaseRow::name)
+        .unwrap_or_else(|| format!("{}.{}", current.0, current.1 + 1))
+}
+
+/// Whether a bundle whose `olm.maxOpenShiftVersion` is `max` lets a cluster of `version`
+/// upgrade to its next release: `max` must be above the cluster, 4.23 counting as 5.0
+/// (cluster-olm-operator release-5.0 `IsOperatorMaxOCPVersionCompatibleWithCluster`).
+pub fn max_version_allows_upgrade(max: (u64, u64), version: &ClusterVersion) -> bool {
+    let asked = (version.major, version.minor);
+    let effective = RELEASES
+        .iter()
+        .find(|r| (r.major, r.minor) == asked)
+        .map(ReleaseRow::effective)
+        .unwrap_or(asked);
+    max > effective
 }
 
 impl Release {
-    /// `4.N` of the row whose facts apply.
+    /// `major.minor` of the row whose facts apply.
     pub fn known_as(&self) -> String {
-        format!("4.{}", self.row.minor)
+        self.row.name()
     }
 
     /// A warning to print when the release is newer than the table.
@@ -651,6 +879,7 @@ impl Release {
             Gate::OwnSingleNamespace => self.row.own_single_namespace,
             Gate::PreflightPermissions => self.row.preflight_permissions,
             Gate::ConfigApi => self.row.config_api,
+            Gate::BoxCutterRuntime => self.row.boxcutter_runtime,
         }
     }
 
@@ -661,6 +890,34 @@ impl Release {
                 OperatorApi::None
             }
             api => api,
+        }
+    }
+
+    /// The ClusterExtension CRD the cluster serves under `feature_set` (which manifests
+    /// cluster-olm-operator deploys; see [`ExperimentalManifests`]).
+    pub fn cluster_extension_crd(&self, feature_set: &FeatureSet) -> ClusterExtensionCrd {
+        // The gates cluster-olm-operator maps to upstream flags that po-manifests models;
+        // `NewOLMCatalogdAPIV1Metas`, the other one, is on only outside Default, which turns
+        // the experimental manifests on by itself.
+        let mapped = [
+            Gate::WebhookProviderServiceCa,
+            Gate::OwnSingleNamespace,
+            Gate::PreflightPermissions,
+            Gate::ConfigApi,
+            Gate::BoxCutterRuntime,
+        ];
+        let non_default = *feature_set != FeatureSet::Default;
+        let experimental = match self.row.experimental_manifests {
+            ExperimentalManifests::Never => false,
+            ExperimentalManifests::NonDefaultFeatureSet => non_default,
+            ExperimentalManifests::NonDefaultOrMappedGate => {
+                non_default || mapped.iter().any(|g| self.gate(*g, feature_set))
+            }
+        };
+        if experimental {
+            ClusterExtensionCrd::Experimental(self.row.experimental_spec_fields)
+        } else {
+            ClusterExtensionCrd::Standard
         }
     }
 
@@ -678,10 +935,14 @@ impl Release {
                 }
                 _ => None,
             },
-            preflight_permissions: self.gate(Gate::PreflightPermissions, feature_set),
+            preflight_permissions: self.row.preflight_without_gate
+                || self.gate(Gate::PreflightPermissions, feature_set),
             deployment_config: self.gate(Gate::ConfigApi, feature_set),
             provider_checks: self.row.provider_checks,
             own_single_namespace: watch_gate,
+            boxcutter: self.gate(Gate::BoxCutterRuntime, feature_set),
+            crd: self.cluster_extension_crd(feature_set),
+            service_account_required: self.row.service_account_required,
         })
     }
 
@@ -693,8 +954,9 @@ impl Release {
     /// The index image of a catalog this release serves itself, by name: one of its default
     /// ClusterCatalogs (`openshift-redhat-operators`), or a default CatalogSource of
     /// `openshift-marketplace` (`redhat-operators`, which the PlatformOperator manager reads):
-    /// `registry.redhat.io/redhat/redhat-operator-index:v4.N`. What `mirror-config` mirrors for
-    /// a catalog named after one of them and given without `image:`.
+    /// `registry.redhat.io/redhat/redhat-operator-index:v4.N` (the row's
+    /// [`ReleaseRow::catalog_tag`]). What `mirror-config` mirrors for a catalog named after one
+    /// of them and given without `image:`.
     pub fn default_index_image(&self, catalog: &str) -> Option<String> {
         let source = match catalog.strip_prefix("openshift-") {
             Some(s) if self.row.default_catalogs.iter().any(|(n, _)| *n == catalog) => s,
@@ -704,7 +966,7 @@ impl Release {
         DEFAULT_INDEXES
             .iter()
             .find(|(n, _)| *n == source)
-            .map(|(_, repo)| format!("{repo}:v4.{}", self.row.minor))
+            .map(|(_, repo)| format!("{repo}:{}", self.row.catalog_tag))
     }
 
     /// The releases and feature sets on which `want` holds, worded for a "needs …" message:
@@ -714,7 +976,7 @@ impl Release {
         let mut preview: Vec<String> = Vec::new();
         for row in RELEASES {
             let r = Release {
-                name: format!("4.{}", row.minor),
+                name: row.name(),
                 row,
                 newer_than_known: false,
             };
@@ -777,13 +1039,13 @@ pub fn capability_enabled(capabilities: Option<&Capabilities>, capability: Capab
 }
 
 /// The first and last releases of the table whose `api` (before feature gates) is `api`, as
-/// `4.N`; `None` when no release has it. The last one is the table's newest row when the API
+/// `major.minor`; `None` when no release has it. The last one is the table's newest row when the API
 /// is still current.
 pub fn api_releases(api: OperatorApi) -> Option<(String, String)> {
     let mut rows = RELEASES.iter().filter(|r| r.api == api);
     let first = rows.next()?;
     let last = rows.next_back().unwrap_or(first);
-    Some((format!("4.{}", first.minor), format!("4.{}", last.minor)))
+    Some((first.name(), last.name()))
 }
 
 /// The target cluster: its release and feature set.
@@ -851,6 +1113,15 @@ pub struct OlmV1 {
     /// `NewOLMOwnSingleNamespace` is on: bundles without AllNamespaces may install (4.22 with
     /// it off still reads `spec.config`, but `applier/provider.go` refuses such bundles).
     pub own_single_namespace: bool,
+    /// `NewOLMBoxCutterRuntime` is on: OLM v1 applies the same objects through
+    /// `ClusterObjectSet` revisions; nothing po-manifests writes changes.
+    pub boxcutter: bool,
+    /// The ClusterExtension CRD the cluster serves: what the written ClusterExtension's `spec`
+    /// may contain.
+    pub crd: ClusterExtensionCrd,
+    /// `spec.serviceAccount` is required (so the installer ServiceAccount and its RBAC are
+    /// written).
+    pub service_account_required: bool,
 }
 
 #[cfg(test)]
@@ -885,11 +1156,18 @@ mod tests {
 
     #[test]
     fn table_is_sorted_and_contiguous() {
+        let names: Vec<String> = RELEASES.iter().map(ReleaseRow::name).collect();
+        let want: Vec<String> = (12..=23)
+            .map(|m| format!("4.{m}"))
+            .chain(["5.0".into(), "5.1".into()])
+            .collect();
+        assert_eq!(names, want);
         for pair in RELEASES.windows(2) {
-            assert_eq!(pair[0].minor + 1, pair[1].minor);
+            assert!((pair[0].major, pair[0].minor) < (pair[1].major, pair[1].minor));
         }
-        for row in RELEASES {
-            assert_eq!(row.kubernetes_minor, row.minor + 13);
+        for row in RELEASES.iter().filter(|r| r.major == 4 && r.minor <= 22) {
+            assert_eq!(row.kubernetes_minor, row.minor + 13, "{}", row.name());
+            assert_eq!(row.catalog_tag, format!("v{}", row.name()));
         }
     }
 
@@ -1008,12 +1286,21 @@ mod tests {
 
     #[test]
     fn newer_and_older_releases() {
-        let r = rel("5.0.1");
+        let r = rel("5.9.1");
         assert!(r.newer_than_known);
         assert_eq!(r.known_as(), newest_known());
-        assert!(r.newer_warning().unwrap().contains("like 4.22's"));
+        assert_eq!(
+            r.newer_warning().unwrap(),
+            "OpenShift 5.9.1 is newer than the releases po-manifests knows; its OLM v1 is assumed to behave like 5.1's"
+        );
+        assert_eq!(r.row, RELEASES.last().unwrap());
+        assert!(rel("6.0").newer_than_known);
+        // The numbering skips from 4.23 to 5.x: a 4.24 is no release the branches know.
+        assert!(rel("4.24").newer_than_known);
         assert!(rel("4.30").newer_than_known);
         assert!(!rel("4.22.3").newer_than_known);
+        assert!(!rel("5.0.1").newer_than_known);
+        assert!(!rel("5.1").newer_than_known);
         let old = lookup(&ClusterVersion::parse("4.11").unwrap()).unwrap_err();
         assert!(old.to_string().contains("4.12 is the oldest"));
         assert!(lookup(&ClusterVersion::parse("3.11.0").unwrap()).is_err());
@@ -1085,6 +1372,381 @@ mod tests {
                 .is_none()
         );
         assert!(rel("4.20").default_index_image("acme-operators").is_none());
+    }
+
+    /// The releases after 4.22 as their branches say (openshift/operator-framework-operator-
+    /// controller, openshift/api, openshift/cluster-olm-operator `release-4.23`, `release-5.0`,
+    /// `release-5.1`), in the API every caller already uses.
+    #[test]
+    fn releases_after_4_22_are_known() {
+        for v in ["4.23", "4.23.1", "5.0", "5.0.0-rc.1", "5.1.2"] {
+            let r = rel(v);
+            assert!(!r.newer_than_known, "{v}");
+            // go.mod `k8s.io/api v0.36.1` on all three operator-controller branches.
+            assert_eq!(r.kubernetes_minor(), 36, "{v}");
+            assert_eq!(
+                ClusterVersion::parse(v).unwrap().kube_minor(),
+                Some(36),
+                "{v}"
+            );
+        }
+        assert_eq!(rel("5.0").known_as(), "5.0");
+        assert_eq!(rel("4.23").known_as(), "4.23");
+        assert_eq!(newest_known(), "5.1");
+        // cluster-olm-operator `pkg/controller/helm.go` `applyCatalogImageTagOverride`:
+        // catalogd.yaml pins v5.0; a 4.x RELEASE_VERSION gets its own 4.x tag, 5.x keeps v5.0.
+        let image = |v: &str| rel(v).default_index_image("openshift-redhat-operators");
+        assert_eq!(
+            image("4.23").as_deref(),
+            Some("registry.redhat.io/redhat/redhat-operator-index:v4.23")
+        );
+        assert_eq!(
+            image("5.0").as_deref(),
+            Some("registry.redhat.io/redhat/redhat-operator-index:v5.0")
+        );
+        assert_eq!(
+            image("5.1").as_deref(),
+            Some("registry.redhat.io/redhat/redhat-operator-index:v5.0")
+        );
+        assert!(
+            rel("5.0")
+                .default_index_image("openshift-redhat-marketplace")
+                .is_none()
+        );
+        assert_eq!(
+            api_releases(OperatorApi::ClusterExtension),
+            Some(("4.18".into(), "5.1".into()))
+        );
+    }
+
+    /// One line per release and feature set (TP: TechPreviewNoUpgrade, DP: DevPreviewNoUpgrade):
+    /// every OLM v1 cell of the table, from openshift/api `payload-manifests/featuregates/
+    /// featureGate-4-10-SelfManagedHA-{Default,TechPreviewNoUpgrade,DevPreviewNoUpgrade}.yaml`,
+    /// cluster-olm-operator `internal/featuregates/mapper.go`, `pkg/controller/helm.go` and
+    /// operator-controller `openshift/helm/experimental.yaml` on each `release-*` branch.
+    #[test]
+    fn every_olm_v1_cell() {
+        // (release, feature set, webhooks, watch namespace, own/single, preflight,
+        //  deploymentConfig, boxcutter, crd)
+        type Row = (
+            &'static str,
+            &'static str,
+            bool,
+            Option<WatchNamespaceForm>,
+            bool,
+            bool,
+            bool,
+            bool,
+            &'static str,
+        );
+        use WatchNamespaceForm::{Annotation as A, InlineConfig as I};
+        let rows: &[Row] = &[
+            (
+                "4.18", "Default", false, None, false, false, false, false, "standard",
+            ),
+            (
+                "4.18", "TP", false, None, false, false, false, false, "standard",
+            ),
+            (
+                "4.19", "Default", false, None, false, false, false, false, "standard",
+            ),
+            (
+                "4.19",
+                "TP",
+                false,
+                Some(A),
+                true,
+                true,
+                false,
+                false,
+                "standard",
+            ),
+            (
+                "4.20", "Default", false, None, false, false, false, false, "standard",
+            ),
+            (
+                "4.20",
+                "TP",
+                true,
+                Some(A),
+                true,
+                true,
+                false,
+                false,
+                "experimental",
+            ),
+            (
+                "4.21",
+                "Default",
+                true,
+                None,
+                false,
+                false,
+                false,
+                false,
+                "experimental",
+            ),
+            (
+                "4.21",
+                "TP",
+                true,
+                Some(I),
+                true,
+                true,
+                false,
+                false,
+                "experimental",
+            ),
+            (
+                "4.22",
+                "Default",
+                true,
+                Some(I),
+                false,
+                false,
+                false,
+                false,
+                "experimental",
+            ),
+            (
+                "4.22",
+                "TP",
+                true,
+                Some(I),
+                true,
+                true,
+                true,
+                true,
+                "experimental",
+            ),
+            (
+                "4.22",
+                "DP",
+                true,
+                Some(I),
+                true,
+                true,
+                true,
+                true,
+                "experimental",
+            ),
+            (
+                "4.23",
+                "Default",
+                true,
+                Some(I),
+                false,
+                false,
+                false,
+                false,
+                "experimental",
+            ),
+            (
+                "4.23",
+                "TP",
+                true,
+                Some(I),
+                true,
+                false,
+                true,
+                true,
+                "experimental",
+            ),
+            (
+                "4.23",
+                "DP",
+                true,
+                Some(I),
+                true,
+                false,
+                true,
+                true,
+                "experimental",
+            ),
+            (
+                "5.0",
+                "Default",
+                true,
+                Some(I),
+                false,
+                true,
+                false,
+                false,
+                "experimental",
+            ),
+            (
+                "5.0",
+                "TP",
+                true,
+                Some(I),
+                true,
+                true,
+                true,
+                true,
+                "experimental",
+            ),
+            (
+                "5.0",
+                "DP",
+                true,
+                Some(I),
+                true,
+                true,
+                true,
+                true,
+                "experimental",
+            ),
+            (
+                "5.1",
+                "Default",
+                true,
+                Some(I),
+                false,
+                true,
+                false,
+                false,
+                "experimental",
+            ),
+            (
+                "5.1",
+                "TP",
+                true,
+                Some(I),
+                true,
+                true,
+                true,
+                true,
+                "experimental",
+            ),
+            (
+                "5.1",
+                "DP",
+                true,
+                Some(I),
+                true,
+                true,
+                true,
+                true,
+                "experimental",
+            ),
+        ];
+        for &(v, fs, webhooks, watch, own_single, preflight, dc, boxcutter, crd) in rows {
+            let set = match fs {
+                "Default" => FeatureSet::Default,
+                "TP" => FeatureSet::TechPreviewNoUpgrade,
+                _ => FeatureSet::DevPreviewNoUpgrade,
+            };
+            let o = rel(v).olm_v1(&set).unwrap();
+            let at = format!("{v} {fs}");
+            assert_eq!(o.webhooks, webhooks, "webhooks {at}");
+            assert_eq!(o.watch_namespace, watch, "watch namespace {at}");
+            assert_eq!(o.own_single_namespace, own_single, "own/single {at}");
+            assert_eq!(o.preflight_permissions, preflight, "preflight {at}");
+            assert_eq!(o.deployment_config, dc, "deploymentConfig {at}");
+            assert_eq!(o.boxcutter, boxcutter, "boxcutter {at}");
+            assert_eq!(o.crd.name(), crd, "crd {at}");
+            assert!(o.service_account_required, "serviceAccount {at}");
+            assert_eq!(
+                o.renderer >= Renderer::RegistryV1,
+                v != "4.18" && v != "4.19"
+            );
+            assert_eq!(
+                o.provider_checks,
+                !["4.18", "4.19", "4.20"].contains(&v),
+                "{at}"
+            );
+        }
+        // Every ClusterExtension release and feature set of the table is listed.
+        for r in RELEASES.iter().filter(|r| r.renderer.is_some()) {
+            assert!(rows.iter().any(|row| row.0 == r.name()), "{}", r.name());
+        }
+    }
+
+    /// `spec.config` only in the experimental CRD from 4.21 (release-4.21
+    /// `helm/olmv1/base/operator-controller/crd/experimental/…clusterextensions.yaml`),
+    /// `progressDeadlineMinutes` from 4.22; `serviceAccount` is in every CRD, and required.
+    #[test]
+    fn cluster_extension_crd_fields() {
+        let d = FeatureSet::Default;
+        let tp = FeatureSet::TechPreviewNoUpgrade;
+        let crd = |v: &str, fs: &FeatureSet| rel(v).olm_v1(fs).unwrap().crd;
+        assert!(!crd("4.20", &tp).has_spec_field("config"));
+        assert!(crd("4.21", &d).has_spec_field("config"));
+        assert!(!crd("4.21", &tp).has_spec_field("progressDeadlineMinutes"));
+        for v in ["4.22", "4.23", "5.0", "5.1"] {
+            assert!(crd(v, &d).has_spec_field("config"), "{v}");
+            assert!(crd(v, &d).has_spec_field("progressDeadlineMinutes"), "{v}");
+        }
+        assert!(!crd("4.19", &tp).has_spec_field("config"));
+        for r in RELEASES.iter().filter(|r| r.renderer.is_some()) {
+            for fs in [&d, &tp] {
+                let c = crd(&r.name(), fs);
+                assert!(c.has_spec_field("serviceAccount") && c.has_spec_field("source"));
+                assert!(!c.has_spec_field("bogus"));
+            }
+        }
+        // CustomNoUpgrade always gets the experimental manifests from 4.20, even with every
+        // mapped gate off.
+        let off = FeatureSet::CustomNoUpgrade {
+            enabled: vec![],
+            disabled: vec!["NewOLMWebhookProviderOpenshiftServiceCA".into()],
+        };
+        assert_eq!(crd("5.0", &off).name(), "experimental");
+        assert_eq!(crd("4.20", &off).name(), "experimental");
+        assert_eq!(crd("4.19", &off).name(), "standard");
+    }
+
+    /// CustomNoUpgrade on the new releases: the gates can be switched one by one; the
+    /// preflight check cannot be switched off on 5.x (no gate) nor on on 4.23 (gate gone).
+    #[test]
+    fn custom_gates_after_4_22() {
+        let custom = |v: &str, gates: &[&str]| {
+            let r = rel(v);
+            let g: Vec<String> = gates.iter().map(|s| s.to_string()).collect();
+            let fs = FeatureSet::parse(Some("CustomNoUpgrade"), &g, &r).unwrap();
+            r.olm_v1(&fs).unwrap()
+        };
+        let o = custom(
+            "5.0",
+            &["NewOLMOwnSingleNamespace=true", "NewOLMConfigAPI=true"],
+        );
+        assert!(
+            o.own_single_namespace && o.deployment_config && o.webhooks && o.preflight_permissions
+        );
+        assert!(!o.boxcutter);
+        assert!(custom("5.1", &["NewOLMBoxCutterRuntime=true"]).boxcutter);
+        assert!(!custom("5.0", &["NewOLMWebhookProviderOpenshiftServiceCA=false"]).webhooks);
+        assert!(custom("5.0", &["NewOLMPreflightPermissionChecks=false"]).preflight_permissions);
+        assert!(!custom("4.23", &["NewOLMPreflightPermissionChecks=true"]).preflight_permissions);
+        // 4.21 defines NewOLMBoxCutterRuntime but cluster-olm-operator does not map it.
+        assert!(!custom("4.21", &["NewOLMBoxCutterRuntime=true"]).boxcutter);
+    }
+
+    /// cluster-olm-operator release-5.0 `internal/versionutils/version_utils_test.go`
+    /// `TestNextOCPMinorVersion` and `TestIsOperatorMaxOCPVersionCompatibleWithCluster`.
+    #[test]
+    fn co_release_of_4_23_and_5_0() {
+        let cv = |v: &str| ClusterVersion::parse(v).unwrap();
+        assert_eq!(next_minor(&cv("4.21.3")), "4.22");
+        assert_eq!(next_minor(&cv("4.22")), "4.23");
+        assert_eq!(next_minor(&cv("4.23")), "5.1");
+        assert_eq!(next_minor(&cv("5.0.2")), "5.1");
+        assert_eq!(next_minor(&cv("5.1")), "5.2");
+        assert_eq!(next_minor(&cv("5.7")), "5.8");
+        let allows = |max: (u64, u64), v: &str| max_version_allows_upgrade(max, &cv(v));
+        assert!(allows((4, 18), "4.17"));
+        assert!(!allows((4, 18), "4.18"));
+        assert!(!allows((4, 18), "4.19"));
+        assert!(allows((4, 23), "4.22"));
+        assert!(!allows((4, 23), "4.23"));
+        assert!(!allows((5, 0), "4.23"));
+        assert!(allows((5, 1), "4.23"));
+        assert!(!allows((4, 23), "5.0"));
+        assert!(!allows((5, 0), "5.0"));
+        assert!(allows((5, 1), "5.0"));
+        assert!(!allows((5, 0), "5.1"));
+        assert!(!allows((5, 1), "5.1"));
+        assert_eq!(rel("4.23").row.co_release_of, Some((5, 0)));
     }
 
     #[test]

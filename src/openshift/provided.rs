@@ -64,17 +64,18 @@ fn data() -> &'static Data {
         .get_or_init(|| serde_saphyr::from_str(DATA).expect("src/openshift/provided.yaml is valid"))
 }
 
-fn minor_of(text: &str) -> u64 {
-    text.split('.')
-        .nth(1)
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(0)
+/// `major.minor` of a `since`/`until` entry.
+fn release_of(text: &str) -> (u64, u64) {
+    let mut parts = text.split('.').map(|p| p.parse().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
 /// The facts of one release with its enabled capabilities.
 #[derive(Debug, Clone)]
 pub struct Provided {
-    /// The 4.N minor looked up.
+    /// The major version looked up (4, 5).
+    pub major: u64,
+    /// The minor looked up.
     pub minor: u64,
     /// When the release is newer than the data: the newest known one, which is used instead.
     pub newer_than_known: Option<String>,
@@ -85,26 +86,33 @@ impl Provided {
     /// The release `version` (the newest known one when `None`), with install-config
     /// `capabilities`.
     pub fn new(version: Option<&ClusterVersion>, capabilities: Option<&Capabilities>) -> Provided {
-        let newest = super::RELEASES
-            .last()
-            .expect("the table is not empty")
-            .minor;
-        let (minor, newer_than_known) = match version.map(|v| (v, super::lookup(v))) {
-            Some((_, Ok(r))) => (r.row.minor, r.newer_than_known.then(|| r.known_as())),
-            // Older than the table: its own minor, so every entry reads as not yet there.
-            Some((v, Err(_))) => (v.minor, None),
-            None => (newest, None),
+        let newest = super::RELEASES.last().expect("the table is not empty");
+        let ((major, minor), newer_than_known) = match version.map(|v| (v, super::lookup(v))) {
+            Some((_, Ok(r))) => (
+                (r.row.major, r.row.minor),
+                r.newer_than_known.then(|| r.known_as()),
+            ),
+            // Older than the table: its own release, so every entry reads as not yet there.
+            Some((v, Err(_))) => ((v.major, v.minor), None),
+            None => ((newest.major, newest.minor), None),
         };
         Provided {
+            major,
             minor,
             newer_than_known,
             enabled: capabilities.cloned().unwrap_or_default(),
         }
     }
 
+    /// The release looked up, `major.minor`.
+    pub fn release_name(&self) -> String {
+        format!("{}.{}", self.major, self.minor)
+    }
+
     fn holds(&self, since: &str, until: Option<&str>, capability: Option<&str>) -> bool {
-        minor_of(since) <= self.minor
-            && until.is_none_or(|u| self.minor < minor_of(u))
+        let at = (self.major, self.minor);
+        release_of(since) <= at
+            && until.is_none_or(|u| at < release_of(u))
             && capability.is_none_or(|c| self.capability_enabled(c))
     }
 
@@ -255,5 +263,29 @@ mod tests {
     fn a_newer_release_reads_as_the_newest_known() {
         let r = release("4.99", None);
         assert!(r.newer_than_known.is_some());
+        let r = release("5.9", None);
+        assert_eq!(r.newer_than_known.as_deref(), Some("5.1"));
+        assert_eq!(r.release_name(), "5.1");
+    }
+
+    /// 5.0 is after every 4.x entry: what 4.22 provides, 5.0 provides (minor 0 is not 4.0).
+    #[test]
+    fn releases_of_major_5_hold_the_4_x_entries() {
+        for v in ["4.23", "5.0", "5.1.3"] {
+            let r = release(v, None);
+            assert_eq!(
+                r.provided_kind("config.openshift.io", "Infrastructure"),
+                Some(Scope::Cluster),
+                "{v}"
+            );
+            assert!(r.provides_namespace("openshift-machine-api"), "{v}");
+            assert!(
+                r.provided_kind("platform.openshift.io", "PlatformOperator")
+                    .is_none(),
+                "{v}"
+            );
+            assert!(r.newer_than_known.is_none(), "{v}");
+        }
+        assert_eq!(release("5.0", None).release_name(), "5.0");
     }
 }

@@ -11,7 +11,9 @@
 //!   `buildBundleConfigSchema`: `additionalProperties: false`; `watchNamespace` exists only when
 //!   the bundle supports OwnNamespace or SingleNamespace, is required unless it supports
 //!   AllNamespaces, and must equal the install namespace (OwnNamespace without
-//!   SingleNamespace) or differ from it (SingleNamespace without OwnNamespace).
+//!   SingleNamespace) or differ from it (SingleNamespace without OwnNamespace). `spec.config`
+//!   exists only in the experimental ClusterExtension CRD ([`OlmV1::crd`]); 4.23, 5.0 and 5.1
+//!   keep 4.22's provider and schema unchanged.
 
 use std::collections::BTreeSet;
 
@@ -60,6 +62,17 @@ pub enum Error {
         /// What was given.
         watch: String,
     },
+    /// The ClusterExtension CRD the cluster serves has no `spec.config`: the API server would
+    /// prune the watch namespace, and OLM v1 would install for all namespaces.
+    #[error(
+        "the {crd} ClusterExtension CRD this release and feature set serve has no spec.{field}, so the API server would drop the watch namespace"
+    )]
+    NotServed {
+        /// `standard` or `experimental`.
+        crd: &'static str,
+        /// The missing field.
+        field: &'static str,
+    },
     /// SingleNamespace only: the watch namespace must differ from the install namespace.
     #[error(
         "the bundle supports SingleNamespace but not OwnNamespace, so the watch namespace must differ from the install namespace {install:?}"
@@ -104,6 +117,14 @@ pub fn target_namespaces(
     };
     match form {
         WatchNamespaceForm::Annotation => Ok(watch.map(|w| vec![w.to_owned()]).unwrap_or_default()),
+        WatchNamespaceForm::InlineConfig
+            if watch.is_some() && !olm.crd.has_spec_field("config") =>
+        {
+            Err(Error::NotServed {
+                crd: olm.crd.name(),
+                field: "config",
+            })
+        }
         WatchNamespaceForm::InlineConfig => {
             let configurable = own || single;
             match watch {
@@ -180,6 +201,50 @@ mod tests {
             t(&[OwnNamespace, AllNamespaces], Some("w")),
             Err(Error::MustBeInstallNamespace { .. })
         ));
+    }
+
+    /// The watch namespace goes in `spec.config`, which only the experimental CRD has; a
+    /// release whose table row put it there with the standard CRD served is refused, not
+    /// written for the API server to prune.
+    #[test]
+    fn inline_config_needs_a_crd_with_spec_config() {
+        let mut o = olm("5.0", Some("TechPreviewNoUpgrade"));
+        assert!(o.crd.has_spec_field("config"));
+        assert!(target_namespaces(&o, &modes(&[OwnNamespace]), "ns", Some("ns")).is_ok());
+        o.crd = crate::openshift::ClusterExtensionCrd::Standard;
+        let err = target_namespaces(&o, &modes(&[OwnNamespace]), "ns", Some("ns")).unwrap_err();
+        assert_eq!(
+            err,
+            Error::NotServed {
+                crd: "standard",
+                field: "config"
+            }
+        );
+        assert!(err.to_string().contains("no spec.config"), "{err}");
+        // Without a watch namespace nothing goes in spec.config.
+        assert!(target_namespaces(&o, &modes(&[AllNamespaces]), "ns", None).is_ok());
+        // Wherever the table honours a watch namespace in spec.config, the CRD has it.
+        for v in ["4.21", "4.22", "4.23", "5.0", "5.1"] {
+            for fs in [
+                None,
+                Some("TechPreviewNoUpgrade"),
+                Some("DevPreviewNoUpgrade"),
+            ] {
+                let o = olm(v, fs);
+                if o.watch_namespace == Some(WatchNamespaceForm::InlineConfig) {
+                    assert!(
+                        target_namespaces(
+                            &o,
+                            &modes(&[OwnNamespace, AllNamespaces]),
+                            "ns",
+                            Some("ns")
+                        )
+                        .is_ok(),
+                        "{v} {fs:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

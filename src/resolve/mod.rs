@@ -323,13 +323,13 @@ fn resolve_from<'a>(
             if let MaxOpenShiftVersion::Valid { major, minor, raw } =
                 facts::max_openshift_version(pick.bundle)
                 && let Some(cv) = &cluster.version
-                && (major, minor) == (cv.major, cv.minor)
+                && (major, minor) >= (cv.major, cv.minor)
+                && !crate::openshift::max_version_allows_upgrade((major, minor), cv)
             {
                 warnings.push(Warning(format!(
-                    "bundle {} has olm.maxOpenShiftVersion {raw}: it installs on {cv}, but will block the upgrade to {}.{}",
+                    "bundle {} has olm.maxOpenShiftVersion {raw}: it installs on {cv}, but will block the upgrade to {}",
                     pick.bundle.name,
-                    cv.major,
-                    cv.minor + 1
+                    crate::openshift::next_minor(cv)
                 )));
             }
             picks.push(pick);

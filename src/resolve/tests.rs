@@ -122,6 +122,60 @@ fn highest_version_in_all_channels_wins_without_filters() {
     assert!(r.warnings.iter().any(|w| w.0.contains("no clusterVersion")));
 }
 
+/// The release a capped bundle blocks comes from the release table: 4.23 and 5.0 are
+/// co-released and both upgrade to 5.1 only (cluster-olm-operator release-5.0
+/// `versionutils.NextOCPMinorVersion`, `IsOperatorMaxOCPVersionCompatibleWithCluster`).
+#[test]
+fn max_openshift_version_warning_names_the_next_release() {
+    let capped = |max: &str| {
+        package(
+            "cert-manager",
+            vec![bundle(
+                "cert-manager",
+                "1.14.0",
+                &["stable"],
+                &[("olm.maxOpenShiftVersion", max)],
+            )],
+        )
+    };
+    let warning = |max: &str, v: &str| {
+        let cats = [catalog("c", 0, vec![capped(max)])];
+        let r = resolve(&req(&[], None), &cats, &cluster(v)).unwrap();
+        r.warnings
+            .iter()
+            .find(|w| w.0.contains("will block the upgrade"))
+            .map(|w| w.0.clone())
+    };
+    assert!(
+        warning("\"4.22\"", "4.22.1")
+            .unwrap()
+            .ends_with("upgrade to 4.23")
+    );
+    assert!(
+        warning("\"4.23\"", "4.23.0")
+            .unwrap()
+            .ends_with("upgrade to 5.1")
+    );
+    // 5.0 is 4.23's equal: a bundle capped at 5.0 still blocks a 4.23 cluster.
+    assert!(
+        warning("\"5.0\"", "4.23.0")
+            .unwrap()
+            .ends_with("upgrade to 5.1")
+    );
+    assert!(
+        warning("\"5.0\"", "5.0.2")
+            .unwrap()
+            .ends_with("upgrade to 5.1")
+    );
+    assert!(
+        warning("\"5.1\"", "5.1")
+            .unwrap()
+            .ends_with("upgrade to 5.2")
+    );
+    assert_eq!(warning("\"5.1\"", "4.23"), None);
+    assert_eq!(warning("\"4.23\"", "4.22"), None);
+}
+
 #[test]
 fn max_openshift_version_below_target_is_rejected() {
     let cats = [catalog("c", 0, vec![cert_manager()])];

@@ -534,6 +534,8 @@ fn webhook_operator_per_release() {
         ),
         ("4.21.0", None, &["--cluster-version", "4.21"][..]),
         ("4.22.0", None, &["--cluster-version", "4.22"][..]),
+        ("4.23.0", None, &["--cluster-version", "4.23"][..]),
+        ("5.0.0", None, &["--cluster-version", "5.0"][..]),
     ] {
         let (dir, out) = run(version, fs);
         assert!(
@@ -626,13 +628,24 @@ fn own_namespace_operator_per_release() {
             None,
             "bundle does not support AllNamespaces install mode",
         ),
+        (
+            "5.0.0",
+            None,
+            "bundle does not support AllNamespaces install mode",
+        ),
     ] {
         let (_dir, out) = run(version, fs);
         assert_eq!(out.status.code(), Some(1), "{version}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(says), "{version}: {stderr}");
     }
-    for (version, release) in [("4.20.1", "4.20"), ("4.21.0", "4.21"), ("4.22.0", "4.22")] {
+    for (version, release) in [
+        ("4.20.1", "4.20"),
+        ("4.21.0", "4.21"),
+        ("4.22.0", "4.22"),
+        ("4.23.0", "4.23"),
+        ("5.0.0", "5.0"),
+    ] {
         let (dir, out) = run(version, Some("TechPreviewNoUpgrade"));
         assert!(
             out.status.success(),
@@ -676,6 +689,66 @@ fn own_namespace_operator_per_release() {
         assert!(kinds(&conv).iter().any(|k| k == "Role"), "{version}");
         check_installer_rbac(&written, "own", "own-system", &conv);
     }
+}
+
+/// Issue 24 part 3: `create` for the releases after 4.22 writes what their branches' OLM v1
+/// installs. release-4.23 and release-5.0 carry 4.22's renderer unchanged, so every manifest is
+/// 4.22's, byte for byte; the release is known (no "newer than" warning), and one newer than
+/// the table (5.9) still gets the newest rules (5.1's) with the warning.
+#[test]
+fn create_after_4_22_writes_what_the_branch_installs() {
+    let Some(rd) = realdata("create_after_4_22_writes_what_the_branch_installs") else {
+        return;
+    };
+    let e2e = rd.join("olmv1-e2e-test-catalog");
+    let catalog = e2e.join("catalogs/test-catalog/v1/configs");
+    let run = |version: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("platform-operators.yaml"),
+            format!(
+                "platformOperators:\n  clusterVersion: \"{version}\"\n  catalogs:\n  - name: e2e\n    source: {}\n    image: registry.example.com/e2e/test-catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n  operators:\n  - name: webhooks\n    package: webhook-operator\n    namespace: webhook-system\n",
+                catalog.display()
+            ),
+        )
+        .unwrap();
+        let out = cmd()
+            .args(["create", "--dir"])
+            .arg(dir.path())
+            .arg("--bundles")
+            .arg(e2e.join("bundles"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{version}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let manifests = tree(&dir.path().join("manifests"));
+        (manifests, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (on_4_22, _) = run("4.22.0");
+    assert!(!on_4_22.is_empty());
+    for version in ["4.23.0", "5.0.0", "5.0.3"] {
+        let (written, stderr) = run(version);
+        assert!(!stderr.contains("newer than"), "{version}: {stderr}");
+        assert_eq!(written, on_4_22, "{version}");
+    }
+    let ext = on_4_22
+        .iter()
+        .find(|(n, _)| n.contains("clusterextension"))
+        .map(|(_, t)| serde_saphyr::from_str::<Value>(t).unwrap())
+        .unwrap();
+    // spec.serviceAccount is still required on release-4.23/5.0 (`+required`).
+    assert_eq!(ext["spec"]["serviceAccount"]["name"], "webhooks-installer");
+    let (written, stderr) = run("5.9.0");
+    assert!(
+        stderr.contains(
+            "OpenShift 5.9.0 is newer than the releases po-manifests knows; its OLM v1 is assumed to behave like 5.1's"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(written, on_4_22);
 }
 
 /// The example on 4.18 with `edit` applied to its configuration (cloud controller removed).

@@ -16,8 +16,8 @@
 //! an integer). [`apply`] is the single call at the end of conversion.
 //!
 //! Field types come from the `k8s-openapi` crate, generated from the Kubernetes OpenAPI
-//! document, with the `v1_35` API: Kubernetes 1.35 is what OpenShift 4.22, the newest
-//! release we know, ships (OpenShift 4.18–4.22 ship 1.31–1.35). The kinds typed here
+//! document, with the `v1_35` API: Kubernetes 1.35 is what OpenShift 4.22 ships (OpenShift
+//! 4.18–4.22 ship 1.31–1.35; 4.23, 5.0 and 5.1 ship 1.36, not typed here yet). The kinds typed here
 //! (apps/v1, core/v1, rbac/v1, admissionregistration/v1, apiextensions/v1) only gained
 //! optional fields across those releases, so the newest schema drops nothing an older
 //! cluster's OLM would keep, except fields that cluster's API server ignores anyway.
