@@ -815,7 +815,36 @@ pub fn next_minor(version: &ClusterVersion) -> String {
         .iter()
         .find(|r| (r.major, r.minor) > asked && r.effective() > current)
         .map(ReleaseRow::name)
-        .unwrap_or_else(|| format!("{}.{}", current.0, current.1 + 1))
+        .unwrap_or_else(|| format!("{}.{}", current.0, current.1.saturating_add(1)))
+}
+
+/// The place of `major.minor` in the release order: its co-release's for 4.23 (which is 5.0),
+/// its own otherwise (also for a release the table does not know).
+pub fn release_order(major: u64, minor: u64) -> (u64, u64) {
+    RELEASES
+        .iter()
+        .find(|r| (r.major, r.minor) == (major, minor))
+        .map(ReleaseRow::effective)
+        .unwrap_or((major, minor))
+}
+
+/// Whether the release table has a row for `major.minor`.
+pub fn is_known(major: u64, minor: u64) -> bool {
+    RELEASES
+        .iter()
+        .any(|r| (r.major, r.minor) == (major, minor))
+}
+
+/// The release a cluster of `major.minor` moves to in one minor upgrade, by the table: 4.22 →
+/// 4.23 (the same release as 5.0), 4.23 and 5.0 → 5.1; past the table, the next minor of the
+/// same major.
+pub fn next_release(major: u64, minor: u64) -> (u64, u64) {
+    let current = release_order(major, minor);
+    RELEASES
+        .iter()
+        .find(|r| (r.major, r.minor) > (major, minor) && r.effective() > current)
+        .map(|r| (r.major, r.minor))
+        .unwrap_or((current.0, current.1.saturating_add(1)))
 }
 
 /// Whether a bundle whose `olm.maxOpenShiftVersion` is `max` lets a cluster of `version`

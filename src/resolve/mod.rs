@@ -323,7 +323,8 @@ fn resolve_from<'a>(
             if let MaxOpenShiftVersion::Valid { major, minor, raw } =
                 facts::max_openshift_version(pick.bundle)
                 && let Some(cv) = &cluster.version
-                && (major, minor) >= (cv.major, cv.minor)
+                && crate::openshift::release_order(major, minor)
+                    >= crate::openshift::release_order(cv.major, cv.minor)
                 && !crate::openshift::max_version_allows_upgrade((major, minor), cv)
             {
                 warnings.push(Warning(format!(
@@ -570,7 +571,8 @@ fn cluster_fit(bundle: &Bundle, cluster: &Cluster) -> Option<Rejection> {
     let cv = cluster.version.as_ref()?;
     match facts::max_openshift_version(bundle) {
         MaxOpenShiftVersion::Valid { major, minor, raw }
-            if (major, minor) < (cv.major, cv.minor) =>
+            if crate::openshift::release_order(major, minor)
+                < crate::openshift::release_order(cv.major, cv.minor) =>
         {
             let max = raw.trim_matches('"').to_string();
             return Some(Rejection::MaxOpenShiftVersion {

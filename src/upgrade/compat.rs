@@ -58,7 +58,8 @@ pub fn max_openshift_version(bundle: &Bundle) -> Option<String> {
 pub fn check(bundle: &Bundle, release: &ClusterVersion) -> Compatibility {
     match facts::max_openshift_version(bundle) {
         MaxOpenShiftVersion::Valid { major, minor, raw }
-            if (major, minor) < (release.major, release.minor) =>
+            if crate::openshift::release_order(major, minor)
+                < crate::openshift::release_order(release.major, release.minor) =>
         {
             return Compatibility::MaxOpenShiftVersion {
                 max: raw.trim_matches('"').to_string(),

@@ -410,9 +410,10 @@ pub enum Error {
         /// The EUS minors.
         eus: String,
     },
-    /// The target is another major.
+    /// The target is another major the release table never reaches, or the same release
+    /// under another name (4.23 and 5.0).
     #[error(
-        "cannot plan {from} → {to}: upgrades across OpenShift major versions are not planned by po-manifests"
+        "cannot plan {from} → {to}: no OpenShift update leads from one to the other by the releases po-manifests knows (4.23 and 5.0 are one release under two names; a major past the release table is not planned)"
     )]
     MajorChange {
         /// Current release.
@@ -517,13 +518,8 @@ pub fn plan_route(
             .collect(),
     };
     if route.path.is_some() {
-        // The graph's releases: the target is the path's last one.
-        if from.major != to.major {
-            return Err(Error::MajorChange {
-                from: from.text.clone(),
-                to: to.text.clone(),
-            });
-        }
+        // The graph's releases: the target is the path's last one, across majors too where
+        // the graph has such an edge.
         if hops.len() as u64 > MAX_HOPS {
             return Err(Error::TooManyHops {
                 from: from.text.clone(),
@@ -623,16 +619,22 @@ fn hops(
     from: &ClusterVersion,
     to: &ClusterVersion,
 ) -> Result<Vec<(ClusterVersion, ClusterVersion, Change)>, Error> {
+    use crate::openshift::{next_release, release_order};
     let err_texts = || (from.text.clone(), to.text.clone());
-    if from.major != to.major {
-        let (from, to) = err_texts();
-        return Err(Error::MajorChange { from, to });
-    }
-    if to.minor < from.minor {
+    let (start, goal) = (
+        release_order(from.major, from.minor),
+        release_order(to.major, to.minor),
+    );
+    if goal < start {
         let (from, to) = err_texts();
         return Err(Error::MinorDowngrade { from, to });
     }
-    if to.minor == from.minor {
+    if goal == start && (from.major, from.minor) != (to.major, to.minor) {
+        // 4.23 and 5.0 are one release under two names: neither updates to the other.
+        let (from, to) = err_texts();
+        return Err(Error::MajorChange { from, to });
+    }
+    if goal == start {
         let (a, b) = (from.patch.unwrap_or(0), to.patch.unwrap_or(0));
         return Ok(match a.cmp(&b) {
             std::cmp::Ordering::Equal => Vec::new(),
@@ -642,32 +644,38 @@ fn hops(
             }
         });
     }
-    let count = to.minor - from.minor;
-    if count > MAX_HOPS {
-        let (from, to) = err_texts();
-        return Err(Error::TooManyHops {
-            from,
-            to,
-            hops: count,
-        });
-    }
+    // One hop per release of the table between them (4.22 → 4.23 → 5.1), the last one to the
+    // target itself; a major the table never reaches is not planned.
     let mut out = Vec::new();
     let mut current = from.clone();
-    for minor in from.minor + 1..=to.minor {
-        let next = if minor == to.minor {
+    loop {
+        if out.len() as u64 >= MAX_HOPS {
+            let (from, to) = err_texts();
+            let hops = goal.1.saturating_sub(start.1).max(MAX_HOPS + 1);
+            return Err(Error::TooManyHops { from, to, hops });
+        }
+        let (major, minor) = next_release(current.major, current.minor);
+        let order = release_order(major, minor);
+        if order > goal || (order.0 < goal.0 && !crate::openshift::is_known(major, minor)) {
+            let (from, to) = err_texts();
+            return Err(Error::MajorChange { from, to });
+        }
+        let next = if order == goal {
             to.clone()
         } else {
             ClusterVersion {
-                major: from.major,
+                major,
                 minor,
                 patch: None,
-                text: format!("{}.{minor}", from.major),
+                text: format!("{major}.{minor}"),
             }
         };
         out.push((current, next.clone(), Change::MinorUpgrade));
+        if order == goal {
+            return Ok(out);
+        }
         current = next;
     }
-    Ok(out)
 }
 
 /// A version as a range bound: without build metadata (Masterminds ignores it anyway).

@@ -475,6 +475,10 @@ mod compatibility {
         ));
         assert!(compat::check(&b, &cv("4.9")).is_compatible());
         assert!(!compat::check(&b, &cv("4.11")).is_compatible());
+        // 4.23 is 5.0 under another name: a bundle capped at 4.23 runs on 5.0, not on 5.1.
+        let b = first(Fbc::new("po").bundle("1.0.0", Some("4.23")));
+        assert!(compat::check(&b, &cv("5.0.2")).is_compatible());
+        assert!(!compat::check(&b, &cv("5.1")).is_compatible());
     }
 
     #[test]
@@ -519,4 +523,40 @@ mod compatibility {
         );
         assert!(!b.message.contains("declares no"), "{}", b.message);
     }
+}
+
+/// Hops follow the release table across majors: 4.22 → 4.23 → 5.1, 4.22 → 5.0 (4.23's other
+/// name), 5.0 → 5.1; 4.23 and 5.0 do not update to each other; a major past the table is not
+/// planned.
+#[test]
+fn hops_follow_the_release_table_across_majors() {
+    let v = |t: &str| ClusterVersion::parse(t).unwrap();
+    let names = |from: &str, to: &str| -> Vec<String> {
+        super::hops(&v(from), &v(to))
+            .unwrap()
+            .into_iter()
+            .map(|(a, b, _)| format!("{a}→{b}"))
+            .collect()
+    };
+    assert_eq!(names("4.22.3", "5.0.1"), ["4.22.3→5.0.1"]);
+    assert_eq!(names("4.22.3", "4.23.1"), ["4.22.3→4.23.1"]);
+    assert_eq!(
+        names("4.21.2", "5.1.0"),
+        ["4.21.2→4.22", "4.22→4.23", "4.23→5.1.0"]
+    );
+    assert_eq!(names("5.0.2", "5.1.4"), ["5.0.2→5.1.4"]);
+    assert_eq!(names("4.23.2", "5.1.4"), ["4.23.2→5.1.4"]);
+    assert!(matches!(
+        super::hops(&v("4.23.1"), &v("5.0.1")),
+        Err(Error::MajorChange { .. })
+    ));
+    assert!(matches!(
+        super::hops(&v("5.1.1"), &v("4.22.1")),
+        Err(Error::MinorDowngrade { .. })
+    ));
+    assert!(matches!(
+        super::hops(&v("5.1.1"), &v("6.0.1")),
+        Err(Error::MajorChange { .. })
+    ));
+    assert_eq!(names("4.14.1", "4.16.2"), ["4.14.1→4.15", "4.15→4.16.2"]);
 }

@@ -816,3 +816,55 @@ fn without_a_lock_the_configured_release_is_the_current_one() {
     assert_eq!(plan["from"], "4.14.3", "{plan}");
     assert_eq!(plan["to"], "4.14.9", "{plan}");
 }
+
+/// The releases after 4.22 (issue 24): an upgrade across the major follows the release table,
+/// 4.22 → 4.23 (5.0 under its other name) → 5.1, each hop checked.
+#[test]
+fn an_upgrade_across_the_major_follows_the_release_table() {
+    // The example's cloud controller alone (a bootstrap operator without a version cap), on a
+    // Default cluster.
+    let dir = crate::common::example();
+    std::fs::write(dir.path().join("install-config.yaml"), "apiVersion: v1\n").unwrap();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let start = text.find("  - name: cert-operator").unwrap();
+    let end = text.find("  - name: cloud-controller").unwrap();
+    std::fs::write(&config, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    let out = cmd()
+        .args([
+            "upgrade-plan",
+            "-o",
+            "json",
+            "--from",
+            "4.22.3",
+            "--to",
+            "5.1.2",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let hops: Vec<String> = plan["hops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            format!(
+                "{}→{}",
+                h["from"].as_str().unwrap(),
+                h["to"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(hops, ["4.22.3→4.23", "4.23→5.1.2"], "{plan}");
+    // 4.23 and 5.0 are one release: neither updates to the other.
+    let out = cmd()
+        .args(["upgrade-plan", "--from", "4.23.1", "--to", "5.0.1", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("one release under two names"));
+}
