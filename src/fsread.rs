@@ -44,7 +44,7 @@ pub fn open(path: &Path, root: Option<&Path>) -> io::Result<File> {
             io::ErrorKind::InvalidInput,
             format!(
                 "is {}, not a regular file; only regular files are read",
-                describe(&file_type)
+                kind_of(&file_type)
             ),
         ));
     }
@@ -117,7 +117,9 @@ fn too_large(limit: u64) -> io::Error {
     )
 }
 
-fn describe(t: &std::fs::FileType) -> &'static str {
+/// What a file system entry is, in words ("a FIFO (named pipe)", "a directory"), for an
+/// entry that is not read as a file.
+pub fn kind_of(t: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;

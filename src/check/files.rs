@@ -188,26 +188,6 @@ fn reading(installer: Installer, dir: Dir, name: &str) -> Reading {
     }
 }
 
-/// What a file system entry is, in words (for entries that are not read).
-fn kind_of(t: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a regular file"
-}
 
 /// An entry's metadata without leaving `root`: a symbolic link is followed only when its
 /// target is inside `root` (`real_root` is `root` canonicalized); otherwise why not.
@@ -344,7 +324,7 @@ pub(crate) fn read_dir(
                     &file,
                     0,
                     None,
-                    format!("{}: not read", kind_of(&meta.file_type())),
+                    format!("{}: not read", crate::fsread::kind_of(&meta.file_type())),
                 );
                 continue;
             }
