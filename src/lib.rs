@@ -7,14 +7,19 @@
 //! config ──► catalog ──► resolve ──► bundle ──► convert ──► render ──► output
 //! ```
 //!
-//! Each step is a library function with typed input and output; the binary (`src/main.rs`)
-//! only parses flags (in [`cli`]) and maps the outcome to an exit code.
+//! Each step is a library function with typed input and output. The install step as a whole is
+//! [`install`]: an [`install::Install`] (configuration, install-config facts, catalogs,
+//! network and bundle-source settings) is planned by [`install::plan::plan`] into a
+//! [`install::plan::Plan`] (per operator the resolution, checks, rendered objects, refusals and
+//! waivers; the install-wide objects and checks; the lock), which `create` writes and `resolve`
+//! prints. The binary (`src/main.rs`) only parses flags; [`cli`] turns them into library input
+//! and prints.
 //!
 //! The modules form a one-way layering, bottom first: [`fsread`], [`notice`], [`text`],
-//! [`version`], [`rules`]; then [`openshift`], [`config`], [`catalog`], [`fetch`], [`registry`],
-//! [`resolve`], [`bundle`], [`convert`], [`render`], [`mirror`], [`check`], [`output`],
-//! [`upgrade`], and [`cli`] on top. A module uses only modules below it, and no two files
-//! import each other; `tests/it/layers.rs` keeps it so.
+//! [`version`], [`rules`]; [`table`], [`diagram`]; then [`openshift`], [`config`], [`catalog`],
+//! [`fetch`], [`registry`], [`resolve`], [`bundle`], [`convert`], [`render`], [`mirror`],
+//! [`check`], [`output`], [`upgrade`], [`install`], and [`cli`] on top. A module uses only
+//! modules below it, and no two files import each other; `tests/it/layers.rs` keeps it so.
 #![deny(missing_docs)]
 
 pub mod bundle;

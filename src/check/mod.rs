@@ -7,7 +7,7 @@
 //! install-config, roles, waivers). Output: a sorted list of [`Problem`]s, each naming the file,
 //! the line of the field, the object, the rule and its severity. The rules are data
 //! ([`crate::rules::RULES`], a layer below, which the configuration reads too to check its
-//! waivers); what the release provides is data too (`openshift.yaml`, read by [`release`]).
+//! waivers); what the release provides is data too (`openshift.yaml`, read by [`Provided`]).
 //! Source of truth: `reference/bootstrap-operators.md`.
 
 pub mod files;

@@ -4,7 +4,7 @@
 //! validated configuration, install-config facts, the target release, network and bundle-source
 //! settings, and (once [`Install::load_catalogs`] ran) the catalogs. [`plan::plan`] resolves every
 //! operator, runs every check `create` runs and renders the objects into a [`plan::Plan`];
-//! [`plan::Plan::write`] writes it through [`crate::output`], all or nothing. `resolve` is the
+//! [`plan::Staged::write`] writes it through [`crate::output`], all or nothing. `resolve` is the
 //! plan printed, `images` and `mirror-config` read the plan's resolutions ([`images`]),
 //! `upgrade-plan --write` plans the target release ([`upgrade`]), and `check --dir` checks any
 //! directory ([`dir_check`]). The command line (`crate::cli`) only turns flags into an `Install`

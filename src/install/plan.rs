@@ -2,7 +2,7 @@
 //! the install-wide objects (ClusterCatalogs, marketplace objects) and checks (capabilities,
 //! mirror rules, manifest file names, the planned files with what the directory holds), and
 //! the lock file, exactly what `create` writes. [`plan`] makes it and prints nothing;
-//! [`Plan::write`] writes it, all or nothing.
+//! [`Staged::write`] writes it, all or nothing.
 
 use super::outcome::{self, ContentError, Outcome};
 use super::{Error, Install};
@@ -403,7 +403,7 @@ fn check_applied(
     }))
 }
 
-/// What [`Plan::write`] wrote.
+/// What [`Staged::write`] wrote.
 #[derive(Debug)]
 pub struct Written {
     /// The manifests directory.
