@@ -188,7 +188,6 @@ fn reading(installer: Installer, dir: Dir, name: &str) -> Reading {
     }
 }
 
-
 /// An entry's metadata without leaving `root`: a symbolic link is followed only when its
 /// target is inside `root` (`real_root` is `root` canonicalized); otherwise why not.
 fn confined_metadata(

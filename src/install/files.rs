@@ -156,6 +156,44 @@ pub fn check_applied(
     bundle: &str,
     objects: &[serde_json::Value],
 ) -> Result<check::Report, Error> {
+    // The rules read a custom resource together with its CRD, so only those pairs are checked:
+    // most bundles ship no instance of their own CRDs, and then there is nothing to read.
+    let defined = |o: &serde_json::Value| -> Option<(String, String)> {
+        (o["kind"] == "CustomResourceDefinition").then(|| {
+            (
+                o["spec"]["group"].as_str().unwrap_or_default().to_string(),
+                o["spec"]["names"]["kind"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+    };
+    let instance_of = |o: &serde_json::Value| -> (String, String) {
+        let api = o["apiVersion"].as_str().unwrap_or_default();
+        let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+        (
+            group.to_string(),
+            o["kind"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    let crds: Vec<(String, String)> = objects.iter().filter_map(defined).collect();
+    let instances: Vec<(String, String)> = objects
+        .iter()
+        .filter(|o| defined(o).is_none())
+        .map(instance_of)
+        .filter(|gk| crds.contains(gk))
+        .collect();
+    if instances.is_empty() {
+        return Ok(check::Report::default());
+    }
+    let objects: Vec<&serde_json::Value> = objects
+        .iter()
+        .filter(|o| match defined(o) {
+            Some(gk) => instances.contains(&gk),
+            None => instances.contains(&instance_of(o)),
+        })
+        .collect();
     let files: Vec<ManifestFile> = objects
         .iter()
         .enumerate()
