@@ -18,6 +18,7 @@ mod cluster_extension;
 mod create;
 mod disconnected;
 mod edits;
+mod fuzz_cli;
 mod hostile;
 mod images;
 mod installers;
