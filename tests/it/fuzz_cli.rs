@@ -99,7 +99,7 @@ fn apply(bytes: &[u8], d: &Damage) -> Vec<u8> {
         i
     };
     match d {
-        Damage::Truncate(f) => text[..boundary(at(*f))].as_bytes().to_vec(),
+        Damage::Truncate(f) => text.as_bytes()[..boundary(at(*f))].to_vec(),
         Damage::Flip(f, b) => {
             let mut out = bytes.to_vec();
             if !out.is_empty() {
