@@ -206,6 +206,9 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
         );
     }
 
+    // Where each (package, channel) was first declared: a lookup, not a scan of the package's
+    // channels, so a package of many channels costs linear time (issue 26 item 9).
+    let mut channel_origins: HashMap<(String, String), Origin> = HashMap::new();
     for fbc::Located { item: c, origin } in dc.channels {
         if c.package.is_empty() {
             problems.push(
@@ -234,10 +237,11 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
             );
             continue;
         }
-        if let Some(first) = pkg.channels.iter().find(|x| x.name == c.name) {
+        let key = (c.package.clone(), c.name.clone());
+        if let Some(first) = channel_origins.get(&key) {
             problems.push(
                 Problem::error(ProblemKind::DuplicateChannel {
-                    first: first.origin.clone(),
+                    first: first.clone(),
                 })
                 .package(&c.package)
                 .channel(&c.name)
@@ -266,6 +270,7 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
                 skip_range: Some(e.skip_range).filter(|r| !r.is_empty()),
             });
         }
+        channel_origins.insert(key, origin.clone());
         pkg.channels.push(Channel {
             name: c.name,
             entries,
