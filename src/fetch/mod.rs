@@ -670,9 +670,21 @@ pub fn request_error(e: &reqwest::Error, host: &str, options: &Options) -> Error
     classify(e, host, options)
 }
 
+/// Make ring the process-wide rustls crypto provider: reqwest is built without one
+/// (`rustls-no-provider`) and would panic building a client. Idempotent; an already installed
+/// provider is kept.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 fn build_client(options: &Options) -> Result<reqwest::blocking::Client, ErrorKind> {
+    install_crypto_provider();
+    // Trust: the system roots (rustls-platform-verifier, which on Linux reads them as
+    // rustls-native-certs does, `SSL_CERT_FILE`/`SSL_CERT_DIR` included) merged with
+    // `options.extra_roots`; no compiled-in Mozilla roots. With neither, `build` fails ("No CA
+    // certificates were loaded from the system").
     let mut builder = reqwest::blocking::Client::builder()
-        .use_rustls_tls()
+        .tls_backend_rustls()
         .https_only(true)
         .connect_timeout(options.connect_timeout)
         .timeout(options.timeout)
@@ -693,9 +705,7 @@ fn build_client(options: &Options) -> Result<reqwest::blocking::Client, ErrorKin
                 detail: "no PEM certificate found".into(),
             });
         }
-        for c in certs {
-            builder = builder.add_root_certificate(c);
-        }
+        builder = builder.tls_certs_merge(certs);
     }
     if let Some(proxy) = options
         .proxy

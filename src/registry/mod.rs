@@ -1083,7 +1083,7 @@ impl<'a> RegistryBlobs<'a> {
         location: &'a Location,
     ) -> Result<RegistryBlobs<'a>, ErrorKind> {
         // reqwest 0.13 is built without a default crypto provider: use ring, as the rest does.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        fetch::install_crypto_provider();
         let options = &settings.options;
         let mut roots = Vec::new();
         for (origin, pem) in &options.extra_roots {

@@ -362,6 +362,9 @@ impl Registry {
             .format_for_version(bcrypt::Version::TwoY);
         std::fs::write(p.join("htpasswd"), format!("{USER}:{hash}\n")).unwrap();
         let ca_pem = ca_cert.pem();
+        // reqwest is built without a crypto provider (`rustls-no-provider`): ring, as the
+        // program uses.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::blocking::Client::builder()
             .add_root_certificate(reqwest::Certificate::from_pem(ca_pem.as_bytes()).unwrap())
             .timeout(Duration::from_secs(20))
