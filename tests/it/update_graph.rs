@@ -10,30 +10,13 @@ use serde_json::{Value, json};
 
 use crate::common::{cmd, normalize, root};
 use crate::net::{self, Reply};
+use crate::upgrade::bundle;
 
 fn graph_file(name: &str) -> PathBuf {
     root().join("testdata/update-graph").join(name)
 }
 
 const THREE: [&str; 3] = ["stable-4.16.json", "stable-4.17.json", "stable-4.18.json"];
-
-fn bundle(package: &str, version: &str, max: Option<&str>) -> Value {
-    let mut properties = vec![json!({
-        "type": "olm.package",
-        "value": {"packageName": package, "version": version}
-    })];
-    if let Some(m) = max {
-        properties.push(json!({"type": "olm.maxOpenShiftVersion", "value": m}));
-    }
-    let digest = format!("{:0>64}", version.replace('.', ""));
-    json!({
-        "schema": "olm.bundle",
-        "name": format!("{package}.v{version}"),
-        "package": package,
-        "image": format!("quay.io/acme/{package}-bundle@sha256:{digest}"),
-        "properties": properties,
-    })
-}
 
 /// `acme-storage` 1.0.0 (max 4.16) ← 1.1.0; `acme-db` 1.0.0 (max 4.17), nothing newer.
 fn catalog() -> Vec<Value> {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::common::{cmd, normalize, realdata, tree};
 
 /// A bundle document: `<package>.v<version>`, with an optional `olm.maxOpenShiftVersion`.
-fn bundle(package: &str, version: &str, max: Option<&str>) -> Value {
+pub(crate) fn bundle(package: &str, version: &str, max: Option<&str>) -> Value {
     let mut properties = vec![json!({
         "type": "olm.package",
         "value": {"packageName": package, "version": version}
