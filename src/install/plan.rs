@@ -356,16 +356,12 @@ fn check_applied(
     let report =
         super::files::check_applied(inv, cluster_version, outcome.operator, &bundle, applied)?;
     let line = |p: &crate::check::Problem| {
-        format!(
-            "{}{}: {} [{}]",
-            p.object
-                .as_deref()
-                .map(|o| format!("{o} "))
-                .unwrap_or_default(),
-            "(applied by OLM v1)",
-            p.message,
-            p.rule
-        )
+        let object = p
+            .object
+            .as_deref()
+            .map(|o| format!("{o} "))
+            .unwrap_or_default();
+        format!("{object}(applied by OLM v1): {} [{}]", p.message, p.rule)
     };
     let mut errors = Vec::new();
     for p in &report.problems {

@@ -425,34 +425,30 @@ pub fn diagram(plan: &Plan) -> Diagram {
                 Line::Solid
             },
         });
-        if !hop.before.is_empty() {
-            let id = format!("before hop {}", i + 1);
-            let mut label = vec![format!("before hop {}:", i + 1)];
-            label.extend(moves(&hop.before));
+        // The operator moves before and after the hop, as notes on its releases.
+        for (when, steps, release) in [
+            ("before", &hop.before, &hop.from),
+            ("after", &hop.after, &hop.to),
+        ] {
+            if steps.is_empty() {
+                continue;
+            }
+            let id = format!("{when} hop {}", i + 1);
+            let mut label = vec![format!("{id}:")];
+            label.extend(moves(steps));
             d.nodes.push(Node {
                 id: id.clone(),
                 label,
                 mark: Mark::Note,
             });
+            let (from, to) = if when == "before" {
+                (id, release_id(release))
+            } else {
+                (release_id(release), id)
+            };
             d.edges.push(Edge {
-                from: id,
-                to: release_id(&hop.from),
-                label: String::new(),
-                line: Line::Attach,
-            });
-        }
-        if !hop.after.is_empty() {
-            let id = format!("after hop {}", i + 1);
-            let mut label = vec![format!("after hop {}:", i + 1)];
-            label.extend(moves(&hop.after));
-            d.nodes.push(Node {
-                id: id.clone(),
-                label,
-                mark: Mark::Note,
-            });
-            d.edges.push(Edge {
-                from: release_id(&hop.to),
-                to: id,
+                from,
+                to,
                 label: String::new(),
                 line: Line::Attach,
             });
