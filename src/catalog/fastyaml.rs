@@ -26,8 +26,7 @@
 
 use std::borrow::Cow;
 
-use serde_json::map::Entry;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::decode::yaml_options;
 
@@ -43,8 +42,20 @@ const MAX_KEY: usize = 512;
 
 /// Read one YAML document (the text between two `---` lines, or after a leading one) into the
 /// JSON value serde-saphyr would give for it, or `None` if the document is outside the subset
-/// this reader is sure about (including every malformed document).
+/// this reader is sure about (including every malformed document). [`to_json`] read back.
 pub fn to_value(doc: &str) -> Option<Value> {
+    let mut out = Vec::new();
+    to_json(doc, &mut out)?;
+    serde_json::from_slice(&out).ok()
+}
+
+/// Write one YAML document as compact JSON text into `out` (cleared first): exactly the text
+/// `serde_json::to_string` gives for the value serde-saphyr reads (keys in document order, as
+/// `serde_json`'s `preserve_order` map keeps them; strings escaped as `serde_json` escapes
+/// them), without building the value. `None`, with `out` holding nothing useful, if the
+/// document is outside the subset this reader is sure about (see [`to_value`]).
+pub fn to_json(doc: &str, out: &mut Vec<u8>) -> Option<()> {
+    out.clear();
     if doc.len() > MAX_BYTES {
         return None;
     }
@@ -52,25 +63,18 @@ pub fn to_value(doc: &str) -> Option<Value> {
     if !clean(&doc.as_bytes()[start..]) {
         return None;
     }
+    out.reserve(doc.len());
     let mut r = Reader {
         s: doc,
         pos: start,
         inline: None,
         entries: 0,
+        out: std::mem::take(out),
+        keys: Vec::new(),
     };
-    let line = r.peek()?;
-    let text = r.text(&line);
-    let root = if is_seq_item(text) {
-        r.seq(line.indent, 1)?
-    } else if key(text)?.is_some() {
-        r.map(line.indent, 1)?
-    } else {
-        return None;
-    };
-    if r.peek().is_some() {
-        return None;
-    }
-    Some(root)
+    let done = r.root();
+    *out = r.out;
+    done
 }
 
 /// Where the content starts: after a first line `---` that carries at most a comment.
@@ -93,7 +97,12 @@ fn skip_marker(doc: &str) -> Option<usize> {
 /// other control character, no Unicode line separator or byte order mark) and no line that
 /// starts with a document marker (`---`, `...`) or a directive (`%`).
 fn clean(b: &[u8]) -> bool {
-    let plain_ascii = b.iter().all(|&c| (0x20..0x7f).contains(&c) || c == b'\n');
+    // Whole chunks without an early exit inside, so that the test is vectorised.
+    let plain_ascii = b.chunks(64).all(|chunk| {
+        chunk.iter().fold(true, |ok, &c| {
+            ok & ((0x20..0x7f).contains(&c) | (c == b'\n'))
+        })
+    });
     if !plain_ascii {
         for &c in b {
             if (c < 0x20 && c != b'\n') || c == 0x7f {
@@ -119,9 +128,11 @@ fn clean(b: &[u8]) -> bool {
             return false;
         }
     }
-    memchr::memmem::find(b, b"\n---").is_none()
-        && memchr::memmem::find(b, b"\n...").is_none()
-        && memchr::memmem::find(b, b"\n%").is_none()
+    // One pass over the line starts.
+    memchr::memchr_iter(b'\n', b).all(|i| {
+        let next = &b[i + 1..];
+        !(next.starts_with(b"---") || next.starts_with(b"...") || next.starts_with(b"%"))
+    })
 }
 
 /// One line that carries content.
@@ -161,9 +172,30 @@ struct Reader<'a> {
     /// `Some(column)` when `pos` points at a compact node inside a line (`- key: v`).
     inline: Option<usize>,
     entries: usize,
+    /// The JSON text written so far.
+    out: Vec<u8>,
+    /// The keys of the mappings being read, innermost last (for the duplicate-key rule).
+    keys: Vec<Cow<'a, str>>,
 }
 
+/// Keys of one mapping compared one by one; past this many, through a hash set.
+const LINEAR_KEYS: usize = 32;
+
 impl<'a> Reader<'a> {
+    /// The whole document: a block mapping or a block sequence, and nothing after it.
+    fn root(&mut self) -> Option<()> {
+        let line = self.peek()?;
+        let text = self.text(&line);
+        if is_seq_item(text) {
+            self.seq(line.indent, 1)?
+        } else if key(text)?.is_some() {
+            self.map(line.indent, 1)?
+        } else {
+            return None;
+        }
+        self.peek().is_none().then_some(())
+    }
+
     fn bytes(&self) -> &'a [u8] {
         self.s.as_bytes()
     }
@@ -238,12 +270,16 @@ impl<'a> Reader<'a> {
         (self.entries <= MAX_ENTRIES).then_some(())
     }
 
-    /// A block mapping whose keys sit at column `n`.
-    fn map(&mut self, n: usize, depth: usize) -> Option<Value> {
+    /// A block mapping whose keys sit at column `n`. A key repeated in it is left to
+    /// serde-saphyr.
+    fn map(&mut self, n: usize, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let mut m = Map::new();
+        let base = self.keys.len();
+        let mut many: Option<std::collections::HashSet<Cow<'a, str>>> = None;
+        let mut first = true;
+        self.out.push(b'{');
         while let Some(line) = self.peek() {
             if line.indent < n {
                 break;
@@ -252,25 +288,48 @@ impl<'a> Reader<'a> {
                 return None;
             }
             let (k, after) = key(self.text(&line))??;
-            self.consume(&line);
-            let v = self.value(&line, line.start + after, n, Ctx::MapValue, depth)?;
-            self.count()?;
-            match m.entry(k.into_owned()) {
-                Entry::Vacant(e) => {
-                    e.insert(v);
+            match &mut many {
+                Some(set) => {
+                    if !set.insert(k.clone()) {
+                        return None;
+                    }
                 }
-                Entry::Occupied(_) => return None,
+                None => {
+                    if self.keys[base..].contains(&k) {
+                        return None;
+                    }
+                    if self.keys.len() - base == LINEAR_KEYS {
+                        let mut set: std::collections::HashSet<Cow<'a, str>> =
+                            self.keys.drain(base..).collect();
+                        set.insert(k.clone());
+                        many = Some(set);
+                    } else {
+                        self.keys.push(k.clone());
+                    }
+                }
             }
+            if !first {
+                self.out.push(b',');
+            }
+            first = false;
+            write_str(&mut self.out, &k);
+            self.out.push(b':');
+            self.consume(&line);
+            self.value(&line, line.start + after, n, Ctx::MapValue, depth)?;
+            self.count()?;
         }
-        Some(Value::Object(m))
+        self.keys.truncate(base);
+        self.out.push(b'}');
+        Some(())
     }
 
     /// A block sequence whose dashes sit at column `n`.
-    fn seq(&mut self, n: usize, depth: usize) -> Option<Value> {
+    fn seq(&mut self, n: usize, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let mut items = Vec::new();
+        self.out.push(b'[');
+        let mut first = true;
         while let Some(line) = self.peek() {
             if line.indent < n {
                 break;
@@ -281,17 +340,21 @@ impl<'a> Reader<'a> {
             if !is_seq_item(self.text(&line)) {
                 break;
             }
+            if !first {
+                self.out.push(b',');
+            }
+            first = false;
             self.consume(&line);
-            let v = self.value(&line, line.start + 1, n, Ctx::SeqItem, depth)?;
+            self.value(&line, line.start + 1, n, Ctx::SeqItem, depth)?;
             self.count()?;
-            items.push(v);
         }
-        Some(Value::Array(items))
+        self.out.push(b']');
+        Some(())
     }
 
     /// The value after a key's `:` or an item's `-` (byte `at` of `line`, which is consumed),
     /// in a collection at column `n`.
-    fn value(&mut self, line: &Line, at: usize, n: usize, ctx: Ctx, depth: usize) -> Option<Value> {
+    fn value(&mut self, line: &Line, at: usize, n: usize, ctx: Ctx, depth: usize) -> Option<()> {
         let b = self.bytes();
         let mut i = at;
         while i < line.end && b[i] == b' ' {
@@ -305,7 +368,10 @@ impl<'a> Reader<'a> {
                 Some(l) if l.indent == n && ctx == Ctx::MapValue && is_seq_item(self.text(&l)) => {
                     self.seq(n, depth + 1)
                 }
-                _ => Some(Value::Null),
+                _ => {
+                    self.out.extend_from_slice(b"null");
+                    Some(())
+                }
             };
         }
         let rest = &self.s[i..line.end];
@@ -330,7 +396,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A node that starts on a line of its own, more indented than its parent at column `n`.
-    fn node(&mut self, n: usize, depth: usize) -> Option<Value> {
+    fn node(&mut self, n: usize, depth: usize) -> Option<()> {
         let line = self.peek()?;
         let text = self.text(&line);
         if is_seq_item(text) {
@@ -348,18 +414,20 @@ impl<'a> Reader<'a> {
 
     /// A flow scalar (or `[]`, `{}`) starting at `rest`, whose line is consumed; a plain
     /// scalar may continue on the following lines that are more indented than `n`.
-    fn scalar(&mut self, rest: &str, n: usize) -> Option<Value> {
+    fn scalar(&mut self, rest: &str, n: usize) -> Option<()> {
         let b = rest.as_bytes();
         match b[0] {
             b'"' | b'\'' => match quoted_line(rest)? {
-                Some((v, used)) => tail_ok(&rest[used..]).then_some(Value::String(v)),
+                Some((v, used)) => tail_ok(&rest[used..]).then(|| write_str(&mut self.out, &v)),
                 None => self.quoted_lines(rest, n),
             },
             b'[' if b.get(1) == Some(&b']') && tail_ok(&rest[2..]) => {
-                Some(Value::Array(Vec::new()))
+                self.out.extend_from_slice(b"[]");
+                Some(())
             }
             b'{' if b.get(1) == Some(&b'}') && tail_ok(&rest[2..]) => {
-                Some(Value::Object(Map::new()))
+                self.out.extend_from_slice(b"{}");
+                Some(())
             }
             b'-' if b.len() > 1 && b[1] != b' ' => self.plain(rest, n),
             c if is_indicator(c) => None,
@@ -370,7 +438,7 @@ impl<'a> Reader<'a> {
     /// A quoted scalar starting at `rest` (the rest of a consumed line) and going on over the
     /// following lines, which are more indented than `n`: line breaks fold to a space (or to
     /// one line feed per blank line between), except an escaped one in double quotes.
-    fn quoted_lines(&mut self, rest: &str, n: usize) -> Option<Value> {
+    fn quoted_lines(&mut self, rest: &str, n: usize) -> Option<()> {
         let double = rest.starts_with('"');
         let mut out = String::new();
         let mut keep = 0;
@@ -414,13 +482,14 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 self.pos = p;
-                return Some(Value::String(out));
+                write_str(&mut self.out, &out);
+                return Some(());
             }
         }
     }
 
     /// A plain scalar starting at `rest` (the rest of a consumed line).
-    fn plain(&mut self, rest: &str, n: usize) -> Option<Value> {
+    fn plain(&mut self, rest: &str, n: usize) -> Option<()> {
         let b = rest.as_bytes();
         let mut end = b.len();
         let mut commented = false;
@@ -437,7 +506,7 @@ impl<'a> Reader<'a> {
         }
         let first = rest[..end].trim_end_matches(' ');
         if commented {
-            return resolve_plain(first);
+            return write_plain(&mut self.out, first);
         }
         // Continuation lines: more indented than the parent, blank lines in between.
         let s = self.s;
@@ -477,14 +546,17 @@ impl<'a> Reader<'a> {
         }
         match folded {
             // Folded text holds a space or a line break: never a null, boolean or number.
-            Some(f) => Some(Value::String(f)),
-            None => resolve_plain(first),
+            Some(f) => {
+                write_str(&mut self.out, &f);
+                Some(())
+            }
+            None => write_plain(&mut self.out, first),
         }
     }
 
     /// A block scalar whose header is `header` (`|`, `>-`, `|2`, ... with an optional comment),
     /// the value of an entry in a collection at column `n`.
-    fn block(&mut self, header: &str, n: usize, ctx: Ctx) -> Option<Value> {
+    fn block(&mut self, header: &str, n: usize, ctx: Ctx) -> Option<()> {
         let h = header.as_bytes();
         let literal = h[0] == b'|';
         let mut chomp = Chomp::Clip;
@@ -609,7 +681,8 @@ impl<'a> Reader<'a> {
                 out.extend(std::iter::repeat_n('\n', empties));
             }
         }
-        Some(Value::String(out))
+        write_str(&mut self.out, &out);
+        Some(())
     }
 }
 
@@ -840,14 +913,54 @@ fn quoted_line(text: &str) -> Option<Option<(String, usize)>> {
     }
 }
 
-/// The value of a one-line plain scalar (trimmed, not empty).
-fn resolve_plain(s: &str) -> Option<Value> {
+/// Write `s` as a JSON string, escaped as `serde_json` escapes it.
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    if s.bytes().any(|c| c < 0x20 || c == b'"' || c == b'\\') {
+        // Writing into a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut *out, s);
+    } else {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    }
+}
+
+/// Write the JSON of a one-line plain scalar (trimmed, not empty).
+fn write_plain(out: &mut Vec<u8>, s: &str) -> Option<()> {
+    match resolve_plain(s)? {
+        Plain::Text => write_str(out, s),
+        Plain::Verbatim => out.extend_from_slice(s.as_bytes()),
+        Plain::Null => out.extend_from_slice(b"null"),
+        Plain::Bool(true) => out.extend_from_slice(b"true"),
+        Plain::Bool(false) => out.extend_from_slice(b"false"),
+        Plain::Other(v) => {
+            let _ = serde_json::to_writer(&mut *out, &v);
+        }
+    }
+    Some(())
+}
+
+/// How a one-line plain scalar reads.
+enum Plain {
+    /// As the string it is.
+    Text,
+    /// As a decimal integer written exactly as JSON writes it.
+    Verbatim,
+    Null,
+    Bool(bool),
+    /// As serde-saphyr reads it alone.
+    Other(Value),
+}
+
+/// The reading of a one-line plain scalar (trimmed, not empty).
+fn resolve_plain(s: &str) -> Option<Plain> {
     match s {
-        "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "~" | "null" | "Null" | "NULL" => return Some(Plain::Null),
         _ => {}
     }
     if let Some(b) = yaml11_bool(s) {
-        return Some(Value::Bool(b));
+        return Some(Plain::Bool(b));
     }
     let b = s.as_bytes();
     let unsigned = match b.first() {
@@ -858,11 +971,11 @@ fn resolve_plain(s: &str) -> Option<Value> {
         Some(c) if c.is_ascii_digit() || *c == b'.' => {}
         // No integer or float form starts otherwise (Rust's `inf`/`nan` spellings are not
         // finite, so serde-saphyr keeps them as strings).
-        Some(_) => return Some(Value::String(s.to_owned())),
+        Some(_) => return Some(Plain::Text),
         None => return resolve_alone(s),
     }
-    if let Some(v) = decimal(s) {
-        return Some(v);
+    if decimal(s) {
+        return Some(Plain::Verbatim);
     }
     // Integers are digits, radix letters, `_` and a sign; floats digits, one `.`, an
     // exponent and signs. Anything else is text.
@@ -870,36 +983,29 @@ fn resolve_plain(s: &str) -> Option<Value> {
         .iter()
         .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'+' | b'-'));
     if !numeric_chars || b.iter().filter(|&&c| c == b'.').count() > 1 {
-        return Some(Value::String(s.to_owned()));
+        return Some(Plain::Text);
     }
     resolve_alone(s)
 }
 
 /// Let serde-saphyr read one plain scalar that might be a number.
-fn resolve_alone(s: &str) -> Option<Value> {
+fn resolve_alone(s: &str) -> Option<Plain> {
     let v: Value = serde_saphyr::from_str_with_options(s, yaml_options()).ok()?;
-    (!v.is_array() && !v.is_object()).then_some(v)
+    (!v.is_array() && !v.is_object()).then_some(Plain::Other(v))
 }
 
-/// `0`, `123` or `-123` (at most 18 digits, no leading zero).
-fn decimal(s: &str) -> Option<Value> {
+/// `0`, `123` or `-123` (at most 18 digits, no leading zero): an integer that JSON writes
+/// exactly as it is spelled.
+fn decimal(s: &str) -> bool {
     let (neg, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, s),
     };
     let d = digits.as_bytes();
     if d.is_empty() || d.len() > 18 || !d.iter().all(u8::is_ascii_digit) {
-        return None;
+        return false;
     }
-    if d[0] == b'0' && (d.len() > 1 || neg) {
-        return None;
-    }
-    let v: u64 = digits.parse().ok()?;
-    if neg {
-        Some(Value::from(-i64::try_from(v).ok()?))
-    } else {
-        Some(Value::from(v))
-    }
+    !(d[0] == b'0' && (d.len() > 1 || neg))
 }
 
 /// The YAML 1.1 boolean spellings serde-saphyr accepts (any case).

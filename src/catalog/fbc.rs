@@ -489,12 +489,16 @@ pub fn catalog_files(root: &Path) -> Result<CatalogFiles, Error> {
         if entry.file_name() == ".indexignore" {
             continue;
         }
+        let link = entry.path_is_symlink();
         let path = entry.into_path();
-        // A symlink is followed only when it stays inside the catalog (issue 14).
-        crate::fsread::check_confined(&path, root).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
+        // A symlink is followed only when it stays inside the catalog (issue 14). Links are
+        // not followed by the walk, so only the entry itself can be one.
+        if link {
+            crate::fsread::check_confined(&path, root).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+        }
         let rel = path
             .strip_prefix(root)
             .unwrap_or(&path)
@@ -579,6 +583,12 @@ trait DocSink {
         line: usize,
         value: serde_json::Value,
     ) -> Result<Self::Yaml, Error>;
+    /// Decode one YAML document that the fast reader wrote as JSON text (an object), on any
+    /// thread: what [`DocSink::decode_yaml`] would make of its value, without the value.
+    /// `None` when the value must decide instead: every error, and any case the text does not
+    /// settle at once, is then decoded from the value as before, so that messages and results
+    /// stay the same.
+    fn decode_yaml_json(&self, path: &Path, line: usize, json: &[u8]) -> Option<Self::Yaml>;
     /// Keep one decoded YAML document.
     fn take_yaml(&mut self, item: Self::Yaml);
 }
@@ -830,6 +840,13 @@ impl DocSink for MetaSink<'_> {
             return Ok(None);
         }
         meta_of_value(path, line, &value, schema, r).map(Some)
+    }
+    fn decode_yaml_json(&self, path: &Path, line: usize, json: &[u8]) -> Option<Option<Meta>> {
+        let (schema, r, kept) = routing(path, line, json, self.filter).ok()?;
+        if !kept {
+            return Some(None);
+        }
+        meta_of(path, line, json, schema, r).ok().map(Some)
     }
     fn take_yaml(&mut self, item: Option<Meta>) {
         self.out.read += 1;
@@ -1236,15 +1253,38 @@ fn yaml_doc<S: DocSink>(
         line,
     };
     let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
-    // The document is read into a JSON value first: that fixes the reading of every scalar
-    // (YAML 1.2 core schema, as before) before typed decoding sees it. The typed structs
-    // then decode from the value directly, without writing and re-parsing JSON text.
-    // The fast reader takes the block-style subset catalogs are written in; anything else,
-    // and every error, goes to serde-saphyr.
+    // The fast reader takes the block-style subset catalogs are written in and writes it as
+    // JSON text (no value is built), which the sink decodes as it decodes a JSON file:
+    // property values are slices of that text, copied once. Whenever the text does not
+    // settle a document at once, and for every error, the document is read into a JSON value
+    // first (from the same text, or by serde-saphyr outside the subset) and decoded from the
+    // value, as before: that fixes the reading of every scalar (YAML 1.2 core schema).
     let fast = if FAST_YAML.load(std::sync::atomic::Ordering::Relaxed) {
-        super::fastyaml::to_value(text)
+        JSON_TEXT.with_borrow_mut(|json| {
+            super::fastyaml::to_json(text, json)?;
+            let decoded = if json.first() == Some(&b'{') {
+                sink.decode_yaml_json(path, line, json)
+            } else {
+                None
+            };
+            let read = match decoded {
+                Some(item) => Some(Ok(item)),
+                None => serde_json::from_slice::<serde_json::Value>(json)
+                    .ok()
+                    .map(Err),
+            };
+            if json.capacity() > YAML_BATCH {
+                *json = Vec::new();
+            }
+            read
+        })
     } else {
         None
+    };
+    let fast = match fast {
+        Some(Ok(item)) => return Ok(Some(item)),
+        Some(Err(value)) => Some(value),
+        None => None,
     };
     let value: serde_json::Value = match fast {
         Some(v) => v,
@@ -1271,6 +1311,12 @@ fn yaml_doc<S: DocSink>(
         }
     }
     sink.decode_yaml(path, line, value).map(Some)
+}
+
+thread_local! {
+    /// The JSON text of the YAML document being read on this thread (kept between
+    /// documents, so that its allocation is reused).
+    static JSON_TEXT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Whether YAML documents go through [`super::fastyaml`] first (on unless a benchmark
@@ -1394,8 +1440,8 @@ impl DocSink for TypedSink<'_> {
         offset: Option<u64>,
         doc: &[u8],
     ) -> Result<(), Error> {
-        if self.fast_path(path, line, offset, doc)? {
-            self.out.documents_read += 1;
+        if let Some(item) = self.sniffed(path, line, offset, doc) {
+            self.take_yaml(item);
             return Ok(());
         }
         let (schema, r, kept) = routing(path, line, doc, self.filter)?;
@@ -1461,6 +1507,31 @@ impl DocSink for TypedSink<'_> {
             _ => YamlItem::Other(meta_of_value(path, line, &value, schema, r)?),
         })
     }
+    fn decode_yaml_json(&self, path: &Path, line: usize, json: &[u8]) -> Option<YamlItem> {
+        // As `doc` reads a JSON document, but answering only when decoding succeeds.
+        if let Some(item) = self.sniffed(path, line, None, json) {
+            return Some(item);
+        }
+        let (schema, r, kept) = routing(path, line, json, self.filter).ok()?;
+        if !kept {
+            return Some(if !is_known_schema(&schema) {
+                YamlItem::SkippedOther
+            } else if schema == SCHEMA_PACKAGE {
+                YamlItem::SkippedPackage(r.name)
+            } else {
+                YamlItem::Skipped
+            });
+        }
+        Some(match schema.as_str() {
+            SCHEMA_PACKAGE => YamlItem::Package(decode(path, line, json, &schema, &r).ok()?),
+            SCHEMA_CHANNEL => YamlItem::Channel(decode(path, line, json, &schema, &r).ok()?),
+            SCHEMA_BUNDLE => YamlItem::Bundle(decode(path, line, json, &schema, &r).ok()?),
+            SCHEMA_DEPRECATIONS => {
+                YamlItem::Deprecation(decode(path, line, json, &schema, &r).ok()?)
+            }
+            _ => YamlItem::Other(meta_of(path, line, json, schema, r).ok()?),
+        })
+    }
     fn take_yaml(&mut self, item: YamlItem) {
         let dc = &mut self.out;
         dc.documents_read += 1;
@@ -1480,7 +1551,7 @@ impl DocSink for TypedSink<'_> {
     }
 }
 
-/// One YAML document as [`TypedSink`] keeps it.
+/// One document as [`TypedSink`] keeps it.
 enum YamlItem {
     Package(Located<Package>),
     Channel(Located<Channel>),
@@ -1511,38 +1582,36 @@ fn decode_value<T: for<'a> Deserialize<'a>>(
 impl TypedSink<'_> {
     /// Decode a kept document of a known schema without the routing pass: the routing keys
     /// are sniffed from its first members, and typed decoding checks the whole document
-    /// (including the routing pass's duplicate-key rule). Returns `false`, having kept
-    /// nothing, whenever the full path must decide (also to report any error its way).
-    fn fast_path(
-        &mut self,
+    /// (including the routing pass's duplicate-key rule). `None`, having decoded nothing
+    /// that is kept, whenever the full path must decide (also to report any error its way).
+    /// `offset` is the document's place in its file (JSON), `None` for converted text (YAML).
+    fn sniffed(
+        &self,
         path: &Path,
         line: usize,
         offset: Option<u64>,
         doc: &[u8],
-    ) -> Result<bool, Error> {
-        let Some(r) = sniff_routing(doc) else {
-            return Ok(false);
-        };
+    ) -> Option<YamlItem> {
+        let r = sniff_routing(doc)?;
         let schema = r.schema.as_deref().unwrap_or_default();
         if !is_known_schema(schema) || !self.filter.keeps_doc(schema, &r.package, &r.name) {
-            return Ok(false);
+            return None;
         }
         let origin = || Origin {
             file: path.to_path_buf(),
             line,
         };
-        let dc = &mut self.out;
         // Each arm checks that the typed keys agree with the sniffed ones (a repeated key
         // after the sniffed members would change them).
-        match schema {
+        Some(match schema {
             SCHEMA_PACKAGE => match serde_json::from_slice::<Package>(doc) {
                 Ok(item) if item.schema == schema && item.name == r.name => {
-                    dc.packages.push(Located {
+                    YamlItem::Package(Located {
                         item,
                         origin: origin(),
                     })
                 }
-                _ => return Ok(false),
+                _ => return None,
             },
             SCHEMA_CHANNEL => match serde_json::from_slice::<Channel>(doc) {
                 Ok(item)
@@ -1550,12 +1619,12 @@ impl TypedSink<'_> {
                         && item.name == r.name
                         && item.package == r.package =>
                 {
-                    dc.channels.push(Located {
+                    YamlItem::Channel(Located {
                         item,
                         origin: origin(),
                     })
                 }
-                _ => return Ok(false),
+                _ => return None,
             },
             SCHEMA_BUNDLE => {
                 let place = offset.filter(|_| self.lazy).map(|offset| DocPlace {
@@ -1572,25 +1641,24 @@ impl TypedSink<'_> {
                             && item.name == r.name
                             && item.package == r.package =>
                     {
-                        dc.bundles.push(Located {
+                        YamlItem::Bundle(Located {
                             item,
                             origin: origin(),
                         })
                     }
-                    _ => return Ok(false),
+                    _ => return None,
                 }
             }
             _ => match serde_json::from_slice::<Deprecation>(doc) {
                 Ok(item) if item.schema == schema && item.package == r.package => {
-                    dc.deprecations.push(Located {
+                    YamlItem::Deprecation(Located {
                         item,
                         origin: origin(),
                     })
                 }
-                _ => return Ok(false),
+                _ => return None,
             },
-        }
-        Ok(true)
+        })
     }
 }
 

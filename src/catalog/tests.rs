@@ -418,3 +418,79 @@ mod digest {
         assert_eq!(cat.digest.get(), Some(&want));
     }
 }
+
+/// The fast YAML road (the fast reader's JSON text, decoded as a JSON file is) gives exactly
+/// what serde-saphyr's road gives: every item, property value text and error message.
+mod fast_yaml_road {
+    use std::path::Path;
+
+    use super::{PackageFilter, fbc, realdata};
+
+    /// The load of `path` under `filter`, fast road on or off, as text (`Debug` of the whole
+    /// result, or the error).
+    fn loaded(path: &Path, filter: &PackageFilter, fast: bool) -> String {
+        fbc::set_fast_yaml(fast);
+        let got = fbc::load(path, filter);
+        fbc::set_fast_yaml(true);
+        match got {
+            Ok(dc) => format!("{dc:?}"),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    #[track_caller]
+    fn same_both_ways(path: &Path, filter: &PackageFilter) {
+        let fast = loaded(path, filter, true);
+        let slow = loaded(path, filter, false);
+        assert_eq!(fast, slow, "{}", path.display());
+    }
+
+    #[test]
+    fn on_every_real_catalog() {
+        let Some(root) = realdata("fast YAML road on real catalogs") else {
+            return;
+        };
+        for (rel, _, _) in super::CATALOGS {
+            let path = root.join(rel);
+            same_both_ways(&path, &PackageFilter::All);
+            same_both_ways(
+                &path,
+                &PackageFilter::Only(vec!["jaeger-product".into(), "etcd".into()]),
+            );
+        }
+    }
+
+    #[test]
+    fn on_documents_that_need_the_value() {
+        let docs = [
+            // Plain documents of every schema, an unknown schema and property values of
+            // every kind (numbers, booleans, nulls inside, escapes, non-ASCII text).
+            "schema: olm.package\nname: p\ndefaultChannel: stable\n",
+            "schema: olm.channel\npackage: p\nname: stable\nentries:\n- name: p.v1.0.0\n",
+            "schema: olm.bundle\npackage: p\nname: p.v1.0.0\nimage: quay.io/p@sha256:0\nproperties:\n- type: olm.package\n  value:\n    packageName: p\n    version: 1.0.0\n- type: olm.csv.metadata\n  value:\n    annotations:\n      a: \"tab\\there \\\"q\\\" é\"\n      n: 12\n      f: 1.5e3\n      b: yes\n      z: ~\n    description: |\n      line one\n      line two\n",
+            "schema: acme.custom\nname: x\nanything:\n  deep: [ ]\n",
+            "schema: olm.deprecations\npackage: p\nentries:\n- reference:\n    schema: olm.package\n  message: gone\n",
+            // Routing keys late, in another case, or repeated in another case.
+            "name: p2\nSchema: olm.package\n",
+            "schema: olm.package\nname: p3\nSCHEMA: olm.package\n",
+            // Wrong types and missing fields: errors worded by the value's road.
+            "schema: olm.bundle\npackage: p\nname: p.v2\nproperties:\n- type: olm.package\n",
+            "schema: olm.channel\npackage: p\nname: c\nentries: 5\n",
+            "schema: 5\nname: x\n",
+            "name: no-schema\n",
+            "- a\n- b\n",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for (i, doc) in docs.iter().enumerate() {
+            let path = dir.path().join(format!("c{i}.yaml"));
+            std::fs::write(&path, doc).unwrap();
+            same_both_ways(&path, &PackageFilter::All);
+            same_both_ways(&path, &PackageFilter::Only(vec!["p".into()]));
+            same_both_ways(&path, &PackageFilter::Only(vec!["q".into()]));
+        }
+        // All of them in one file, as one stream.
+        let path = dir.path().join("all.yaml");
+        std::fs::write(&path, docs[..5].join("---\n")).unwrap();
+        same_both_ways(&path, &PackageFilter::All);
+    }
+}

@@ -1,4 +1,4 @@
-use super::to_value;
+use super::{to_json, to_value};
 use crate::catalog::decode::yaml_options;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -8,6 +8,13 @@ fn saphyr(doc: &str) -> Result<Value, serde_saphyr::Error> {
     serde_saphyr::from_str_with_options(doc, yaml_options())
 }
 
+/// The JSON text the fast reader writes for `doc`.
+fn json_text(doc: &str) -> Option<String> {
+    let mut out = Vec::new();
+    to_json(doc, &mut out)?;
+    Some(String::from_utf8(out).expect("the fast reader writes UTF-8"))
+}
+
 /// The fast reader takes `doc` and agrees with serde-saphyr, key order included.
 #[track_caller]
 fn fast(doc: &str) -> Value {
@@ -15,8 +22,8 @@ fn fast(doc: &str) -> Value {
     let got = to_value(doc).unwrap_or_else(|| panic!("fast reader fell back on {doc:?}"));
     assert_eq!(got, want, "{doc:?}");
     assert_eq!(
-        serde_json::to_string(&got).unwrap(),
-        serde_json::to_string(&want).unwrap(),
+        json_text(doc),
+        Some(serde_json::to_string(&want).unwrap()),
         "{doc:?}"
     );
     got
@@ -42,9 +49,9 @@ fn agrees(doc: &str) -> Result<bool, TestCaseError> {
     let want = want.unwrap();
     prop_assert_eq!(&got, &want, "{:?}", doc);
     prop_assert_eq!(
-        serde_json::to_string(&got).unwrap(),
-        serde_json::to_string(&want).unwrap(),
-        "key order in {:?}",
+        json_text(doc),
+        Some(serde_json::to_string(&want).unwrap()),
+        "JSON text (key order, escapes) of {:?}",
         doc
     );
     Ok(true)
@@ -185,6 +192,37 @@ fn comments_blank_lines_and_markers() {
     fast("--- # doc\na: b\n");
     fast("a: b\n# last");
     fast("a: []\nb: {}\nc:\n- []\n- {} # c\n");
+}
+
+/// A repeated key is left to serde-saphyr in a small mapping (compared one by one) and in a
+/// large one (through a set), at every nesting level; the same key in sibling or nested
+/// mappings is no repetition.
+#[test]
+fn repeated_keys_in_small_and_large_mappings() {
+    falls_back("a: 1\nb: 2\na: 3\n");
+    falls_back("m:\n  a: 1\n  a: 2\n");
+    fast("a:\n  a: 1\nb:\n  a: 2\n");
+    fast("- a: 1\n  b: 2\n- a: 3\n  b: 4\n");
+    for n in [31, 32, 33, 40, 100] {
+        let mut doc: String = (0..n).map(|i| format!("k{i}: {i}\n")).collect();
+        let v = fast(&doc);
+        assert_eq!(v.as_object().map(|m| m.len()), Some(n), "{n} keys");
+        // Nested mappings in between do not disturb the outer mapping's keys.
+        let nested: String = (0..n)
+            .map(|i| format!("k{i}:\n  k{i}: x\n  z: y\n"))
+            .collect();
+        fast(&nested);
+        for dup in [0, n / 2, n - 1] {
+            let mut d = doc.clone();
+            d.push_str(&format!("k{dup}: again\n"));
+            falls_back(&d);
+            let mut d = nested.clone();
+            d.push_str(&format!("k{dup}: again\n"));
+            falls_back(&d);
+        }
+        doc.push_str("tail: 1\n");
+        fast(&doc);
+    }
 }
 
 #[test]
@@ -762,8 +800,8 @@ fn agrees_with_serde_saphyr_on_real_data() {
                     });
                     assert_eq!(got, want, "{}", path.display());
                     assert_eq!(
-                        serde_json::to_string(&got).unwrap(),
-                        serde_json::to_string(&want).unwrap(),
+                        json_text(doc),
+                        Some(serde_json::to_string(&want).unwrap()),
                         "{}",
                         path.display()
                     );
