@@ -45,7 +45,7 @@ use sha2::{Digest, Sha256};
 use super::decode::yaml_options;
 use super::decode::{Key, RoutingKeys, fbc_struct};
 use super::model::Origin;
-use super::property::{LazyValue, PROPERTY_BUNDLE_OBJECT, PropertyValue};
+use super::property::{LazyValue, PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA, PropertyValue};
 use super::{Error, PackageFilter};
 
 /// `schema` of a package blob.
@@ -207,6 +207,9 @@ impl<'de> Deserialize<'de> for Property {
                 // Inside an `olm.bundle` read for a lazy load, the deserializer reads from
                 // the document's bytes, so values can be borrowed and placed in the file.
                 let place = DOC_PLACE.get();
+                // Inside an `olm.bundle` read as JSON text by a load for validation alone:
+                // values can be borrowed, and csv metadata is checked, not kept.
+                let check_only = CHECK_CSV_ONLY.get();
                 let mut ty: Option<String> = None;
                 let mut value: Option<PropertyValue> = None;
                 let mut borrowed: Option<&'de RawValue> = None;
@@ -214,7 +217,7 @@ impl<'de> Deserialize<'de> for Property {
                     if key.0.eq_ignore_ascii_case("type") {
                         ty = map.next_value()?;
                     } else if key.0.eq_ignore_ascii_case("value") {
-                        if place.is_some() {
+                        if place.is_some() || check_only {
                             borrowed = Some(map.next_value()?);
                             value = None;
                         } else {
@@ -229,6 +232,17 @@ impl<'de> Deserialize<'de> for Property {
                 let ty = ty
                     .filter(|t| !t.is_empty())
                     .ok_or_else(|| de::Error::custom("property type must be set"))?;
+                if let Some(b) = borrowed
+                    .filter(|b| check_only && ty == PROPERTY_CSV_METADATA && b.get() != "null")
+                {
+                    borrowed = None;
+                    value = Some(PropertyValue::Checked(super::property::check_csv_metadata(
+                        b.get(),
+                    )));
+                }
+                if let (Some(b), None) = (borrowed, place) {
+                    value = Some(PropertyValue::Json(b.to_owned()));
+                }
                 if let (Some(b), Some(place)) = (borrowed, place) {
                     value = Some(match place.range_of(b) {
                         // The common `{"data":"<base64>"}`: valid base64 has no quote or
@@ -291,6 +305,9 @@ impl DocPlace {
 
 thread_local! {
     static DOC_PLACE: std::cell::Cell<Option<DocPlace>> = const { std::cell::Cell::new(None) };
+    /// Set only while [`TypedSink`] decodes an `olm.bundle` from JSON text for a load that
+    /// does not keep csv metadata ([`LoadOptions::keep_csv_metadata`]).
+    static CHECK_CSV_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Whether a bundle object value is exactly `{"data":"…"}` with non-empty, valid standard
@@ -1395,6 +1412,8 @@ struct TypedSink<'f> {
     filter: &'f PackageFilter,
     /// See [`LoadOptions::lazy_bundle_objects`].
     lazy: bool,
+    /// See [`LoadOptions::keep_csv_metadata`].
+    keep_csv: bool,
     out: DeclarativeConfig,
 }
 
@@ -1459,15 +1478,8 @@ impl DocSink for TypedSink<'_> {
             SCHEMA_PACKAGE => dc.packages.push(decode(path, line, doc, &schema, &r)?),
             SCHEMA_CHANNEL => dc.channels.push(decode(path, line, doc, &schema, &r)?),
             SCHEMA_BUNDLE => {
-                let place = offset.filter(|_| self.lazy).map(|offset| DocPlace {
-                    start: doc.as_ptr() as usize,
-                    len: doc.len(),
-                    offset,
-                });
-                DOC_PLACE.set(place);
-                let bundle = decode(path, line, doc, &schema, &r);
-                DOC_PLACE.set(None);
-                dc.bundles.push(bundle?)
+                let bundle = self.in_bundle(offset, doc, || decode(path, line, doc, &schema, &r));
+                self.out.bundles.push(bundle?)
             }
             SCHEMA_DEPRECATIONS => dc.deprecations.push(decode(path, line, doc, &schema, &r)?),
             _ => {
@@ -1525,7 +1537,10 @@ impl DocSink for TypedSink<'_> {
         Some(match schema.as_str() {
             SCHEMA_PACKAGE => YamlItem::Package(decode(path, line, json, &schema, &r).ok()?),
             SCHEMA_CHANNEL => YamlItem::Channel(decode(path, line, json, &schema, &r).ok()?),
-            SCHEMA_BUNDLE => YamlItem::Bundle(decode(path, line, json, &schema, &r).ok()?),
+            SCHEMA_BUNDLE => YamlItem::Bundle(
+                self.in_bundle(None, json, || decode(path, line, json, &schema, &r))
+                    .ok()?,
+            ),
             SCHEMA_DEPRECATIONS => {
                 YamlItem::Deprecation(decode(path, line, json, &schema, &r).ok()?)
             }
@@ -1580,6 +1595,29 @@ fn decode_value<T: for<'a> Deserialize<'a>>(
 }
 
 impl TypedSink<'_> {
+    /// Run `decode`, which reads the `olm.bundle` document `doc` (JSON text; at file offset
+    /// `offset` when it is the file's own bytes), with this load's settings for property
+    /// values in place ([`DOC_PLACE`], [`CHECK_CSV_ONLY`]).
+    fn in_bundle<R>(&self, offset: Option<u64>, doc: &[u8], decode: impl FnOnce() -> R) -> R {
+        /// Clears the settings however `decode` ends.
+        struct Reset;
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                DOC_PLACE.set(None);
+                CHECK_CSV_ONLY.set(false);
+            }
+        }
+        let place = offset.filter(|_| self.lazy).map(|offset| DocPlace {
+            start: doc.as_ptr() as usize,
+            len: doc.len(),
+            offset,
+        });
+        DOC_PLACE.set(place);
+        CHECK_CSV_ONLY.set(!self.keep_csv);
+        let _reset = Reset;
+        decode()
+    }
+
     /// Decode a kept document of a known schema without the routing pass: the routing keys
     /// are sniffed from its first members, and typed decoding checks the whole document
     /// (including the routing pass's duplicate-key rule). `None`, having decoded nothing
@@ -1627,14 +1665,7 @@ impl TypedSink<'_> {
                 _ => return None,
             },
             SCHEMA_BUNDLE => {
-                let place = offset.filter(|_| self.lazy).map(|offset| DocPlace {
-                    start: doc.as_ptr() as usize,
-                    len: doc.len(),
-                    offset,
-                });
-                DOC_PLACE.set(place);
-                let bundle = serde_json::from_slice::<Bundle>(doc);
-                DOC_PLACE.set(None);
+                let bundle = self.in_bundle(offset, doc, || serde_json::from_slice::<Bundle>(doc));
                 match bundle {
                     Ok(item)
                         if item.schema == schema
@@ -1680,6 +1711,7 @@ fn decode_file(
     let mut sink = TypedSink {
         filter,
         lazy,
+        keep_csv: options.keep_csv_metadata,
         out: DeclarativeConfig::default(),
     };
     let sha256 = read_with(path, &mut sink, options.digest)?;
@@ -1707,6 +1739,12 @@ pub struct LoadOptions {
     /// when asked for its objects). Values from YAML files, and values that do not have
     /// the `{"data": …}` shape, stay in memory.
     pub lazy_bundle_objects: bool,
+    /// Keep `olm.csv.metadata` values. Without it (a load for validation alone), a value is
+    /// checked as it is read (rule 5) and only the outcome is kept
+    /// ([`PropertyValue::Checked`]): the values are most of a catalog of small bundles, and
+    /// validation needs nothing else of them. Values read from a YAML document that only
+    /// serde-saphyr reads are kept either way.
+    pub keep_csv_metadata: bool,
 }
 
 impl Default for LoadOptions {
@@ -1714,6 +1752,7 @@ impl Default for LoadOptions {
         LoadOptions {
             digest: true,
             lazy_bundle_objects: false,
+            keep_csv_metadata: true,
         }
     }
 }

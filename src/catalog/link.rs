@@ -53,68 +53,6 @@ pub struct BuildOptions {
     pub check_bundle_objects: bool,
 }
 
-/// Any JSON object, checked without keeping it: read through the same deserializer calls
-/// as a `serde_json::Map<String, Value>` (so it decodes exactly when that does, with the same
-/// error), but nothing is built.
-struct AnyObject;
-
-/// Any JSON value, read as `serde_json::Value` reads it (`deserialize_any`), nothing kept.
-struct AnyValue;
-
-impl<'de> serde::Deserialize<'de> for AnyValue {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(AnyVisitor)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for AnyObject {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(AnyVisitor).map(|_| AnyObject)
-    }
-}
-
-struct AnyVisitor;
-
-impl<'de> serde::de::Visitor<'de> for AnyVisitor {
-    type Value = AnyValue;
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // What serde_json's `Map` says (the only caller that can fail here).
-        f.write_str("a map")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_unit<E>(self) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_none<E>(self) -> Result<AnyValue, E> {
-        Ok(AnyValue)
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<AnyValue, D::Error> {
-        <AnyValue as serde::Deserialize>::deserialize(d)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<AnyValue, A::Error> {
-        while s.next_element::<AnyValue>()?.is_some() {}
-        Ok(AnyValue)
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<AnyValue, A::Error> {
-        while m.next_entry::<AnyValue, AnyValue>()?.is_some() {}
-        Ok(AnyValue)
-    }
-}
-
 /// Known property types that must decode into their struct (rule 5).
 fn check_property(
     p: &fbc::Property,
@@ -133,10 +71,15 @@ fn check_property(
             shape::<property::Gvk>(&p.value)
         }
         property::PROPERTY_CHANNEL => shape::<property::ChannelProperty>(&p.value),
-        property::PROPERTY_CSV_METADATA => shape::<AnyObject>(&p.value),
+        property::PROPERTY_CSV_METADATA => match &p.value {
+            // Checked when it was read, by the same function.
+            PropertyValue::Checked(outcome) => outcome.clone(),
+            v => property::check_csv_metadata(v.text().unwrap_or("null")),
+        },
         property::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => {
             match &p.value {
                 PropertyValue::Json(raw) => check_bundle_object(raw),
+                PropertyValue::Checked(outcome) => return outcome.clone(),
                 // Checked when it was read.
                 PropertyValue::InFile(place) if place.base64_ok => Ok(()),
                 // Read it back for the decoder's own error.
@@ -572,41 +515,4 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
         },
     };
     (catalog, problems)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The allocation-free object check accepts and refuses exactly what a map of values does,
-    /// with the same message.
-    #[test]
-    fn any_object_agrees_with_a_map_of_values() {
-        let deep = "[".repeat(200) + &"]".repeat(200);
-        let deep = format!("{{\"a\":{deep}}}");
-        for text in [
-            "{}",
-            "{\"a\":1,\"b\":[1,2.5,-3,{\"c\":null}],\"a\":\"dup\"}",
-            "{\"big\":1e400}",
-            "{\"n\":123456789012345678901234567890}",
-            "{\"s\":\"\\u00e9\\ud83d\\ude00\"}",
-            "{\"bad\":\"\\q\"}",
-            "{\"lone\":\"\\ud800\"}",
-            "null",
-            "[]",
-            "\"x\"",
-            "1",
-            "{\"a\":1,}",
-            "{\"a\"}",
-            &deep,
-        ] {
-            let want = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
-                .map(|_| ())
-                .map_err(|e| e.to_string());
-            let got = serde_json::from_str::<AnyObject>(text)
-                .map(|_| ())
-                .map_err(|e| e.to_string());
-            assert_eq!(got, want, "{text}");
-        }
-    }
 }

@@ -195,6 +195,7 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error
             lazy_bundle_objects: true,
             // Computed on first use (see `model::Catalog::digest`).
             digest: false,
+            keep_csv_metadata: true,
         },
     )?;
     let (catalog, problems) = link::build(dc, &link::BuildOptions::default());

@@ -202,6 +202,10 @@ pub enum BundleObjectError {
     /// The decoded bytes are not UTF-8.
     #[error("the decoded manifest is not UTF-8")]
     NotUtf8,
+    /// The value was not kept by a load for validation alone (see
+    /// [`super::fbc::LoadOptions::keep_csv_metadata`]).
+    #[error("the value was not kept: the catalog was loaded for validation only")]
+    NotKept,
     /// The value was left in the catalog file at load time and cannot be read back (the
     /// file was removed or changed since).
     #[error("cannot read the value back from {}", path.display())]
@@ -361,6 +365,8 @@ impl Bundle {
             PropertyValue::InFile(place) => {
                 read_lazy_value(&self.origin.file, *place).map(std::borrow::Cow::Owned)
             }
+            // Only `olm.csv.metadata` values are left out, never a bundle object.
+            PropertyValue::Checked(_) => Err(BundleObjectError::NotKept),
         }
     }
 

@@ -87,13 +87,19 @@ fbc_struct! {
 
 /// A property's value. The loader keeps `olm.bundle.object` values of JSON files where they
 /// are and only remembers their place ([`PropertyValue::InFile`]), so a catalog of hundreds of MB
-/// costs memory for its index, not its manifests; everything else is raw JSON in memory.
+/// costs memory for its index, not its manifests; a load for validation alone keeps of an
+/// `olm.csv.metadata` value only its check ([`PropertyValue::Checked`]); everything else is
+/// raw JSON in memory.
 #[derive(Debug, Clone)]
 pub enum PropertyValue {
     /// Raw JSON, held in memory.
     Json(Box<RawValue>),
     /// Left in its catalog file (only `olm.bundle.object` values); read back on demand.
     InFile(LazyValue),
+    /// Not kept (only `olm.csv.metadata` values, in a load that keeps only what validation
+    /// needs: [`super::fbc::LoadOptions::keep_csv_metadata`]): the outcome of its shape check
+    /// ([`check_csv_metadata`]), made when it was read.
+    Checked(Result<(), String>),
 }
 
 impl PropertyValue {
@@ -102,15 +108,15 @@ impl PropertyValue {
         RawValue::from_string(text.to_owned()).map(PropertyValue::Json)
     }
 
-    /// The raw JSON of a value held in memory; `None` for one left in its file.
+    /// The raw JSON of a value held in memory; `None` for one left in its file or not kept.
     pub fn raw(&self) -> Option<&RawValue> {
         match self {
             PropertyValue::Json(raw) => Some(raw),
-            PropertyValue::InFile(_) => None,
+            PropertyValue::InFile(_) | PropertyValue::Checked(_) => None,
         }
     }
 
-    /// The JSON text of a value held in memory; `None` for one left in its file.
+    /// The JSON text of a value held in memory; `None` for one left in its file or not kept.
     pub fn text(&self) -> Option<&str> {
         self.raw().map(RawValue::get)
     }
@@ -119,7 +125,7 @@ impl PropertyValue {
     pub fn in_file(&self) -> Option<LazyValue> {
         match self {
             PropertyValue::InFile(place) => Some(*place),
-            PropertyValue::Json(_) => None,
+            PropertyValue::Json(_) | PropertyValue::Checked(_) => None,
         }
     }
 }
@@ -129,6 +135,7 @@ impl PartialEq for PropertyValue {
         match (self, other) {
             (PropertyValue::Json(a), PropertyValue::Json(b)) => a.get() == b.get(),
             (PropertyValue::InFile(a), PropertyValue::InFile(b)) => a == b,
+            (PropertyValue::Checked(a), PropertyValue::Checked(b)) => a == b,
             _ => false,
         }
     }
@@ -140,6 +147,9 @@ impl Serialize for PropertyValue {
             PropertyValue::Json(raw) => raw.serialize(serializer),
             PropertyValue::InFile(_) => Err(serde::ser::Error::custom(
                 "a property value left in its catalog file cannot be serialized; read it first",
+            )),
+            PropertyValue::Checked(_) => Err(serde::ser::Error::custom(
+                "an olm.csv.metadata value not kept by a load for validation cannot be serialized",
             )),
         }
     }
@@ -154,4 +164,109 @@ pub struct LazyValue {
     pub length: usize,
     /// Whether its `data` was non-empty, valid standard base64 when it was read.
     pub base64_ok: bool,
+}
+
+/// Rule 5 for an `olm.csv.metadata` value (JSON text): it must decode as a JSON object, as
+/// operator-registry's typed property parsing requires. The reason is `serde_json`'s message.
+pub fn check_csv_metadata(text: &str) -> Result<(), String> {
+    serde_json::from_str::<AnyObject>(text)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Any JSON object, checked without keeping it: read through the same deserializer calls
+/// as a `serde_json::Map<String, Value>` (so it decodes exactly when that does, with the same
+/// error), but nothing is built.
+struct AnyObject;
+
+/// Any JSON value, read as `serde_json::Value` reads it (`deserialize_any`), nothing kept.
+struct AnyValue;
+
+impl<'de> Deserialize<'de> for AnyValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(AnyVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for AnyObject {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(AnyVisitor).map(|_| AnyObject)
+    }
+}
+
+struct AnyVisitor;
+
+impl<'de> Visitor<'de> for AnyVisitor {
+    type Value = AnyValue;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // What serde_json's `Map` says (the only caller that can fail here).
+        f.write_str("a map")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_unit<E>(self) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_none<E>(self) -> Result<AnyValue, E> {
+        Ok(AnyValue)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<AnyValue, D::Error> {
+        AnyValue::deserialize(d)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut s: A) -> Result<AnyValue, A::Error> {
+        while s.next_element::<AnyValue>()?.is_some() {}
+        Ok(AnyValue)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<AnyValue, A::Error> {
+        while m.next_entry::<AnyValue, AnyValue>()?.is_some() {}
+        Ok(AnyValue)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The allocation-free object check accepts and refuses exactly what a map of values does,
+    /// with the same message.
+    #[test]
+    fn any_object_agrees_with_a_map_of_values() {
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let deep = format!("{{\"a\":{deep}}}");
+        for text in [
+            "{}",
+            "{\"a\":1,\"b\":[1,2.5,-3,{\"c\":null}],\"a\":\"dup\"}",
+            "{\"big\":1e400}",
+            "{\"n\":123456789012345678901234567890}",
+            "{\"s\":\"\\u00e9\\ud83d\\ude00\"}",
+            "{\"bad\":\"\\q\"}",
+            "{\"lone\":\"\\ud800\"}",
+            "null",
+            "[]",
+            "\"x\"",
+            "1",
+            "{\"a\":1,}",
+            "{\"a\"}",
+            &deep,
+        ] {
+            let want = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            let got = check_csv_metadata(text);
+            assert_eq!(got, want, "{text}");
+        }
+    }
 }

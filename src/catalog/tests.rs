@@ -494,3 +494,92 @@ mod fast_yaml_road {
         same_both_ways(&path, &PackageFilter::All);
     }
 }
+
+/// `catalog validate` checks csv metadata as it reads it and keeps only the outcome; its
+/// report is exactly the report of a load that keeps the values.
+mod csv_metadata_checked_not_kept {
+    use std::path::Path;
+
+    use super::validate::{self, Options};
+    use super::{fbc, realdata};
+    use crate::catalog::PackageFilter;
+    use crate::catalog::property::PropertyValue;
+
+    #[track_caller]
+    fn same_report(path: &Path) {
+        let checked = validate::validate_path(path, &Options::default()).map(|r| r.problems);
+        let kept = validate::load_and_validate(path, &Options::default()).map(|(_, r)| r.problems);
+        assert_eq!(
+            format!("{checked:?}"),
+            format!("{kept:?}"),
+            "{}",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn on_every_real_catalog() {
+        let Some(root) = realdata("csv metadata checked on real catalogs") else {
+            return;
+        };
+        for (rel, _, _) in super::CATALOGS {
+            same_report(&root.join(rel));
+        }
+    }
+
+    #[test]
+    fn on_values_that_are_no_object() {
+        let values = [
+            r#"{"displayName":"A","n":12,"x":[1,{"y":null}]}"#,
+            "5",
+            r#""text""#,
+            "[1,2]",
+            "true",
+            r#"{"big":1e400}"#,
+            r#"{"s":"\ud800"}"#,
+            "{}",
+            "null",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for (i, v) in values.iter().enumerate() {
+            let json = format!(
+                concat!(
+                    r#"{{"schema":"olm.package","name":"p","defaultChannel":"c"}}"#,
+                    "\n",
+                    r#"{{"schema":"olm.channel","package":"p","name":"c","entries":[{{"name":"p.v1.0.0"}}]}}"#,
+                    "\n",
+                    r#"{{"schema":"olm.bundle","package":"p","name":"p.v1.0.0","image":"quay.io/p:1","properties":[{{"type":"olm.package","value":{{"packageName":"p","version":"1.0.0"}}}},{{"value":{v},"type":"olm.csv.metadata"}}]}}"#,
+                    "\n"
+                ),
+                v = v
+            );
+            let path = dir.path().join(format!("c{i}.json"));
+            std::fs::write(&path, &json).unwrap();
+            same_report(&path);
+            // The same as YAML (the value as flow JSON goes to serde-saphyr; a block value
+            // takes the fast road).
+            let yaml = format!(
+                "schema: olm.package\nname: p\ndefaultChannel: c\n---\nschema: olm.channel\npackage: p\nname: c\nentries:\n- name: p.v1.0.0\n---\nschema: olm.bundle\npackage: p\nname: p.v1.0.0\nimage: quay.io/p:1\nproperties:\n- type: olm.package\n  value:\n    packageName: p\n    version: 1.0.0\n- type: olm.csv.metadata\n  value: {v}\n- type: olm.csv.metadata\n  value:\n    displayName: B\n    keywords:\n    - a\n"
+            );
+            let path = dir.path().join(format!("c{i}.yaml"));
+            std::fs::write(&path, &yaml).unwrap();
+            same_report(&path);
+        }
+        // Loaded for validation, the valid value is not kept; for anything else it is.
+        let path = dir.path().join("c0.json");
+        let options = |keep| fbc::LoadOptions {
+            digest: false,
+            lazy_bundle_objects: true,
+            keep_csv_metadata: keep,
+        };
+        let value = |keep| {
+            let dc = fbc::load_with(&path, &PackageFilter::All, &options(keep)).unwrap();
+            dc.bundles[0].item.properties[1].value.clone()
+        };
+        assert_eq!(value(false), PropertyValue::Checked(Ok(())));
+        assert_eq!(
+            value(true).text(),
+            Some(r#"{"displayName":"A","n":12,"x":[1,{"y":null}]}"#)
+        );
+    }
+}

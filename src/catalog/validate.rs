@@ -85,7 +85,9 @@ impl fmt::Display for Report {
 /// `opm validate PATH`: load everything, link (collecting rules 1–12), then check the model
 /// (rules 13–16). Only I/O and parse errors are `Err`; every rule violation is in the report.
 pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
-    load_and_validate(path, options).map(|(_, report)| report)
+    // Nothing of the catalog is kept past the report, so csv metadata is checked as it is
+    // read and not kept.
+    read_and_validate(path, options, false).map(|(_, report)| report)
 }
 
 /// [`validate_path`] that also returns the linked catalog (objects with linking problems
@@ -93,12 +95,22 @@ pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
 /// the catalog once. Validation does not need the content digest, so it is not computed:
 /// the catalog's `digest` is empty (see [`super::content_digest`]).
 pub fn load_and_validate(path: &Path, options: &Options) -> Result<(Catalog, Report), Error> {
+    read_and_validate(path, options, true)
+}
+
+/// [`load_and_validate`], keeping `olm.csv.metadata` values or only their check.
+fn read_and_validate(
+    path: &Path,
+    options: &Options,
+    keep_csv_metadata: bool,
+) -> Result<(Catalog, Report), Error> {
     let dc = fbc::load_with(
         path,
         &PackageFilter::All,
         &fbc::LoadOptions {
             digest: false,
             lazy_bundle_objects: true,
+            keep_csv_metadata,
         },
     )?;
     let (catalog, mut problems) = link::build(
