@@ -404,7 +404,7 @@ fn check_applied(
 pub struct Written {
     /// The manifests directory.
     pub manifests_dir: std::path::PathBuf,
-    /// The files written and removed (names inside `manifests_dir`).
+    /// The files written (names inside `manifests_dir`), removed and left in place.
     pub files: output::Written,
     /// The lock written (with `--locked`, the lock it matches, left as it was).
     pub lock: lock::Lock,
@@ -420,8 +420,9 @@ impl Staged {
         let previous = lock::read(&inv.lock_path)?
             .map(|l| l.previous_files())
             .unwrap_or_default();
+        let dir = inv.output_dir();
         Ok(output::edited(
-            &inv.dir.join("manifests"),
+            output::Target::only(&dir),
             &self.files,
             &previous,
         ))
@@ -468,7 +469,7 @@ impl Staged {
         });
         let lock_bytes = (!locked).then(|| new_lock.to_bytes());
         let written = output::write(
-            &manifests_dir,
+            output::Target::only(&manifests_dir),
             &files,
             &previous_files,
             &inv.lock_path,

@@ -60,13 +60,29 @@ mod write {
             file("99_po_a_00_x_a.yaml", "1"),
             file("99_po_b_00_x_b.yaml", "1"),
         ];
-        write(&manifests, &first, &[], &lock, Some(b"lock1"), false).unwrap();
+        write(
+            Target::only(&manifests),
+            &first,
+            &[],
+            &lock,
+            Some(b"lock1"),
+            false,
+        )
+        .unwrap();
         let previous: Vec<PreviousFile> = first.iter().map(written_by_us).collect();
         // a is replaced, b is removed by the next run: a person edited both.
         std::fs::write(manifests.join("99_po_a_00_x_a.yaml"), "edited a").unwrap();
         std::fs::write(manifests.join("99_po_b_00_x_b.yaml"), "edited b").unwrap();
         let second = [file("99_po_a_00_x_a.yaml", "2")];
-        let e = write(&manifests, &second, &previous, &lock, Some(b"lock2"), false).unwrap_err();
+        let e = write(
+            Target::only(&manifests),
+            &second,
+            &previous,
+            &lock,
+            Some(b"lock2"),
+            false,
+        )
+        .unwrap_err();
         let Error::Edited { files } = &e else {
             panic!("{e}")
         };
@@ -84,8 +100,16 @@ mod write {
             b"edited a"
         );
         assert_eq!(std::fs::read(&lock).unwrap(), b"lock1");
-        let w = write(&manifests, &second, &previous, &lock, Some(b"lock2"), true).unwrap();
-        assert_eq!(w.removed, ["99_po_b_00_x_b.yaml"]);
+        let w = write(
+            Target::only(&manifests),
+            &second,
+            &previous,
+            &lock,
+            Some(b"lock2"),
+            true,
+        )
+        .unwrap();
+        assert_eq!(w.removed, [manifests.join("99_po_b_00_x_b.yaml")]);
         assert_eq!(
             std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
             b"2"
@@ -100,7 +124,15 @@ mod write {
             name: "99_po_user-file.yaml".into(),
             sha256: Some("0".repeat(64)),
         }];
-        let e = write(&manifests, &[], &tampered, &lock, Some(b"l"), false).unwrap_err();
+        let e = write(
+            Target::only(&manifests),
+            &[],
+            &tampered,
+            &lock,
+            Some(b"l"),
+            false,
+        )
+        .unwrap_err();
         assert!(matches!(e, Error::Edited { .. }), "{e}");
         assert_eq!(
             std::fs::read(manifests.join("99_po_user-file.yaml")).unwrap(),
@@ -108,12 +140,117 @@ mod write {
         );
     }
 
+    /// An object rendered from the templates: it carries the po-manifests label.
+    const LABELLED: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    app.kubernetes.io/managed-by: po-manifests\n  name: x\n";
+
+    #[test]
+    fn a_version_1_lock_cannot_make_a_run_remove_a_file_without_the_label() {
+        let (_d, manifests, lock) = setup();
+        let user = manifests.join("99_po_user-file.yaml");
+        std::fs::write(&user, "kind: ConfigMap\n").unwrap();
+        let ours = manifests.join("99_po_a_00_namespace_x.yaml");
+        std::fs::write(&ours, LABELLED).unwrap();
+        let v1 = [
+            PreviousFile::named("99_po_user-file.yaml"),
+            PreviousFile::named("99_po_a_00_namespace_x.yaml"),
+        ];
+        let w = write(Target::only(&manifests), &[], &v1, &lock, Some(b"l"), false).unwrap();
+        assert_eq!(w.removed, std::slice::from_ref(&ours));
+        assert_eq!(w.left, std::slice::from_ref(&user));
+        assert!(!ours.exists());
+        assert_eq!(std::fs::read(&user).unwrap(), b"kind: ConfigMap\n");
+        assert_eq!(std::fs::read(&lock).unwrap(), b"l");
+        // --force takes the lock at its word.
+        let w = write(Target::only(&manifests), &[], &v1, &lock, Some(b"l2"), true).unwrap();
+        assert_eq!(w.removed, std::slice::from_ref(&user));
+        assert!(w.left.is_empty());
+        assert!(!user.exists());
+    }
+
+    #[test]
+    fn a_version_1_lock_cannot_make_a_run_overwrite_a_file_without_the_label() {
+        let (_d, manifests, lock) = setup();
+        let name = "99_po_a_00_configmap_x.yaml";
+        std::fs::write(manifests.join(name), "kind: ConfigMap\n").unwrap();
+        let v1 = [PreviousFile::named(name)];
+        let e = write(
+            Target::only(&manifests),
+            &[file(name, "ours")],
+            &v1,
+            &lock,
+            Some(b"l"),
+            false,
+        )
+        .unwrap_err();
+        let Error::Unproven { files } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(files, &[manifests.join(name)]);
+        let text = e.to_string();
+        for needed in [
+            "version 1",
+            "app.kubernetes.io/managed-by: po-manifests",
+            "--force",
+        ] {
+            assert!(text.contains(needed), "{needed} in {text}");
+        }
+        assert!(!e.is_io());
+        assert_eq!(
+            std::fs::read(manifests.join(name)).unwrap(),
+            b"kind: ConfigMap\n"
+        );
+        assert!(!lock.exists());
+        // What this run writes anyway needs no proof; nor does a labelled file.
+        for (now, new) in [("same\n", "same\n"), (LABELLED, "ours")] {
+            std::fs::write(manifests.join(name), now).unwrap();
+            write(
+                Target::only(&manifests),
+                &[file(name, new)],
+                &v1,
+                &lock,
+                Some(b"l"),
+                false,
+            )
+            .unwrap();
+            assert_eq!(std::fs::read(manifests.join(name)).unwrap(), new.as_bytes());
+        }
+        // --force overwrites.
+        std::fs::write(manifests.join(name), "kind: ConfigMap\n").unwrap();
+        write(
+            Target::only(&manifests),
+            &[file(name, "ours")],
+            &v1,
+            &lock,
+            Some(b"l"),
+            true,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(manifests.join(name)).unwrap(), b"ours");
+    }
+
+    #[test]
+    fn only_objects_that_carry_the_label_prove_themselves() {
+        assert!(carries_managed_by(LABELLED.as_bytes()));
+        for other in [
+            "kind: ConfigMap\n",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    app.kubernetes.io/managed-by: someone-else\n  name: x\n",
+            "# app.kubernetes.io/managed-by: po-manifests\nkind: ConfigMap\n",
+            "app.kubernetes.io/managed-by: po-manifests\n",
+            "{not yaml",
+            "",
+            "\u{0}\u{1}",
+        ] {
+            assert!(!carries_managed_by(other.as_bytes()), "{other:?}");
+        }
+        assert!(!carries_managed_by(b"\xff\xfe"));
+    }
+
     #[test]
     fn without_a_lock_the_lock_file_is_not_touched() {
         let (_d, manifests, lock) = setup();
         std::fs::write(&lock, "as it was").unwrap();
         write(
-            &manifests,
+            Target::only(&manifests),
             &[file("99_po_a_00_x_a.yaml", "1")],
             &[],
             &lock,
@@ -133,7 +270,7 @@ mod write {
         std::fs::write(manifests.join("sub/x.yaml"), "x").unwrap();
         std::os::unix::fs::symlink("cluster-config.yaml", manifests.join("link.yaml")).unwrap();
         write(
-            &manifests,
+            Target::only(&manifests),
             &[file("99_po_a_00_x_a.yaml", "1")],
             &[],
             &lock,
@@ -190,11 +327,27 @@ mod write {
             file("99_po_a_00_x_a.yaml", "1"),
             file("99_po_b_00_x_b.yaml", "1"),
         ];
-        write(&manifests, &first, &[], &lock, Some(b"lock1"), false).unwrap();
+        write(
+            Target::only(&manifests),
+            &first,
+            &[],
+            &lock,
+            Some(b"lock1"),
+            false,
+        )
+        .unwrap();
         let second = [file("99_po_a_00_x_a.yaml", "2")];
         let previous: Vec<PreviousFile> = first.iter().map(written_by_us).collect();
-        let w = write(&manifests, &second, &previous, &lock, Some(b"lock2"), false).unwrap();
-        assert_eq!(w.removed, ["99_po_b_00_x_b.yaml"]);
+        let w = write(
+            Target::only(&manifests),
+            &second,
+            &previous,
+            &lock,
+            Some(b"lock2"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(w.removed, [manifests.join("99_po_b_00_x_b.yaml")]);
         assert_eq!(
             listing(&manifests),
             ["99_po_a_00_x_a.yaml", "cluster-config.yaml"]
@@ -216,7 +369,7 @@ mod write {
         let (_d, manifests, lock) = setup();
         std::fs::write(manifests.join("99_po_a_00_x_a.yaml"), "user's").unwrap();
         let e = write(
-            &manifests,
+            Target::only(&manifests),
             &[file("99_po_a_00_x_a.yaml", "ours")],
             &[],
             &lock,
@@ -235,13 +388,13 @@ mod write {
     #[test]
     fn failure_restores_the_previous_files() {
         let (_d, manifests, _lock) = setup();
-        let previous = [PreviousFile::named("99_po_a_00_x_a.yaml")];
+        let previous = [written_by_us(&file("99_po_a_00_x_a.yaml", "old"))];
         std::fs::write(manifests.join(&previous[0].name), "old").unwrap();
         // The lock path is a directory that is not empty: the final rename fails.
         let bad_lock = manifests.parent().unwrap().join("lockdir");
         std::fs::create_dir_all(bad_lock.join("x")).unwrap();
         let e = write(
-            &manifests,
+            Target::only(&manifests),
             &[
                 file("99_po_a_00_x_a.yaml", "new"),
                 file("99_po_c_00_x_c.yaml", "new"),
@@ -272,7 +425,7 @@ mod write {
         let (d, manifests, lock) = setup();
         std::fs::write(d.path().join("secret"), "keep").unwrap();
         write(
-            &manifests,
+            Target::only(&manifests),
             &[],
             &[
                 PreviousFile::named("../secret"),

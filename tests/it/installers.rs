@@ -397,3 +397,41 @@ fn check_reports_each_unreadable_entry_and_follows_no_link_out_of_the_directory(
             .contains("SECRET-CONTENT")
     );
 }
+
+// Files a version 1 lock names (issue 26, item 5 follow-up): converted bundle objects carry no
+// po-manifests label.
+
+#[test]
+fn a_version_1_lock_of_a_bootstrap_operator_proves_its_files_by_what_create_writes() {
+    let dir = fixture("external");
+    let d = dir.path();
+    assert!(create(d, &[]).status.success());
+    let manifests = d.join("manifests");
+    let deployment = po_files(&manifests)
+        .into_iter()
+        .find(|n| n.contains("_deployment_"))
+        .unwrap();
+    let text = std::fs::read_to_string(manifests.join(&deployment)).unwrap();
+    assert!(!text.contains("app.kubernetes.io/managed-by"), "{text}");
+    // Unlabelled, but holding what create writes: replaced without a word.
+    crate::edits::as_version_1(d, &[]);
+    let before = tree(&manifests);
+    let out = create(d, &[]);
+    let stderr = normalize(&out.stderr, d);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("version 1"), "{stderr}");
+    assert_eq!(tree(&manifests), before);
+    // Edited, it proves nothing: refused, naming it, unless --force.
+    crate::edits::as_version_1(d, &[]);
+    std::fs::write(manifests.join(&deployment), format!("{text}# edited\n")).unwrap();
+    let out = create(d, &[]);
+    let stderr = normalize(&out.stderr, d);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("[DIR]/manifests/{deployment}")) && stderr.contains("version 1"),
+        "{stderr}"
+    );
+    let out = create(d, &["--force"]);
+    assert!(out.status.success(), "{}", normalize(&out.stderr, d));
+    assert_eq!(tree(&manifests), before);
+}
