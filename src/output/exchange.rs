@@ -42,8 +42,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::steps::{
-    self, JOURNAL_FILE, Recovery, describe, lock_dir, read_no_follow, remove_dir_all_if_present,
-    remove_file_if_present, rename, staged_lock_path, sync_dir, write_synced,
+    self, JOURNAL_FILE, Recovery, describe, is_token, lock_dir, new_token, read_no_follow,
+    remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path, sync_dir,
+    write_synced,
 };
 use super::{Error, ManifestFile, crash, io};
 
@@ -57,8 +58,6 @@ const TREE: &str = "manifests";
 pub(super) const JOURNAL_VERSION: u32 = 2;
 /// Largest marker read.
 const MAX_MARKER_BYTES: u64 = 4096;
-/// Bytes of randomness in a token (hex: twice as many characters).
-const TOKEN_BYTES: usize = 16;
 
 /// The journal of an exchange (version 2), written before anything is staged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,35 +128,6 @@ fn parse_marker(text: &str) -> Option<(&str, DirId)> {
         }
     }
     Some((token?, tree?))
-}
-
-/// Whether `token` has the shape this module writes (so it is a plain file-name part).
-fn is_token(token: &str) -> bool {
-    token.len() == 2 * TOKEN_BYTES
-        && token
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-/// A fresh token: `getrandom(2)` where there is one, else the time and process.
-fn new_token() -> String {
-    let mut bytes = [0u8; TOKEN_BYTES];
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: the buffer is valid for `bytes.len()` bytes; getrandom writes at most that.
-        let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-        if usize::try_from(n).is_ok_and(|n| n == bytes.len()) {
-            return hex::encode(bytes);
-        }
-    }
-    use sha2::Digest as _;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    let h = sha2::Sha256::digest(format!("{}:{nanos}:{:p}", std::process::id(), &bytes));
-    bytes.copy_from_slice(&h[..TOKEN_BYTES]);
-    hex::encode(bytes)
 }
 
 /// What [`write`] did.
@@ -699,13 +669,5 @@ mod tests {
         assert_eq!(parse_marker(&text), Some(("ab", id)));
         assert_eq!(parse_marker("token ab\n"), None);
         assert_eq!(parse_marker("token ab\ntree x:1\n"), None);
-    }
-
-    #[test]
-    fn tokens_are_fresh_hex() {
-        let (a, b) = (new_token(), new_token());
-        assert!(is_token(&a) && is_token(&b), "{a} {b}");
-        assert_ne!(a, b);
-        assert!(!is_token("../x"));
     }
 }

@@ -155,6 +155,16 @@ pub enum Error {
         /// The file name.
         name: String,
     },
+    /// Folders named like the fallback's staging folder inside the folder the installer reads,
+    /// that no journal and marker show po-manifests made: left alone, and nothing is written.
+    #[error("{}", staging_not_ours_message(paths, folder))]
+    StagingNotOurs {
+        /// The folders.
+        paths: Vec<PathBuf>,
+        /// The folder they are in (`manifests/`, or `openshift/` for the Agent-based
+        /// installer).
+        folder: PathBuf,
+    },
     /// Files a version 1 lock names (no digest) that show nothing of po-manifests (no
     /// [`MANAGED_BY`] label, not what this run writes) would be overwritten, and `--force` was
     /// not given.
@@ -180,6 +190,23 @@ impl Error {
             Error::Io { .. } | Error::Busy { .. } | Error::Journal { .. }
         )
     }
+}
+
+fn staging_not_ours_message(paths: &[PathBuf], folder: &Path) -> String {
+    let (it, it_is) = if paths.len() == 1 {
+        ("it", "it is")
+    } else {
+        ("them", "they are")
+    };
+    let folder = crate::text::printable(&folder.display().to_string()).into_owned();
+    format!(
+        "{}: named like a po-manifests staging folder, but no journal and marker show that po-manifests made {it}, so {it_is} left alone; {it_is} inside {folder}/, which the installer reads (openshift-install cannot read a folder there, and cluster-bootstrap would create every object in it), so nothing was changed. Look inside, then remove {it} or move {it} out of {folder}/",
+        paths
+            .iter()
+            .map(|p| crate::text::printable(&p.display().to_string()).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 fn unproven_message(files: &[PathBuf]) -> String {

@@ -1,20 +1,24 @@
 //! Recovery: at the start of every writing run, under the [`super::InstallLock`], finish or
 //! undo what an interrupted run left in the install directory. A version 2 journal (the
 //! exchange) goes to [`super::exchange`], a version 1 journal (the file-by-file fallback, and
-//! older po-manifests) to [`super::journal`]; without a journal, what the fallback staged inside
-//! `manifests/` is removed. Recovery follows no symlink, writes only this run's own lock file,
-//! and deletes only the staging folder its journal and marker prove it made: any other
-//! `D/.po-manifests-stage-*` is left alone and reported ([`Recovered::left_alone`]).
+//! older po-manifests) to [`super::journal`]. Recovery follows no symlink, writes only this
+//! run's own lock file, and deletes only the staging folder its journal and marker prove it
+//! made: any other `D/.po-manifests-stage-*` is left alone and reported
+//! ([`Recovered::left_alone`]). A folder named like the fallback's staging folder inside
+//! `manifests/` that no journal names is left alone too, and refuses the run
+//! ([`Error::StagingNotOurs`]) before anything is changed: the installer reads that folder,
+//! and openshift-install fails on a folder in it while cluster-bootstrap would create every
+//! object it holds.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::Error;
 use super::exchange::{self, STAGE_PREFIX};
-use super::journal::{self, STAGE_DIR};
+use super::journal::{self, STAGE_DIR, stage_of};
 use super::steps::{
-    JOURNAL_FILE, Recovery, describe, install_dir, read_no_follow, remove_dir_all_if_present,
-    remove_file_if_present, staged_lock_path, sync_dir,
+    JOURNAL_FILE, Recovery, install_dir, read_no_follow, remove_file_if_present, staged_lock_path,
+    sync_dir,
 };
 
 /// Largest journal read (it lists file names; a few hundred KB at most).
@@ -72,6 +76,7 @@ pub fn recover(manifests: &Path, lock: &Path) -> Result<Recovered, Error> {
                 )));
             }
             if version == Some(u64::from(exchange::JOURNAL_VERSION)) {
+                refuse_unproven_staging(manifests, None)?;
                 let r = exchange::recover(&dir, manifests, &path, &bytes, lock)?;
                 recovered.done = Some(r.done);
                 recovered.left_alone.extend(r.unproven);
@@ -79,10 +84,13 @@ pub fn recover(manifests: &Path, lock: &Path) -> Result<Recovered, Error> {
             } else {
                 let j: journal::Journal = serde_json::from_slice(&bytes)
                     .map_err(|e| bad(format!("is not valid: {e}")))?;
-                recovered.done = Some(journal::roll_forward(&dir, manifests, &path, &j, lock)?);
+                let named = stage_of(manifests, j.token.as_deref());
+                refuse_unproven_staging(manifests, Some(&named))?;
+                recovered.done = Some(journal::recover(&dir, manifests, &path, &j, lock)?);
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            refuse_unproven_staging(manifests, None)?;
             recovered.done = discard(&dir, manifests, lock)?;
         }
         Err(source) => {
@@ -101,26 +109,33 @@ pub fn recover(manifests: &Path, lock: &Path) -> Result<Recovered, Error> {
     Ok(recovered)
 }
 
-/// No journal: whatever is staged in `manifests/` belongs to a run killed before its commit.
-/// Staging folders beside `manifests/` are not removed: without a journal nothing proves
-/// po-manifests made them ([`recover`] warns about them).
+/// Refuse the run, changing nothing, when `manifests` holds a folder named like the fallback's
+/// staging folder other than `named` (the one the journal names, which it proves or refuses).
+fn refuse_unproven_staging(manifests: &Path, named: Option<&Path>) -> Result<(), Error> {
+    let Ok(entries) = fs::read_dir(manifests) else {
+        return Ok(());
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(STAGE_DIR))
+        .map(|e| e.path())
+        .filter(|p| Some(p.as_path()) != named)
+        .collect();
+    if paths.is_empty() {
+        return Ok(());
+    }
+    paths.sort();
+    Err(Error::StagingNotOurs {
+        paths,
+        folder: manifests.to_path_buf(),
+    })
+}
+
+/// No journal: remove the staged lock and the temporary journal a run killed before its
+/// journal was in place may have left. Staging folders are not removed: without a journal
+/// nothing proves po-manifests made them ([`recover`] refuses or warns about them).
 fn discard(dir: &Path, manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error> {
     let mut paths = Vec::new();
-    let stage = manifests.join(STAGE_DIR);
-    if let Ok(meta) = stage.symlink_metadata() {
-        if !meta.is_dir() || meta.file_type().is_symlink() {
-            return Err(Error::Io {
-                action: "cannot remove",
-                path: stage,
-                source: std::io::Error::other(format!(
-                    "it is {}, not a staging folder po-manifests made; remove it yourself",
-                    describe(&meta)
-                )),
-            });
-        }
-        remove_dir_all_if_present(&stage)?;
-        paths.push(stage);
-    }
     for staged in [
         staged_lock_path(lock),
         dir.join(format!("{JOURNAL_FILE}.new")),

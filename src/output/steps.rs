@@ -2,7 +2,8 @@
 //! [`super::recovery`] are made of: each rename and fsync is a crash point; new files are
 //! created, never opened through a symlink or over an existing file; small files read by
 //! recovery are read with `O_NOFOLLOW`. Also the names they share (the journal file, the staged
-//! lock beside the lock file) and what a recovery did ([`Recovery`]).
+//! lock beside the lock file), the random tokens that name their staging folders, and what a
+//! recovery did ([`Recovery`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,38 @@ pub fn is_our_file_name(name: &str) -> bool {
         && !name.contains(['/', '\\', '\0'])
         && name != "."
         && name != ".."
+}
+
+/// Bytes of randomness in a token (hex: twice as many characters).
+const TOKEN_BYTES: usize = 16;
+
+/// Whether `token` has the shape [`new_token`] makes (so it is a plain file-name part).
+pub(super) fn is_token(token: &str) -> bool {
+    token.len() == 2 * TOKEN_BYTES
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A fresh token: `getrandom(2)` where there is one, else the time and process.
+pub(super) fn new_token() -> String {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: the buffer is valid for `bytes.len()` bytes; getrandom writes at most that.
+        let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+        if usize::try_from(n).is_ok_and(|n| n == bytes.len()) {
+            return hex::encode(bytes);
+        }
+    }
+    use sha2::Digest as _;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let h = sha2::Sha256::digest(format!("{}:{nanos}:{:p}", std::process::id(), &bytes));
+    bytes.copy_from_slice(&h[..TOKEN_BYTES]);
+    hex::encode(bytes)
 }
 
 /// The staged lock file's path: hidden, beside the lock file, so its rename stays in one
@@ -230,5 +263,18 @@ pub(super) fn remove_dir_all_if_present(path: &Path) -> Result<(), Error> {
     match fs::remove_dir_all(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_fresh_hex() {
+        let (a, b) = (new_token(), new_token());
+        assert!(is_token(&a) && is_token(&b), "{a} {b}");
+        assert_ne!(a, b);
+        assert!(!is_token("../x"));
     }
 }

@@ -479,6 +479,8 @@ mod recover {
     fn v1_journal(d: &Path, lock: &Path, place: &[&str], remove: &[&str]) {
         let j = journal::Journal {
             journal_version: 1,
+            token: None,
+            pending: false,
             lock: lock.to_path_buf(),
             place: place.iter().map(|s| s.to_string()).collect(),
             remove: remove.iter().map(|s| s.to_string()).collect(),
@@ -717,6 +719,8 @@ mod recover {
         .unwrap();
         let j = journal::Journal {
             journal_version: 1,
+            token: None,
+            pending: false,
             lock: lock.clone(),
             place: vec!["99_po_a_00_x_a.yaml".into()],
             remove: vec!["99_po_a_00_x_a.yaml".into(), "99_po_b_00_x_b.yaml".into()],
@@ -751,5 +755,144 @@ mod recover {
         top.sort();
         assert_eq!(top, ["manifests", "platform-operators.lock.yaml"]);
         assert_eq!(std::fs::read_dir(&manifests).unwrap().count(), 1);
+    }
+
+    /// A version 1 journal (the fallback) with a token, and its staging folder inside
+    /// `manifests` holding a staged file and a marker naming `marker_token`; returns the folder.
+    fn staged_fallback(
+        d: &Path,
+        manifests: &Path,
+        lock: &Path,
+        pending: bool,
+        marker_token: Option<&str>,
+    ) -> PathBuf {
+        let stage = manifests.join(format!("{}-{TOKEN}", journal::STAGE_DIR));
+        std::fs::create_dir_all(stage.join("new")).unwrap();
+        std::fs::create_dir_all(stage.join("old")).unwrap();
+        std::fs::write(stage.join("new/99_po_a_00_x_a.yaml"), "new").unwrap();
+        if let Some(t) = marker_token {
+            std::fs::write(stage.join(journal::MARKER), format!("token {t}\n")).unwrap();
+        }
+        let j = journal::Journal {
+            journal_version: 1,
+            token: Some(TOKEN.into()),
+            pending,
+            lock: std::path::absolute(lock).unwrap(),
+            place: vec!["99_po_a_00_x_a.yaml".into()],
+            remove: vec![],
+        };
+        std::fs::write(
+            d.join(journal::JOURNAL_FILE),
+            serde_json::to_vec(&j).unwrap(),
+        )
+        .unwrap();
+        stage
+    }
+
+    #[test]
+    fn without_a_journal_a_staging_folder_inside_manifests_is_left_and_refuses_the_run() {
+        for name in [
+            journal::STAGE_DIR.to_string(),
+            format!("{}-{TOKEN}", journal::STAGE_DIR),
+        ] {
+            let (_d, manifests, lock) = setup();
+            let planted = manifests.join(&name);
+            std::fs::create_dir_all(planted.join("new")).unwrap();
+            std::fs::write(planted.join("new/99_po_a_00_x_a.yaml"), "theirs").unwrap();
+            std::fs::write(planted.join(journal::MARKER), format!("token {TOKEN}\n")).unwrap();
+            let e = recover(&manifests, &lock).unwrap_err();
+            let Error::StagingNotOurs { paths, folder } = &e else {
+                panic!("{e}")
+            };
+            assert_eq!(paths, std::slice::from_ref(&planted));
+            assert_eq!(folder, &manifests);
+            assert!(!e.is_io());
+            assert!(e.to_string().contains("nothing was changed"), "{e}");
+            assert_eq!(
+                std::fs::read(planted.join("new/99_po_a_00_x_a.yaml")).unwrap(),
+                b"theirs",
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_pending_fallback_journal_removes_the_staging_folder_its_marker_proves() {
+        let (d, manifests, lock) = setup();
+        let stage = staged_fallback(d.path(), &manifests, &lock, true, Some(TOKEN));
+        std::fs::write(
+            d.path()
+                .join(".platform-operators.lock.yaml.po-manifests-new"),
+            "staged lock",
+        )
+        .unwrap();
+        let r = recover(&manifests, &lock).unwrap();
+        assert!(matches!(r.done, Some(Recovery::Discarded { .. })), "{r:?}");
+        assert!(!stage.exists());
+        assert_eq!(std::fs::read_dir(&manifests).unwrap().count(), 0);
+        let mut top: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        top.sort();
+        assert_eq!(top, ["manifests"]);
+    }
+
+    #[test]
+    fn a_pending_fallback_journal_leaves_a_staging_folder_it_cannot_prove_and_refuses() {
+        for marker in [None, Some("ffffffffffffffffffffffffffffffff")] {
+            let (d, manifests, lock) = setup();
+            let stage = staged_fallback(d.path(), &manifests, &lock, true, marker);
+            let e = recover(&manifests, &lock).unwrap_err();
+            assert!(matches!(e, Error::StagingNotOurs { .. }), "{marker:?}: {e}");
+            assert!(stage.join("new/99_po_a_00_x_a.yaml").exists());
+            assert!(d.path().join(journal::JOURNAL_FILE).exists());
+        }
+    }
+
+    #[test]
+    fn a_committed_fallback_journal_is_finished_only_in_the_staging_folder_it_proves() {
+        let (d, manifests, lock) = setup();
+        staged_fallback(
+            d.path(),
+            &manifests,
+            &lock,
+            false,
+            Some("ffffffffffffffffffffffffffffffff"),
+        );
+        let e = recover(&manifests, &lock).unwrap_err();
+        assert!(matches!(e, Error::Journal { .. }), "{e}");
+        assert!(e.to_string().contains("marker"), "{e}");
+        assert!(!manifests.join("99_po_a_00_x_a.yaml").exists());
+
+        let (d, manifests, lock) = setup();
+        let stage = staged_fallback(d.path(), &manifests, &lock, false, Some(TOKEN));
+        let r = recover(&manifests, &lock).unwrap();
+        assert!(
+            matches!(r.done, Some(Recovery::Finished { placed: 1, .. })),
+            "{r:?}"
+        );
+        assert_eq!(
+            std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
+            b"new"
+        );
+        assert!(!stage.exists());
+        assert!(!d.path().join(journal::JOURNAL_FILE).exists());
+    }
+
+    #[test]
+    fn a_fallback_journal_with_a_token_it_does_not_make_is_refused() {
+        let (d, manifests, lock) = setup();
+        std::fs::write(
+            d.path().join(journal::JOURNAL_FILE),
+            format!(
+                r#"{{"journalVersion":1,"token":"../..","pending":true,"lock":{:?},"place":[],"remove":[]}}"#,
+                std::path::absolute(&lock).unwrap().display().to_string()
+            ),
+        )
+        .unwrap();
+        let e = recover(&manifests, &lock).unwrap_err();
+        assert!(matches!(e, Error::Journal { .. }), "{e}");
+        assert!(d.path().join(journal::JOURNAL_FILE).exists());
     }
 }

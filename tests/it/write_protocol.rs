@@ -209,7 +209,13 @@ fn where_the_exchange_is_refused_the_journal_is_used_and_said_so_once() {
     assert_eq!(tree(d.path()), tree(expected.path()));
     // Killed anywhere in the fallback, the next run still recovers byte for byte.
     let labels = kill_at_every_point(&[(NO_EXCHANGE_ENV, "1")], &|_, _, _| {});
-    for needed in ["move aside", "place", "write the lock"] {
+    for needed in [
+        "write the journal",
+        "commit the journal",
+        "move aside",
+        "place",
+        "write the lock",
+    ] {
         assert!(labels.contains(needed), "no crash at {needed}: {labels:?}");
     }
 }
@@ -317,6 +323,84 @@ fn staging_folders_it_cannot_prove_it_made_are_left_alone_with_a_warning() {
         "{stderr}"
     );
     assert!(stderr.contains("left alone"), "{stderr}");
+}
+
+#[test]
+fn a_fallback_staging_folder_no_journal_proves_is_left_and_refuses_the_run() {
+    for name in [
+        ".po-manifests-stage",
+        ".po-manifests-stage-0123456789abcdef0123456789abcdef",
+    ] {
+        let d = example();
+        assert!(create(d.path()).status.success());
+        // Named like the fallback's staging folder, but no journal names it.
+        let planted = d.path().join("manifests").join(name);
+        std::fs::create_dir_all(planted.join("new")).unwrap();
+        std::fs::write(planted.join("new/99_po_x.yaml"), "someone's\n").unwrap();
+        std::fs::write(planted.join("po-manifests-stage"), "token 0123\n").unwrap();
+        let before = tree(d.path());
+        let out = create(d.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains(name) && stderr.contains("manifests/"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("openshift-install"), "{stderr}");
+        assert!(stderr.contains("nothing was changed"), "{stderr}");
+        assert_eq!(tree(d.path()), before, "{name}: nothing may change");
+        // Once a person has moved it out, the run goes on.
+        std::fs::remove_dir_all(&planted).unwrap();
+        assert!(create(d.path()).status.success());
+    }
+}
+
+#[test]
+fn a_fallback_run_killed_before_its_commit_leaves_a_staging_folder_the_next_run_proves() {
+    let start = renamed_example();
+    let expected = tempfile::tempdir().unwrap();
+    copy_dir(start.path(), expected.path());
+    assert!(create(expected.path()).status.success());
+    // Killed at the first crash point after the staging folder exists (a staged file's fsync).
+    let mut k = 1;
+    let d = loop {
+        let probe = tempfile::tempdir().unwrap();
+        copy_dir(start.path(), probe.path());
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(probe.path())
+            .env(CRASH_ENV, k.to_string())
+            .env(NO_EXCHANGE_ENV, "1")
+            .output()
+            .unwrap();
+        assert!(
+            !out.status.success(),
+            "no crash point in the fallback's staging"
+        );
+        let staged = entries(&probe.path().join("manifests"))
+            .into_iter()
+            .any(|n| n.starts_with(".po-manifests-stage"));
+        if staged {
+            break probe;
+        }
+        k += 1;
+        assert!(k < 100, "the fallback never staged");
+    };
+    let rerun = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        .env(NO_EXCHANGE_ENV, "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&rerun.stderr);
+    assert!(rerun.status.success(), "{text}");
+    assert!(
+        text.contains("removed what an interrupted po-manifests run had staged"),
+        "{text}"
+    );
+    assert_eq!(tree(d.path()), tree(expected.path()));
 }
 
 #[cfg(unix)]
