@@ -73,17 +73,25 @@ pub fn check_planned_files(
     let previous = lock::read(&inv.lock_path)?
         .map(|l| l.previous_files())
         .unwrap_or_default();
-    let folder = inv.output_folder();
-    let dir = inv.output_dir();
-    // The earlier files this run takes out (or refuses to touch, and then writes nothing) are
-    // not checked; the ones it leaves in place are, like any other file.
-    let survey = output::Survey::new(output::Target::only(&dir), files, &previous);
+    let (folder, other_folder) = (inv.output_folder(), inv.other_output_folder());
+    let (dir, other) = (inv.output_dir(), inv.other_output_dir());
+    // The earlier files this run takes out (or refuses to touch, and then writes nothing),
+    // here or in the other folder, are not checked; the ones it leaves in place are, like any
+    // other file.
+    let target = output::Target {
+        dir: &dir,
+        other: Some(&other),
+    };
+    let survey = output::Survey::new(target, files, &previous);
     let left = survey.left(inv.force);
     let taken_out: Vec<(Dir, &str)> = survey
         .earlier
         .iter()
         .filter(|e| !left.contains(e))
-        .map(|e| (folder, e.name.as_str()))
+        .map(|e| {
+            let dir = if e.elsewhere { other_folder } else { folder };
+            (dir, e.name.as_str())
+        })
         .collect();
     let mut planned: Vec<ManifestFile> = files
         .iter()

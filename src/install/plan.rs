@@ -420,17 +420,19 @@ impl Staged {
         let previous = lock::read(&inv.lock_path)?
             .map(|l| l.previous_files())
             .unwrap_or_default();
-        let dir = inv.output_dir();
-        Ok(output::edited(
-            output::Target::only(&dir),
-            &self.files,
-            &previous,
-        ))
+        let (dir, other) = (inv.output_dir(), inv.other_output_dir());
+        let target = output::Target {
+            dir: &dir,
+            other: Some(&other),
+        };
+        Ok(output::edited(target, &self.files, &previous))
     }
 
-    /// Write the manifests and the lock file, all or nothing. With `locked`, refuse any
-    /// difference from the lock on disk (or no lock on disk), and leave it as it is. Manifests
-    /// an earlier run wrote that were edited since are refused unless [`Install::force`].
+    /// Write the manifests and the lock file, all or nothing, and take the earlier files the
+    /// lock names out of the other folder ([`Install::other_output_folder`], where a run for
+    /// another installer wrote them). With `locked`, refuse any difference from the lock on
+    /// disk (or no lock on disk), and leave it as it is. Manifests an earlier run wrote that
+    /// were edited since are refused unless [`Install::force`].
     pub fn write(self, inv: &Install, locked: bool) -> Result<Written, Error> {
         let Staged {
             files,
@@ -455,7 +457,7 @@ impl Staged {
             }
         }
         let previous_files = previous.map(|l| l.previous_files()).unwrap_or_default();
-        let manifests_dir = inv.output_dir();
+        let (manifests_dir, other) = (inv.output_dir(), inv.other_output_dir());
         crate::notice::stage(|| {
             if locked {
                 format!("writing {} manifests", files.len())
@@ -468,8 +470,12 @@ impl Staged {
             }
         });
         let lock_bytes = (!locked).then(|| new_lock.to_bytes());
+        let target = output::Target {
+            dir: &manifests_dir,
+            other: Some(&other),
+        };
         let written = output::write(
-            output::Target::only(&manifests_dir),
+            target,
             &files,
             &previous_files,
             &inv.lock_path,

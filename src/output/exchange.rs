@@ -19,11 +19,17 @@
 //! 3. **Exchange.** `S/manifests` and `M` are exchanged (or, when there was no `M`, renamed
 //!    into place without replacing anything); `D` is fsynced. This is the commit.
 //! 4. **Lock.** The staged lock is renamed over `L` (the step the journal still covers).
-//! 5. **Clean.** The old tree (now `S/manifests`), the marker and `S` are removed, then the
-//!    journal.
+//! 5. **Clean.** The earlier files the journal lists in the other folder (`openshift/` when `M`
+//!    is `manifests/`, and the reverse: an earlier run for another installer wrote them there)
+//!    are removed one by one, then the old tree (now `S/manifests`), the marker and `S`, then
+//!    the journal. Two folders cannot change in one step: from the exchange until the last of
+//!    those removals both sets are in the install directory, and a kill in between leaves them
+//!    so until the next run finishes the change.
 //!
-//! Recovery ([`recover`]) tells from the marker whether the exchange happened (`M` is the tree the marker
-//! names): then it finishes (lock, clean), else it undoes (removes `S` and the staged lock). It
+//! Recovery ([`recover`]) tells from the marker whether the exchange happened (`M`, the folder
+//! the journal names, is the tree the marker names): then it finishes (lock, clean; a file of
+//! the other folder only while it still has the digest the journal records), else it undoes
+//! (removes `S` and the staged lock). It
 //! deletes a staging folder only when the journal and the marker inside it carry the same
 //! token (or the folder is empty); any other `D/.po-manifests-stage-*` is left alone, with a
 //! warning. It follows no symlink: `S`, `S/manifests`, the marker and the staged lock must be
@@ -42,9 +48,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::steps::{
-    self, JOURNAL_FILE, Recovery, describe, is_token, lock_dir, new_token, read_no_follow,
-    remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path, sync_dir,
-    write_synced,
+    self, Elsewhere, JOURNAL_FILE, Recovery, describe, is_token, lock_dir, new_token,
+    read_no_follow, remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path,
+    sync_dir, write_synced,
 };
 use super::{Error, ManifestFile, crash, io};
 
@@ -69,11 +75,18 @@ pub struct Journal {
     pub token: String,
     /// The lock file the change writes (this run's own; recovery refuses another).
     pub lock: PathBuf,
+    /// The folder exchanged (`manifests` or `openshift`, in the install directory); absent in
+    /// an older journal: the folder of the recovering run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
     /// Files of ours in the new `manifests/`.
     pub manifests: Vec<String>,
     /// Earlier files of ours taken out.
     #[serde(default)]
     pub remove: Vec<String>,
+    /// Earlier files of ours taken out of the other folder after the exchange.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elsewhere: Option<Elsewhere>,
 }
 
 /// A directory's identity: device and inode, as `lstat` gives them.
@@ -141,11 +154,13 @@ pub enum Outcome {
 }
 
 /// Replace `manifests` with a new tree holding its entries except `existing` (earlier files of
-/// ours) plus `files`, then write `lock` (when given) to `lock_path` (see the module comment).
+/// ours) plus `files`, then write `lock` (when given) to `lock_path`, then take `elsewhere`'s
+/// files out of its folder (the path given with it) (see the module comment).
 pub(super) fn write(
     manifests: &Path,
     files: &[ManifestFile],
     existing: &[String],
+    elsewhere: Option<(&Path, &Elsewhere)>,
     lock_path: &Path,
     lock: Option<&[u8]>,
 ) -> Result<Outcome, Error> {
@@ -163,12 +178,14 @@ pub(super) fn write(
             journal_version: JOURNAL_VERSION,
             token,
             lock: lock_path,
+            folder: m.file_name().map(|n| n.to_string_lossy().into_owned()),
             manifests: files.iter().map(|f| f.name.clone()).collect(),
             remove: existing
                 .iter()
                 .filter(|n| !files.iter().any(|f| &f.name == *n))
                 .cloned()
                 .collect(),
+            elsewhere: elsewhere.map(|(_, e)| e.clone()),
         },
         m,
         d,
@@ -217,7 +234,7 @@ pub(super) fn write(
             },
         });
     }
-    finish(&change.d, &change.stage)?;
+    finish(&change.d, &change.stage, elsewhere, false)?;
     Ok(Outcome::Done)
 }
 
@@ -473,9 +490,20 @@ fn symlink(_: &Path, _: &Path) -> io::Result<()> {
     Err(io::Error::other("symbolic links are not supported here"))
 }
 
-/// Remove the staging folder (the old tree first, the marker last, so a kill in between still
-/// leaves a folder the marker proves is ours), then the journal.
-fn finish(d: &Path, stage: &Path) -> Result<(), Error> {
+/// Take the earlier files out of the other folder (`elsewhere`, with `check` in recovery: only
+/// while they have the recorded digest), then remove the staging folder (the old tree first,
+/// the marker last, so a kill in between still leaves a folder the marker proves is ours),
+/// then the journal. Returns how many files left the other folder and the ones kept.
+fn finish(
+    d: &Path,
+    stage: &Path,
+    elsewhere: Option<(&Path, &Elsewhere)>,
+    check: bool,
+) -> Result<(usize, Vec<PathBuf>), Error> {
+    let out = match elsewhere {
+        Some((x, e)) => steps::remove_elsewhere(x, &e.files, check)?,
+        None => (0, Vec::new()),
+    };
     crash::point("remove the old manifests");
     remove_dir_all_if_present(&stage.join(TREE))?;
     remove_file_if_present(&stage.join(MARKER))?;
@@ -486,7 +514,8 @@ fn finish(d: &Path, stage: &Path) -> Result<(), Error> {
     sync_dir(d)?;
     crash::point("remove the journal");
     remove_file_if_present(&d.join(JOURNAL_FILE))?;
-    sync_dir(d)
+    sync_dir(d)?;
+    Ok(out)
 }
 
 /// What the recovery of a version 2 journal did, and the staging folder it proved is its own.
@@ -497,13 +526,17 @@ pub(super) struct Recovered {
     /// The staging folder the journal names (proven or not), so the caller does not warn
     /// about it twice.
     pub stage: PathBuf,
+    /// Files of the other folder left because they changed since the interrupted run checked
+    /// them.
+    pub kept: Vec<PathBuf>,
 }
 
 /// Finish or undo the exchange a version 2 journal (`bytes`, read from `path`) describes, in
-/// install directory `d` with `manifests` `m`; `lock` is this run's lock file.
+/// install directory `d`; `folders` are this run's folder (the one an older journal means)
+/// and the other one, the only folders a journal may name; `lock` is this run's lock file.
 pub(super) fn recover(
     d: &Path,
-    m: &Path,
+    folders: &[&Path],
     path: &Path,
     bytes: &[u8],
     lock: &Path,
@@ -521,6 +554,21 @@ pub(super) fn recover(
         )));
     }
     steps::check_lock_path(&j.lock, lock).map_err(&bad)?;
+    let m = match &j.folder {
+        Some(name) => steps::journal_folder(name, folders).map_err(&bad)?,
+        None => folders[0],
+    };
+    let elsewhere = match &j.elsewhere {
+        Some(e) => {
+            let folder = m
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            steps::check_elsewhere(e, &folder).map_err(&bad)?;
+            Some((steps::journal_folder(&e.folder, folders).map_err(&bad)?, e))
+        }
+        None => None,
+    };
     if let Some(name) = j
         .manifests
         .iter()
@@ -550,6 +598,7 @@ pub(super) fn recover(
                 },
                 unproven: None,
                 stage,
+                kept: Vec::new(),
             });
         }
         Err(e) => return Err(io("cannot read", &stage)(e)),
@@ -586,6 +635,7 @@ pub(super) fn recover(
             },
             unproven: (!empty).then(|| stage.clone()),
             stage,
+            kept: Vec::new(),
         });
     }
     if let Ok(t) = tree.symlink_metadata()
@@ -614,15 +664,16 @@ pub(super) fn recover(
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(io("cannot read", &lock_staged)(e)),
         }
-        finish(d, &stage)?;
+        let (elsewhere_removed, kept) = finish(d, &stage, elsewhere, true)?;
         return Ok(Recovered {
             done: Recovery::Finished {
                 lock,
                 placed: j.manifests.len(),
-                removed: j.remove.len(),
+                removed: j.remove.len() + elsewhere_removed,
             },
             unproven: None,
             stage,
+            kept,
         });
     }
     remove_dir_all_if_present(&stage)?;
@@ -635,6 +686,7 @@ pub(super) fn recover(
         },
         unproven: None,
         stage,
+        kept: Vec::new(),
     })
 }
 

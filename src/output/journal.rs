@@ -27,8 +27,9 @@
 //!    area has changed.
 //! 4. **Apply.** Earlier files are moved to `S/old/`, new files are moved into `M`, `M` is
 //!    fsynced, the staged lock is renamed over `L` and `L`'s directory fsynced.
-//! 5. **Clean.** `S/old/` and `S/new/`, then the marker, then `S` are removed, then the
-//!    journal, then `D` is fsynced.
+//! 5. **Clean.** The earlier files the journal lists in the other folder (an earlier run for
+//!    another installer wrote them there) are removed one by one; then `S/old/` and `S/new/`,
+//!    the marker and `S`, then the journal, then `D` is fsynced.
 //!
 //! Every file of the new set is at any time in exactly one of `S/new/` and `M`, and every
 //! earlier file in `M` or `S/old/`, so [`super::recover`] can always finish a committed change
@@ -43,12 +44,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use super::steps::{JOURNAL_FILE, is_our_file_name};
 use super::steps::{
-    Recovery, canonical_lock, check_lock_path, describe, install_dir, is_token, lock_dir,
-    new_token, read_no_follow, remove_dir_all_if_present, remove_file_if_present, rename,
+    self, Elsewhere, Recovery, canonical_lock, check_lock_path, describe, install_dir, is_token,
+    lock_dir, new_token, read_no_follow, remove_dir_all_if_present, remove_file_if_present, rename,
     staged_lock_path, sync_dir, write_synced,
 };
+pub use super::steps::{JOURNAL_FILE, is_our_file_name};
 use super::{Error, ManifestFile, crash, io};
 
 /// Staging folder name, inside the manifests directory: the token follows (`-<token>`); an
@@ -76,10 +77,17 @@ pub struct Journal {
     pub pending: bool,
     /// The lock file the change writes.
     pub lock: PathBuf,
+    /// The folder written (`manifests` or `openshift`, in the install directory); absent in
+    /// an older journal: the folder of the recovering run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
     /// File names moved into the manifests directory from `stage/new/`.
     pub place: Vec<String>,
     /// Earlier file names taken out of the manifests directory (into `stage/old/`).
     pub remove: Vec<String>,
+    /// Earlier files of ours taken out of the other folder once the change is applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elsewhere: Option<Elsewhere>,
 }
 
 /// The staging folder a journal names, inside `m`.
@@ -135,33 +143,43 @@ pub(super) struct Plan {
     lock_staged: PathBuf,
     /// Whether a lock is written (`--locked` leaves the lock file as it is).
     writes_lock: bool,
+    /// The other folder, where [`Journal::elsewhere`]'s files are.
+    other: Option<PathBuf>,
 }
 
 impl Plan {
     /// A plan to place `files` into `manifests` (taking out `existing`, earlier files now
-    /// there) and write the lock at `lock`.
+    /// there), take `elsewhere`'s files out of its folder (the path given with it) and write
+    /// the lock at `lock`.
     pub fn new(
         manifests: &Path,
         lock: &Path,
         files: &[ManifestFile],
         existing: Vec<String>,
+        elsewhere: Option<(&Path, &Elsewhere)>,
     ) -> Result<Plan, Error> {
         let manifests = std::path::absolute(manifests).map_err(io("cannot resolve", manifests))?;
         let lock = canonical_lock(lock).map_err(io("cannot resolve", lock))?;
         let token = new_token();
+        let folder = manifests
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
         Ok(Plan {
             dir: install_dir(&manifests),
             stage: stage_of(&manifests, Some(&token)),
             manifests,
             lock_staged: staged_lock_path(&lock),
             writes_lock: true,
+            other: elsewhere.map(|(x, _)| x.to_path_buf()),
             journal: Journal {
                 journal_version: JOURNAL_VERSION,
                 token: Some(token),
                 pending: true,
                 lock,
+                folder,
                 place: files.iter().map(|f| f.name.clone()).collect(),
                 remove: existing,
+                elsewhere: elsewhere.map(|(_, e)| e.clone()),
             },
         })
     }
@@ -190,7 +208,8 @@ impl Plan {
                 },
             });
         }
-        finish(&self.dir, &self.stage, true)
+        let elsewhere = self.other.as_deref().zip(self.journal.elsewhere.as_ref());
+        finish(&self.dir, &self.stage, true, elsewhere, false).map(|_| ())
     }
 
     /// Write the journal as it is now: to a temporary name, fsynced, renamed into place (the
@@ -315,10 +334,22 @@ struct Applied {
     placed: Vec<String>,
 }
 
-/// Remove the staging folder (its contents first and the marker last, so a kill in between
-/// still leaves a folder the marker proves is ours; `marked` is false for an older
-/// po-manifests' folder, which has none), then the journal: the change is complete.
-fn finish(dir: &Path, stage: &Path, marked: bool) -> Result<(), Error> {
+/// Take the earlier files out of the other folder (`elsewhere`, with `check` in recovery: only
+/// while they have the recorded digest), then remove the staging folder (its contents first
+/// and the marker last, so a kill in between still leaves a folder the marker proves is ours;
+/// `marked` is false for an older po-manifests' folder, which has none), then the journal: the
+/// change is complete. Returns how many files left the other folder and the ones kept.
+fn finish(
+    dir: &Path,
+    stage: &Path,
+    marked: bool,
+    elsewhere: Option<(&Path, &Elsewhere)>,
+    check: bool,
+) -> Result<(usize, Vec<PathBuf>), Error> {
+    let out = match elsewhere {
+        Some((x, e)) => steps::remove_elsewhere(x, &e.files, check)?,
+        None => (0, Vec::new()),
+    };
     if marked {
         remove_dir_all_if_present(&stage.join("old"))?;
         remove_dir_all_if_present(&stage.join("new"))?;
@@ -334,7 +365,8 @@ fn finish(dir: &Path, stage: &Path, marked: bool) -> Result<(), Error> {
     }
     crash::point("remove the journal");
     remove_file_if_present(&dir.join(JOURNAL_FILE))?;
-    sync_dir(dir)
+    sync_dir(dir)?;
+    Ok(out)
 }
 
 /// A folder recovery moves files out of must be a real folder (not a symlink) when present.
@@ -350,15 +382,17 @@ fn check_real_dir(dir: &Path, bad: &dyn Fn(String) -> Error) -> Result<(), Error
 }
 
 /// Finish (committed) or undo (pending) the change a version 1 journal (`journal`, read from
-/// `path`) describes, in install directory `dir` with manifests `m`; `lock` is this run's
-/// lock file (see the module comment).
+/// `path`) describes, in install directory `dir`; `folders` are this run's folder (the one an
+/// older journal means) and the other one, the only folders a journal may name; `lock` is this
+/// run's lock file (see the module comment). Also the files of the other folder left because
+/// they changed since the interrupted run checked them.
 pub(super) fn recover(
     dir: &Path,
-    m: &Path,
+    folders: &[&Path],
     path: &Path,
     journal: &Journal,
     lock: &Path,
-) -> Result<Recovery, Error> {
+) -> Result<(Recovery, Vec<PathBuf>), Error> {
     let bad = |problem: String| Error::Journal {
         path: path.to_path_buf(),
         problem,
@@ -386,6 +420,21 @@ pub(super) fn recover(
         )));
     }
     check_lock_path(&journal.lock, lock).map_err(bad)?;
+    let m = match &journal.folder {
+        Some(name) => steps::journal_folder(name, folders).map_err(bad)?,
+        None => folders[0],
+    };
+    let elsewhere = match &journal.elsewhere {
+        Some(e) => {
+            let folder = m
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            steps::check_elsewhere(e, &folder).map_err(bad)?;
+            Some((steps::journal_folder(&e.folder, folders).map_err(bad)?, e))
+        }
+        None => None,
+    };
     // This run's own lock file, never the journal's path.
     let lock = &canonical_lock(lock).map_err(io("cannot resolve", lock))?;
     let stage = stage_of(m, journal.token.as_deref());
@@ -409,7 +458,10 @@ pub(super) fn recover(
                 folder: m.to_path_buf(),
             });
         }
-        return undo(dir, m, path, present.then_some(stage.as_path()), lock);
+        return Ok((
+            undo(dir, m, path, present.then_some(stage.as_path()), lock)?,
+            Vec::new(),
+        ));
     }
     if !ours {
         return Err(bad(format!(
@@ -417,7 +469,7 @@ pub(super) fn recover(
             stage.display()
         )));
     }
-    roll_forward(dir, m, path, journal, &stage, lock)
+    roll_forward(dir, m, path, journal, &stage, elsewhere, lock)
 }
 
 /// Undo an uncommitted change: remove its staging folder (`stage`, proven this run's), the
@@ -442,15 +494,17 @@ fn undo(
     Ok(Recovery::Discarded { paths })
 }
 
-/// Finish a committed change whose staging folder is `stage` (proven, or absent).
+/// Finish a committed change whose staging folder is `stage` (proven, or absent), and take
+/// `elsewhere`'s files out of the other folder.
 fn roll_forward(
     dir: &Path,
     m: &Path,
     path: &Path,
     journal: &Journal,
     stage: &Path,
+    elsewhere: Option<(&Path, &Elsewhere)>,
     lock: &Path,
-) -> Result<Recovery, Error> {
+) -> Result<(Recovery, Vec<PathBuf>), Error> {
     let bad = |problem: String| Error::Journal {
         path: path.to_path_buf(),
         problem,
@@ -503,14 +557,16 @@ fn roll_forward(
         rename(&lock_staged, lock, "write the lock")?;
         sync_dir(&lock_dir(lock))?;
     }
-    finish(dir, stage, journal.token.is_some())?;
-    Ok(Recovery::Finished {
+    let (elsewhere_removed, kept) = finish(dir, stage, journal.token.is_some(), elsewhere, true)?;
+    let recovery = Recovery::Finished {
         lock: lock.to_path_buf(),
         placed: journal.place.len(),
         removed: journal
             .remove
             .iter()
             .filter(|n| !journal.place.contains(n))
-            .count(),
-    })
+            .count()
+            + elsewhere_removed,
+    };
+    Ok((recovery, kept))
 }

@@ -17,6 +17,11 @@
 //! nothing: such a file is left in place and reported when this run would remove it, and
 //! refused when this run would overwrite it, unless `--force` (which takes the lock at its
 //! word).
+//!
+//! The lock records names, not folders, so an earlier file is looked for in the folder this
+//! run writes and, when it is not there, in the other one ([`Target::other`]: `openshift/`
+//! and `manifests/` are the folders of different installers); found there, it is taken out
+//! under the same rule, after the commit, as a step the journal covers.
 
 pub(crate) mod crash;
 pub mod exchange;
@@ -81,7 +86,8 @@ pub struct EditedFile {
     pub path: PathBuf,
     /// What it holds now (`None` when it is no longer a regular file or cannot be read).
     pub now: Option<Vec<u8>>,
-    /// What this run would write in its place (`None` when this run removes it).
+    /// What this run would write in its place (`None` when this run removes it, as it does
+    /// every earlier file of the other folder).
     pub new: Option<Vec<u8>>,
 }
 
@@ -455,7 +461,8 @@ impl Survey {
                 name: e.name.clone(),
                 path: e.path.clone(),
                 now: e.now.clone(),
-                new: e.new.clone(),
+                // One in the other folder is removed (this run writes its own folder).
+                new: if e.elsewhere { None } else { e.new.clone() },
             })
             .collect()
     }
@@ -545,22 +552,46 @@ pub fn write(
         .filter(|e| !e.elsewhere)
         .map(|e| e.name.clone())
         .collect();
+    let other_files: Vec<&Earlier> = survey.taken_out(force).filter(|e| e.elsewhere).collect();
+    let elsewhere = match (target.other, other_files.is_empty()) {
+        (Some(other), false) => Some((
+            other,
+            steps::Elsewhere {
+                folder: other
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                files: other_files
+                    .iter()
+                    .map(|e| steps::ElsewhereFile {
+                        name: e.name.clone(),
+                        sha256: e.now.as_deref().map(sha256_hex),
+                    })
+                    .collect(),
+            },
+        )),
+        _ => None,
+    };
+    let elsewhere = elsewhere.as_ref().map(|(x, e)| (*x, e));
     let written: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
     let removed = existing
         .iter()
         .filter(|n| !written.contains(n))
         .map(|n| manifests_dir.join(n))
+        .chain(other_files.iter().map(|e| e.path.clone()))
         .collect();
     let left = survey.left(force).iter().map(|e| e.path.clone()).collect();
-    let fallback = match exchange::write(manifests_dir, files, &existing, lock_path, lock)? {
-        exchange::Outcome::Done => None,
-        exchange::Outcome::Refused(why) => {
-            fs::create_dir_all(manifests_dir).map_err(io("cannot create", manifests_dir))?;
-            let plan = journal::Plan::new(manifests_dir, lock_path, files, existing)?;
-            plan.run(files, lock)?;
-            Some(why)
-        }
-    };
+    let fallback =
+        match exchange::write(manifests_dir, files, &existing, elsewhere, lock_path, lock)? {
+            exchange::Outcome::Done => None,
+            exchange::Outcome::Refused(why) => {
+                fs::create_dir_all(manifests_dir).map_err(io("cannot create", manifests_dir))?;
+                let plan =
+                    journal::Plan::new(manifests_dir, lock_path, files, existing, elsewhere)?;
+                plan.run(files, lock)?;
+                Some(why)
+            }
+        };
     Ok(Written {
         written,
         removed,

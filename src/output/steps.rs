@@ -8,7 +8,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{Error, FILE_PREFIX, crash, io};
+use serde::{Deserialize, Serialize};
+
+use super::{Error, FILE_PREFIX, MAX_MANIFEST_BYTES, crash, io, sha256_hex};
 
 /// Journal file name, in the install directory.
 pub const JOURNAL_FILE: &str = ".po-manifests-journal.json";
@@ -76,6 +78,114 @@ pub(super) fn install_dir(manifests: &Path) -> PathBuf {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
         .to_path_buf()
+}
+
+/// Earlier files a change takes out of the other folder (an earlier run for another installer
+/// wrote them there), after its commit; both journals record them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Elsewhere {
+    /// The folder's name, inside the install directory (`manifests` or `openshift`).
+    pub folder: String,
+    /// The files.
+    pub files: Vec<ElsewhereFile>,
+}
+
+/// One file of [`Elsewhere`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ElsewhereFile {
+    /// File name (no directory).
+    pub name: String,
+    /// The sha256 it had when the run checked it: recovery removes it only while it still
+    /// has it (`None`: it could not be read, and recovery leaves it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// The folder a journal names by `name` (a folder of the install directory): one of `allowed`
+/// (this run's folder and the other one), never anything else a tampered journal could name.
+pub(super) fn journal_folder<'a>(name: &str, allowed: &[&'a Path]) -> Result<&'a Path, String> {
+    allowed
+        .iter()
+        .find(|p| p.file_name().is_some_and(|n| n == name))
+        .copied()
+        .ok_or_else(|| {
+            format!(
+                "names the folder {}, which is not one this run writes or takes files out of ({}); recovery touches no other. Run po-manifests create with the installer that run was for, or check the folders and remove the journal",
+                crate::text::escape(name),
+                allowed
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+}
+
+/// Check what a journal says about the other folder: names po-manifests writes, digests in
+/// the lock's form, a folder that is not the one the change writes.
+pub(super) fn check_elsewhere(e: &Elsewhere, folder: &str) -> Result<(), String> {
+    if e.folder == folder {
+        return Err(format!(
+            "takes files out of {}, the folder it writes",
+            crate::text::escape(&e.folder)
+        ));
+    }
+    if let Some(f) = e.files.iter().find(|f| {
+        !is_our_file_name(&f.name)
+            || f.sha256.as_ref().is_some_and(|d| {
+                d.len() != 64
+                    || !d
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            })
+    }) {
+        return Err(format!(
+            "names a file po-manifests does not write, or a digest it does not make: {}",
+            crate::text::escape(&f.name)
+        ));
+    }
+    Ok(())
+}
+
+/// Take the files `files` of the other folder `x` out, each a regular file (never a link).
+/// With `check` (recovery), a file is removed only while it has the recorded digest: one that
+/// changed since, or whose digest is unknown, is left and returned. Also how many were removed.
+pub(super) fn remove_elsewhere(
+    x: &Path,
+    files: &[ElsewhereFile],
+    check: bool,
+) -> Result<(usize, Vec<PathBuf>), Error> {
+    let (mut removed, mut kept) = (0, Vec::new());
+    for f in files {
+        let path = x.join(&f.name);
+        match path.symlink_metadata() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io("cannot read", &path)(e)),
+            Ok(meta) if !meta.is_file() => {
+                kept.push(path);
+                continue;
+            }
+            Ok(_) => {}
+        }
+        if check {
+            let same = f.sha256.as_ref().is_some_and(|d| {
+                read_no_follow(&path, MAX_MANIFEST_BYTES).is_ok_and(|b| sha256_hex(&b) == *d)
+            });
+            if !same {
+                kept.push(path);
+                continue;
+            }
+        }
+        crash::point("remove an earlier file from the other folder");
+        remove_file_if_present(&path)?;
+        removed += 1;
+    }
+    if removed > 0 {
+        sync_dir(x)?;
+    }
+    Ok((removed, kept))
 }
 
 /// What [`super::recover`] did.

@@ -246,6 +246,81 @@ mod write {
     }
 
     #[test]
+    fn earlier_files_in_the_other_folder_are_taken_out_under_the_same_rule() {
+        let (d, manifests, lock) = setup();
+        let other = d.path().join("openshift");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("99_openshift-own.yaml"), "installer's").unwrap();
+        let first = [
+            file("99_po_a_00_x_a.yaml", "1"),
+            file("99_po_b_00_x_b.yaml", "1"),
+        ];
+        for f in &first {
+            std::fs::write(other.join(&f.name), &f.bytes).unwrap();
+        }
+        let previous: Vec<PreviousFile> = first.iter().map(written_by_us).collect();
+        let target = Target {
+            dir: &manifests,
+            other: Some(&other),
+        };
+        // Edited there: refused, named by where it is, unless --force.
+        std::fs::write(other.join("99_po_b_00_x_b.yaml"), "edited").unwrap();
+        let second = [file("99_po_a_00_x_a.yaml", "2")];
+        let e = write(target, &second, &previous, &lock, Some(b"l"), false).unwrap_err();
+        let Error::Edited { files } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(files, &[other.join("99_po_b_00_x_b.yaml")]);
+        assert!(other.join("99_po_a_00_x_a.yaml").exists());
+        assert!(!manifests.join("99_po_a_00_x_a.yaml").exists());
+        let edits = edited(target, &second, &previous);
+        assert_eq!(edits[0].path, other.join("99_po_b_00_x_b.yaml"));
+        assert_eq!(edits[0].new, None, "the other folder's copy is removed");
+        // As written: both leave the other folder, a is written here.
+        std::fs::write(other.join("99_po_b_00_x_b.yaml"), "1").unwrap();
+        let w = write(target, &second, &previous, &lock, Some(b"l"), false).unwrap();
+        assert_eq!(
+            w.removed,
+            [
+                other.join("99_po_a_00_x_a.yaml"),
+                other.join("99_po_b_00_x_b.yaml")
+            ]
+        );
+        assert_eq!(listing(&other), ["99_openshift-own.yaml"]);
+        assert_eq!(
+            std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
+            b"2"
+        );
+        // A file in this run's folder is the earlier one: the other folder's copy of the same
+        // name is not looked at.
+        std::fs::write(other.join("99_po_a_00_x_a.yaml"), "2").unwrap();
+        let again = [written_by_us(&second[0])];
+        let w = write(target, &second, &again, &lock, Some(b"l"), false).unwrap();
+        assert!(w.removed.is_empty(), "{w:?}");
+        assert!(other.join("99_po_a_00_x_a.yaml").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn in_the_other_folder_only_regular_files_count() {
+        let (d, manifests, lock) = setup();
+        let other = d.path().join("openshift");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(d.path().join("target"), "1").unwrap();
+        std::os::unix::fs::symlink(d.path().join("target"), other.join("99_po_a_00_x_a.yaml"))
+            .unwrap();
+        let previous = [written_by_us(&file("99_po_a_00_x_a.yaml", "1"))];
+        let target = Target {
+            dir: &manifests,
+            other: Some(&other),
+        };
+        let w = write(target, &[], &previous, &lock, Some(b"l"), true).unwrap();
+        assert!(w.removed.is_empty(), "{w:?}");
+        assert!(other.join("99_po_a_00_x_a.yaml").symlink_metadata().is_ok());
+        assert_eq!(std::fs::read(d.path().join("target")).unwrap(), b"1");
+    }
+
+    #[test]
     fn without_a_lock_the_lock_file_is_not_touched() {
         let (_d, manifests, lock) = setup();
         std::fs::write(&lock, "as it was").unwrap();
@@ -455,7 +530,10 @@ mod recover {
     #[test]
     fn nothing_to_do_is_none() {
         let (_d, manifests, lock) = setup();
-        assert_eq!(recover(&manifests, &lock).unwrap(), Recovered::default());
+        assert_eq!(
+            recover(Target::only(&manifests), &lock).unwrap(),
+            Recovered::default()
+        );
     }
 
     #[test]
@@ -470,7 +548,7 @@ mod recover {
             ),
         )
         .unwrap();
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(matches!(e, Error::Journal { .. }), "{e}");
         assert!(e.to_string().contains("../secret"), "{e}");
         assert!(d.path().join("secret").exists());
@@ -482,8 +560,10 @@ mod recover {
             token: None,
             pending: false,
             lock: lock.to_path_buf(),
+            folder: None,
             place: place.iter().map(|s| s.to_string()).collect(),
             remove: remove.iter().map(|s| s.to_string()).collect(),
+            elsewhere: None,
         };
         std::fs::write(
             d.join(journal::JOURNAL_FILE),
@@ -502,7 +582,7 @@ mod recover {
         std::fs::create_dir(&stage).unwrap();
         std::os::unix::fs::symlink(elsewhere.path(), stage.join("new")).unwrap();
         v1_journal(d.path(), &lock, &["99_po_a_00_x_a.yaml"], &[]);
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         assert_eq!(
             std::fs::read(elsewhere.path().join("99_po_a_00_x_a.yaml")).unwrap(),
@@ -522,7 +602,7 @@ mod recover {
         std::fs::create_dir_all(manifests.join(journal::STAGE_DIR).join("old")).unwrap();
         std::os::unix::fs::symlink(&secret, new.join("99_po_a_00_x_a.yaml")).unwrap();
         v1_journal(d.path(), &lock, &["99_po_a_00_x_a.yaml"], &[]);
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         assert!(
             manifests
@@ -552,7 +632,7 @@ mod recover {
             PathBuf::from("platform-operators.lock.yaml"),
         ] {
             v1_journal(d.path(), &named, &[], &[]);
-            let e = recover(&manifests, &lock).unwrap_err();
+            let e = recover(Target::only(&manifests), &lock).unwrap_err();
             assert!(matches!(e, Error::Journal { .. }), "{e}");
             assert!(e.to_string().contains("lock file"), "{named:?}: {e}");
             assert_eq!(
@@ -595,7 +675,7 @@ mod recover {
         let planted = d.path().join(".po-manifests-stage-zzz");
         std::fs::create_dir_all(planted.join("new")).unwrap();
         std::fs::write(planted.join("new/keep"), "keep").unwrap();
-        let r = recover(&manifests, &lock).unwrap();
+        let r = recover(Target::only(&manifests), &lock).unwrap();
         assert!(matches!(r.done, Some(Recovery::Discarded { .. })), "{r:?}");
         assert!(!ours.exists());
         assert_eq!(r.left_alone, std::slice::from_ref(&planted));
@@ -622,7 +702,7 @@ mod recover {
             ),
         )
         .unwrap();
-        let r = recover(&manifests, &lock).unwrap();
+        let r = recover(Target::only(&manifests), &lock).unwrap();
         assert!(stage.join("manifests/99_po_a_00_x_a.yaml").exists());
         assert_eq!(r.left_alone, [stage]);
     }
@@ -636,7 +716,7 @@ mod recover {
         let moved = elsewhere.path().join("stage");
         std::fs::rename(&stage, &moved).unwrap();
         std::os::unix::fs::symlink(&moved, &stage).unwrap();
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         assert!(moved.join("manifests/99_po_a_00_x_a.yaml").exists());
     }
@@ -658,7 +738,7 @@ mod recover {
                 .join(".platform-operators.lock.yaml.po-manifests-new"),
         )
         .unwrap();
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         assert!(lock.symlink_metadata().is_err());
     }
@@ -678,7 +758,7 @@ mod recover {
         std::fs::rename(&manifests, &old).unwrap();
         std::fs::rename(stage.join("manifests"), &manifests).unwrap();
         std::fs::rename(&old, stage.join("manifests")).unwrap();
-        let r = recover(&manifests, &lock).unwrap();
+        let r = recover(Target::only(&manifests), &lock).unwrap();
         assert!(matches!(r.done, Some(Recovery::Finished { .. })), "{r:?}");
         assert_eq!(std::fs::read(&lock).unwrap(), b"new lock");
         assert_eq!(
@@ -697,7 +777,7 @@ mod recover {
     fn a_corrupt_journal_is_an_error_naming_it() {
         let (d, manifests, lock) = setup();
         std::fs::write(d.path().join(journal::JOURNAL_FILE), "{not json").unwrap();
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains(journal::JOURNAL_FILE), "{e}");
         assert!(e.is_io());
     }
@@ -722,15 +802,20 @@ mod recover {
             token: None,
             pending: false,
             lock: lock.clone(),
+            folder: None,
             place: vec!["99_po_a_00_x_a.yaml".into()],
             remove: vec!["99_po_a_00_x_a.yaml".into(), "99_po_b_00_x_b.yaml".into()],
+            elsewhere: None,
         };
         std::fs::write(
             d.path().join(journal::JOURNAL_FILE),
             serde_json::to_vec(&j).unwrap(),
         )
         .unwrap();
-        let r = recover(&manifests, &lock).unwrap().done.unwrap();
+        let r = recover(Target::only(&manifests), &lock)
+            .unwrap()
+            .done
+            .unwrap();
         assert!(
             matches!(
                 r,
@@ -778,8 +863,10 @@ mod recover {
             token: Some(TOKEN.into()),
             pending,
             lock: std::path::absolute(lock).unwrap(),
+            folder: Some("manifests".into()),
             place: vec!["99_po_a_00_x_a.yaml".into()],
             remove: vec![],
+            elsewhere: None,
         };
         std::fs::write(
             d.join(journal::JOURNAL_FILE),
@@ -800,7 +887,7 @@ mod recover {
             std::fs::create_dir_all(planted.join("new")).unwrap();
             std::fs::write(planted.join("new/99_po_a_00_x_a.yaml"), "theirs").unwrap();
             std::fs::write(planted.join(journal::MARKER), format!("token {TOKEN}\n")).unwrap();
-            let e = recover(&manifests, &lock).unwrap_err();
+            let e = recover(Target::only(&manifests), &lock).unwrap_err();
             let Error::StagingNotOurs { paths, folder } = &e else {
                 panic!("{e}")
             };
@@ -826,7 +913,7 @@ mod recover {
             "staged lock",
         )
         .unwrap();
-        let r = recover(&manifests, &lock).unwrap();
+        let r = recover(Target::only(&manifests), &lock).unwrap();
         assert!(matches!(r.done, Some(Recovery::Discarded { .. })), "{r:?}");
         assert!(!stage.exists());
         assert_eq!(std::fs::read_dir(&manifests).unwrap().count(), 0);
@@ -843,7 +930,7 @@ mod recover {
         for marker in [None, Some("ffffffffffffffffffffffffffffffff")] {
             let (d, manifests, lock) = setup();
             let stage = staged_fallback(d.path(), &manifests, &lock, true, marker);
-            let e = recover(&manifests, &lock).unwrap_err();
+            let e = recover(Target::only(&manifests), &lock).unwrap_err();
             assert!(matches!(e, Error::StagingNotOurs { .. }), "{marker:?}: {e}");
             assert!(stage.join("new/99_po_a_00_x_a.yaml").exists());
             assert!(d.path().join(journal::JOURNAL_FILE).exists());
@@ -860,14 +947,14 @@ mod recover {
             false,
             Some("ffffffffffffffffffffffffffffffff"),
         );
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(matches!(e, Error::Journal { .. }), "{e}");
         assert!(e.to_string().contains("marker"), "{e}");
         assert!(!manifests.join("99_po_a_00_x_a.yaml").exists());
 
         let (d, manifests, lock) = setup();
         let stage = staged_fallback(d.path(), &manifests, &lock, false, Some(TOKEN));
-        let r = recover(&manifests, &lock).unwrap();
+        let r = recover(Target::only(&manifests), &lock).unwrap();
         assert!(
             matches!(r.done, Some(Recovery::Finished { placed: 1, .. })),
             "{r:?}"
@@ -891,8 +978,145 @@ mod recover {
             ),
         )
         .unwrap();
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(matches!(e, Error::Journal { .. }), "{e}");
         assert!(d.path().join(journal::JOURNAL_FILE).exists());
+    }
+
+    /// A v2 journal, exchanged, whose change also takes `files` (name, recorded digest) out of
+    /// `openshift/`; `folder` is the folder it names.
+    fn exchanged_with_elsewhere(
+        d: &Path,
+        lock: &Path,
+        folder: &str,
+        files: &[(&str, &str)],
+    ) -> PathBuf {
+        let stage = d.join(format!("{}{TOKEN}", exchange::STAGE_PREFIX));
+        std::fs::create_dir_all(stage.join("manifests")).unwrap();
+        let m = d.join(folder);
+        let id = exchange::DirId::of(&m).unwrap();
+        std::fs::write(
+            stage.join(exchange::MARKER),
+            exchange::marker_text(TOKEN, id),
+        )
+        .unwrap();
+        let elsewhere: Vec<String> = files
+            .iter()
+            .map(|(n, digest)| format!(r#"{{"name":"{n}","sha256":"{digest}"}}"#))
+            .collect();
+        std::fs::write(
+            d.join(journal::JOURNAL_FILE),
+            format!(
+                r#"{{"journalVersion":2,"token":"{TOKEN}","lock":{:?},"folder":"{folder}","manifests":[],"elsewhere":{{"folder":"openshift","files":[{}]}}}}"#,
+                std::path::absolute(lock).unwrap().display().to_string(),
+                elsewhere.join(",")
+            ),
+        )
+        .unwrap();
+        stage
+    }
+
+    #[test]
+    fn recovery_takes_out_of_the_other_folder_only_what_still_has_its_digest() {
+        let (d, manifests, lock) = setup();
+        let other = d.path().join("openshift");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("99_po_a_00_x_a.yaml"), "1").unwrap();
+        std::fs::write(other.join("99_po_b_00_x_b.yaml"), "edited since").unwrap();
+        let digest = sha256_hex(b"1");
+        exchanged_with_elsewhere(
+            d.path(),
+            &lock,
+            "manifests",
+            &[
+                ("99_po_a_00_x_a.yaml", &digest),
+                ("99_po_b_00_x_b.yaml", &digest),
+            ],
+        );
+        let target = Target {
+            dir: &manifests,
+            other: Some(&other),
+        };
+        let r = recover(target, &lock).unwrap();
+        assert!(
+            matches!(r.done, Some(Recovery::Finished { removed: 1, .. })),
+            "{r:?}"
+        );
+        assert!(!other.join("99_po_a_00_x_a.yaml").exists());
+        assert_eq!(r.kept, [other.join("99_po_b_00_x_b.yaml")]);
+        assert!(
+            r.lines()
+                .iter()
+                .any(|l| l.starts_with("warning:") && l.contains("99_po_b_00_x_b.yaml")),
+            "{:?}",
+            r.lines()
+        );
+        assert_eq!(
+            std::fs::read(other.join("99_po_b_00_x_b.yaml")).unwrap(),
+            b"edited since"
+        );
+    }
+
+    #[test]
+    fn a_journal_naming_a_folder_this_run_does_not_know_is_refused() {
+        for (folder, elsewhere) in [
+            ("..", "openshift"),
+            ("manifests", "../x"),
+            ("manifests", "manifests"),
+        ] {
+            let (d, manifests, lock) = setup();
+            let other = d.path().join("openshift");
+            std::fs::create_dir(&other).unwrap();
+            std::fs::write(
+                d.path().join(journal::JOURNAL_FILE),
+                format!(
+                    r#"{{"journalVersion":1,"lock":{:?},"folder":"{folder}","place":[],"remove":[],"elsewhere":{{"folder":"{elsewhere}","files":[]}}}}"#,
+                    std::path::absolute(&lock).unwrap().display().to_string(),
+                ),
+            )
+            .unwrap();
+            let target = Target {
+                dir: &manifests,
+                other: Some(&other),
+            };
+            let e = recover(target, &lock).unwrap_err();
+            assert!(
+                matches!(e, Error::Journal { .. }),
+                "{folder} {elsewhere}: {e}"
+            );
+            assert!(d.path().join(journal::JOURNAL_FILE).exists());
+        }
+    }
+
+    #[test]
+    fn a_journal_of_a_run_for_the_other_folder_is_finished_there() {
+        let (d, manifests, lock) = setup();
+        let other = d.path().join("openshift");
+        std::fs::create_dir(&other).unwrap();
+        // The interrupted run wrote openshift/ (the Agent-based installer); this one writes
+        // manifests/.
+        let stage = exchanged_with_elsewhere(d.path(), &lock, "openshift", &[]);
+        std::fs::write(
+            d.path().join(journal::JOURNAL_FILE),
+            format!(
+                r#"{{"journalVersion":2,"token":"{TOKEN}","lock":{:?},"folder":"openshift","manifests":[]}}"#,
+                std::path::absolute(&lock).unwrap().display().to_string(),
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            d.path()
+                .join(".platform-operators.lock.yaml.po-manifests-new"),
+            "new lock",
+        )
+        .unwrap();
+        let target = Target {
+            dir: &manifests,
+            other: Some(&other),
+        };
+        let r = recover(target, &lock).unwrap();
+        assert!(matches!(r.done, Some(Recovery::Finished { .. })), "{r:?}");
+        assert_eq!(std::fs::read(&lock).unwrap(), b"new lock");
+        assert!(!stage.exists());
     }
 }

@@ -220,6 +220,96 @@ fn where_the_exchange_is_refused_the_journal_is_used_and_said_so_once() {
     }
 }
 
+/// Run `create` in `dir` with `flags` and `env`, which must succeed.
+fn create_with(dir: &Path, flags: &[&str], env: &[(&str, &str)]) {
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(dir)
+        .args(flags)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "create {flags:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `99_po_` files of a folder, sorted.
+fn po_entries(dir: &Path) -> Vec<String> {
+    if !dir.is_dir() {
+        return Vec::new();
+    }
+    entries(dir)
+        .into_iter()
+        .filter(|n| n.starts_with("99_po_"))
+        .collect()
+}
+
+/// After a run with `--installer agent` (files in `openshift/`), kill a run for openshift-install
+/// (files to `manifests/`) at every crash point: at each kill our files are in one folder or, between
+/// the exchange and the last removal from `openshift/`, in both; the next run (for `next`)
+/// recovers to exactly what uninterrupted runs leave.
+fn kill_at_every_point_while_switching(env: &[(&str, &str)]) {
+    let start = example();
+    create_with(start.path(), &["--installer", "agent"], env);
+    let agent = po_entries(&start.path().join("openshift"));
+    assert!(!agent.is_empty());
+    for next in [&[][..], &["--installer", "agent"][..]] {
+        let expected = tempfile::tempdir().unwrap();
+        copy_dir(start.path(), expected.path());
+        create_with(expected.path(), &[], env);
+        create_with(expected.path(), next, env);
+        let expected = tree(expected.path());
+        let mut k = 1;
+        loop {
+            let d = tempfile::tempdir().unwrap();
+            copy_dir(start.path(), d.path());
+            let out = cmd()
+                .arg("create")
+                .arg("--dir")
+                .arg(d.path())
+                .env(CRASH_ENV, k.to_string())
+                .envs(env.iter().copied())
+                .output()
+                .unwrap();
+            if out.status.success() {
+                break;
+            }
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains("killed before"), "run {k}: {stderr}");
+            let (m, o) = (
+                po_entries(&d.path().join("manifests")),
+                po_entries(&d.path().join("openshift")),
+            );
+            assert!(
+                (m.is_empty() && o == agent) || m == agent,
+                "killed at point {k}: manifests/ {m:?}, openshift/ {o:?}"
+            );
+            create_with(d.path(), next, env);
+            assert_eq!(
+                tree(d.path()),
+                expected,
+                "killed at point {k}, then {next:?}"
+            );
+            k += 1;
+            assert!(k < 500, "no end to the crash points");
+        }
+    }
+}
+
+#[test]
+fn killed_while_switching_installers_the_next_run_recovers_byte_for_byte() {
+    kill_at_every_point_while_switching(&[]);
+}
+
+#[test]
+fn killed_while_switching_installers_in_the_fallback_the_next_run_recovers_byte_for_byte() {
+    kill_at_every_point_while_switching(&[(NO_EXCHANGE_ENV, "1")]);
+}
+
 /// Kill `create` in `dir` at the first crash point labelled `label`; false when no run reaches
 /// one (the run that completes ends the search).
 fn kill_before(dir: &Path, label: &str) -> bool {
