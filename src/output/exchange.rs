@@ -8,8 +8,9 @@
 //! absent) and `L` the lock file:
 //!
 //! 1. **Journal.** `D/.po-manifests-journal.json` (version 2) records a fresh random token,
-//!    `L`, the files placed and the earlier files taken out; written to a temporary name,
-//!    fsynced, renamed into place, `D` fsynced.
+//!    `L`, the folder `M` is (`manifests` or `openshift`), the files placed, the earlier files
+//!    taken out, and those taken out of the other folder with their digests; written to a
+//!    temporary name, fsynced, renamed into place, `D` fsynced.
 //! 2. **Stage.** `S = D/.po-manifests-stage-<token>/` is made, with a marker file
 //!    `S/po-manifests-stage` naming the token and the identity (device, inode) of the new tree
 //!    `S/manifests/`. The new tree gets every entry of `M` that is not an earlier file of ours

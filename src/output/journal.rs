@@ -6,7 +6,7 @@
 //! run is killed, until the next run's recovery; the exchange has no such window.
 //!
 //! [`roll_forward`] finishes a committed version 1 journal for [`super::recovery`], and
-//! [`undo`] removes what an uncommitted one staged. They follow no symlink inside `D`: the
+//! `undo` removes what an uncommitted one staged. They follow no symlink inside `D`: the
 //! staging folders, staged files, the marker and the staged lock must be real folders and
 //! regular files (`lstat`), else they refuse; they write this run's own lock file, and a
 //! journal naming another is refused. They delete a staging folder only when the journal and
@@ -16,8 +16,9 @@
 //! filesystem) and `L` the lock file (beside the configuration, possibly elsewhere):
 //!
 //! 1. **Journal.** `D/.po-manifests-journal.json` (version 1, `pending`) records a fresh random
-//!    token, `L`, the files to place and the earlier files to take out; written to a temporary
-//!    name, fsynced, renamed into place, `D` fsynced.
+//!    token, `L`, the folder `M` is, the files to place, the earlier files to take out, and
+//!    those to take out of the other folder with their digests; written to a temporary name,
+//!    fsynced, renamed into place, `D` fsynced.
 //! 2. **Stage.** `S = M/.po-manifests-stage-<token>/` is made with a marker file
 //!    `S/po-manifests-stage` naming the token; new files go to `S/new/`, the new lock to `L`'s
 //!    directory as `.<lock name>.po-manifests-new`; each file is fsynced, then its directory.
