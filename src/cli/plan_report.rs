@@ -174,8 +174,9 @@ fn print_written(
                 removed: files
                     .removed
                     .iter()
-                    .map(|n| manifests_dir.join(n).display().to_string())
+                    .map(|p| p.display().to_string())
                     .collect(),
+                left: files.left.iter().map(|p| p.display().to_string()).collect(),
                 lock_file: inv.lock_path.display().to_string(),
                 cluster_version: new_lock.cluster_version.clone(),
                 profile: new_lock.profile.clone(),
@@ -188,11 +189,18 @@ fn print_written(
             writeln!(stdout, "{}", manifests_dir.join(name).display())?;
         }
     }
-    for name in &files.removed {
+    for path in &files.removed {
         writeln!(
             stderr,
             "removed {} (written by an earlier run, no longer needed)",
-            manifests_dir.join(name).display()
+            path.display()
+        )?;
+    }
+    if !files.left.is_empty() {
+        writeln!(
+            stderr,
+            "{}",
+            left_warning(&inv.lock_path, &files.left, *lock_written)
         )?;
     }
     if let Some(why) = &files.fallback {
@@ -220,12 +228,36 @@ fn print_written(
     Ok(())
 }
 
+/// The warning about the files a version 1 lock names that nothing shows po-manifests wrote,
+/// left in place (said once, naming them all).
+fn left_warning(lock: &std::path::Path, left: &[std::path::PathBuf], lock_written: bool) -> String {
+    let (it, they_are) = if left.len() == 1 {
+        ("it", "it is")
+    } else {
+        ("them", "they are")
+    };
+    let (label, value) = crate::output::MANAGED_BY;
+    let files = left
+        .iter()
+        .map(|p| text::printable(&p.display().to_string()).into_owned())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let later = if lock_written {
+        format!(" The new lock no longer names {it}, so later runs leave {it} alone too.")
+    } else {
+        String::new()
+    };
+    format!(
+        "warning: {files}: named by the version 1 lock file {}, which records names but no digests, and without the `{label}: {value}` label, so nothing shows that po-manifests wrote {it}; left in place.{later} Delete {it} by hand if po-manifests wrote {it} and {they_are} no longer needed (with --force, create removes such files instead)",
+        lock.display()
+    )
+}
+
 /// `--explain`: a unified diff of each manifest an earlier run wrote that was edited since,
 /// from what it holds now to what `create` would write (nothing, when it would remove it).
 fn write_edits(inv: &Install, edits: &[EditedFile], out: &mut dyn Write) -> Result<(), Error> {
-    let dir = inv.dir.join("manifests");
     for e in edits {
-        let path = dir.join(&e.name).display().to_string();
+        let path = e.path.display().to_string();
         let path = text::printable(&path);
         writeln!(
             out,
@@ -268,12 +300,15 @@ fn write_edits(inv: &Install, edits: &[EditedFile], out: &mut dyn Write) -> Resu
     Ok(())
 }
 
-/// `create -o json|yaml`: the files written and removed, and the lock summary.
+/// `create -o json|yaml`: the files written, removed and left in place (only when there are
+/// any), and the lock summary.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 struct WrittenDocument<'a> {
     written: Vec<String>,
     removed: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    left: Vec<String>,
     lock_file: String,
     cluster_version: Option<String>,
     profile: Option<String>,

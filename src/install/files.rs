@@ -70,10 +70,29 @@ pub fn check_planned_files(
     objects: &[RenderedObject],
     files: &[output::ManifestFile],
 ) -> Result<FileCheck, Error> {
-    let previous: Vec<String> = lock::read(&inv.lock_path)?
-        .map(|l| l.manifests)
+    let previous = lock::read(&inv.lock_path)?
+        .map(|l| l.previous_files())
         .unwrap_or_default();
-    let folder = inv.output_folder();
+    let (folder, other_folder) = (inv.output_folder(), inv.other_output_folder());
+    let (dir, other) = (inv.output_dir(), inv.other_output_dir());
+    // The earlier files this run takes out (or refuses to touch, and then writes nothing),
+    // here or in the other folder, are not checked; the ones it leaves in place are, like any
+    // other file.
+    let target = output::Target {
+        dir: &dir,
+        other: Some(&other),
+    };
+    let survey = output::Survey::new(target, files, &previous);
+    let left = survey.left(inv.force);
+    let taken_out: Vec<(Dir, &str)> = survey
+        .earlier
+        .iter()
+        .filter(|e| !left.contains(e))
+        .map(|e| {
+            let dir = if e.elsewhere { other_folder } else { folder };
+            (dir, e.name.as_str())
+        })
+        .collect();
     let mut planned: Vec<ManifestFile> = files
         .iter()
         .zip(objects)
@@ -96,17 +115,23 @@ pub fn check_planned_files(
                 path: e.path.clone(),
                 source: e.source,
             })?;
+        let replaced = |dir: Dir, name: &str| {
+            (dir == folder && planned.iter().any(|p| p.name == name))
+                || taken_out.contains(&(dir, name))
+        };
         for f in report_dir.0 {
-            let replaced = f.dir == folder
-                && (previous.contains(&f.name) || planned.iter().any(|p| p.name == f.name));
-            if !replaced {
+            if !replaced(f.dir, &f.name) {
                 sink_files.push(f);
             }
         }
-        let prefix = format!("{}/", folder.name());
         for p in report_dir.1 {
-            let name = p.file.strip_prefix(prefix.as_str()).unwrap_or("");
-            if !(previous.iter().any(|n| n == name) || planned.iter().any(|f| f.name == name)) {
+            let taken = [Dir::Manifests, Dir::Openshift].into_iter().any(|dir| {
+                p.file
+                    .strip_prefix(dir.name())
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .is_some_and(|name| replaced(dir, name))
+            });
+            if !taken {
                 existing_problems.push(p);
             }
         }

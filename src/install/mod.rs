@@ -154,6 +154,21 @@ impl Install {
         }
     }
 
+    /// The folder a run for another installer writes (`D/manifests/` for the Agent-based
+    /// installer, else `D/openshift/`): `create` takes the earlier files the lock names out of
+    /// it, since the lock records file names and not their folder.
+    pub fn other_output_folder(&self) -> crate::check::Dir {
+        match self.output_folder() {
+            crate::check::Dir::Openshift => crate::check::Dir::Manifests,
+            crate::check::Dir::Manifests => crate::check::Dir::Openshift,
+        }
+    }
+
+    /// The path of [`Install::other_output_folder`].
+    pub fn other_output_dir(&self) -> PathBuf {
+        self.dir.join(self.other_output_folder().name())
+    }
+
     /// `featureSet` from install-config, if any.
     pub fn feature_set(&self) -> Option<&str> {
         self.install
@@ -347,7 +362,12 @@ impl Install {
             if wait { Wait::Wait } else { Wait::NoWait },
             waiting,
         )?;
-        let recovered = crate::output::recover(&self.output_dir(), &self.lock_path)?;
+        let (dir, other) = (self.output_dir(), self.other_output_dir());
+        let target = crate::output::Target {
+            dir: &dir,
+            other: Some(&other),
+        };
+        let recovered = crate::output::recover(target, &self.lock_path)?;
         let mut lines: Vec<String> = recovered
             .done
             .iter()

@@ -404,7 +404,7 @@ fn check_applied(
 pub struct Written {
     /// The manifests directory.
     pub manifests_dir: std::path::PathBuf,
-    /// The files written and removed (names inside `manifests_dir`).
+    /// The files written (names inside `manifests_dir`), removed and left in place.
     pub files: output::Written,
     /// The lock written (with `--locked`, the lock it matches, left as it was).
     pub lock: lock::Lock,
@@ -420,16 +420,19 @@ impl Staged {
         let previous = lock::read(&inv.lock_path)?
             .map(|l| l.previous_files())
             .unwrap_or_default();
-        Ok(output::edited(
-            &inv.dir.join("manifests"),
-            &self.files,
-            &previous,
-        ))
+        let (dir, other) = (inv.output_dir(), inv.other_output_dir());
+        let target = output::Target {
+            dir: &dir,
+            other: Some(&other),
+        };
+        Ok(output::edited(target, &self.files, &previous))
     }
 
-    /// Write the manifests and the lock file, all or nothing. With `locked`, refuse any
-    /// difference from the lock on disk (or no lock on disk), and leave it as it is. Manifests
-    /// an earlier run wrote that were edited since are refused unless [`Install::force`].
+    /// Write the manifests and the lock file, all or nothing, and take the earlier files the
+    /// lock names out of the other folder ([`Install::other_output_folder`], where a run for
+    /// another installer wrote them). With `locked`, refuse any difference from the lock on
+    /// disk (or no lock on disk), and leave it as it is. Manifests an earlier run wrote that
+    /// were edited since are refused unless [`Install::force`].
     pub fn write(self, inv: &Install, locked: bool) -> Result<Written, Error> {
         let Staged {
             files,
@@ -454,7 +457,7 @@ impl Staged {
             }
         }
         let previous_files = previous.map(|l| l.previous_files()).unwrap_or_default();
-        let manifests_dir = inv.output_dir();
+        let (manifests_dir, other) = (inv.output_dir(), inv.other_output_dir());
         crate::notice::stage(|| {
             if locked {
                 format!("writing {} manifests", files.len())
@@ -467,8 +470,12 @@ impl Staged {
             }
         });
         let lock_bytes = (!locked).then(|| new_lock.to_bytes());
+        let target = output::Target {
+            dir: &manifests_dir,
+            other: Some(&other),
+        };
         let written = output::write(
-            &manifests_dir,
+            target,
             &files,
             &previous_files,
             &inv.lock_path,

@@ -8,8 +8,9 @@
 //! absent) and `L` the lock file:
 //!
 //! 1. **Journal.** `D/.po-manifests-journal.json` (version 2) records a fresh random token,
-//!    `L`, the files placed and the earlier files taken out; written to a temporary name,
-//!    fsynced, renamed into place, `D` fsynced.
+//!    `L`, the folder `M` is (`manifests` or `openshift`), the files placed, the earlier files
+//!    taken out, and those taken out of the other folder with their digests; written to a
+//!    temporary name, fsynced, renamed into place, `D` fsynced.
 //! 2. **Stage.** `S = D/.po-manifests-stage-<token>/` is made, with a marker file
 //!    `S/po-manifests-stage` naming the token and the identity (device, inode) of the new tree
 //!    `S/manifests/`. The new tree gets every entry of `M` that is not an earlier file of ours
@@ -19,11 +20,17 @@
 //! 3. **Exchange.** `S/manifests` and `M` are exchanged (or, when there was no `M`, renamed
 //!    into place without replacing anything); `D` is fsynced. This is the commit.
 //! 4. **Lock.** The staged lock is renamed over `L` (the step the journal still covers).
-//! 5. **Clean.** The old tree (now `S/manifests`), the marker and `S` are removed, then the
-//!    journal.
+//! 5. **Clean.** The earlier files the journal lists in the other folder (`openshift/` when `M`
+//!    is `manifests/`, and the reverse: an earlier run for another installer wrote them there)
+//!    are removed one by one, then the old tree (now `S/manifests`), the marker and `S`, then
+//!    the journal. Two folders cannot change in one step: from the exchange until the last of
+//!    those removals both sets are in the install directory, and a kill in between leaves them
+//!    so until the next run finishes the change.
 //!
-//! Recovery ([`recover`]) tells from the marker whether the exchange happened (`M` is the tree the marker
-//! names): then it finishes (lock, clean), else it undoes (removes `S` and the staged lock). It
+//! Recovery ([`recover`]) tells from the marker whether the exchange happened (`M`, the folder
+//! the journal names, is the tree the marker names): then it finishes (lock, clean; a file of
+//! the other folder only while it still has the digest the journal records), else it undoes
+//! (removes `S` and the staged lock). It
 //! deletes a staging folder only when the journal and the marker inside it carry the same
 //! token (or the folder is empty); any other `D/.po-manifests-stage-*` is left alone, with a
 //! warning. It follows no symlink: `S`, `S/manifests`, the marker and the staged lock must be
@@ -42,8 +49,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::steps::{
-    self, JOURNAL_FILE, Recovery, describe, lock_dir, read_no_follow, remove_dir_all_if_present,
-    remove_file_if_present, rename, staged_lock_path, sync_dir, write_synced,
+    self, Elsewhere, JOURNAL_FILE, Recovery, describe, is_token, lock_dir, new_token,
+    read_no_follow, remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path,
+    sync_dir, write_synced,
 };
 use super::{Error, ManifestFile, crash, io};
 
@@ -57,8 +65,6 @@ const TREE: &str = "manifests";
 pub(super) const JOURNAL_VERSION: u32 = 2;
 /// Largest marker read.
 const MAX_MARKER_BYTES: u64 = 4096;
-/// Bytes of randomness in a token (hex: twice as many characters).
-const TOKEN_BYTES: usize = 16;
 
 /// The journal of an exchange (version 2), written before anything is staged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,11 +76,18 @@ pub struct Journal {
     pub token: String,
     /// The lock file the change writes (this run's own; recovery refuses another).
     pub lock: PathBuf,
+    /// The folder exchanged (`manifests` or `openshift`, in the install directory); absent in
+    /// an older journal: the folder of the recovering run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
     /// Files of ours in the new `manifests/`.
     pub manifests: Vec<String>,
     /// Earlier files of ours taken out.
     #[serde(default)]
     pub remove: Vec<String>,
+    /// Earlier files of ours taken out of the other folder after the exchange.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elsewhere: Option<Elsewhere>,
 }
 
 /// A directory's identity: device and inode, as `lstat` gives them.
@@ -131,35 +144,6 @@ fn parse_marker(text: &str) -> Option<(&str, DirId)> {
     Some((token?, tree?))
 }
 
-/// Whether `token` has the shape this module writes (so it is a plain file-name part).
-fn is_token(token: &str) -> bool {
-    token.len() == 2 * TOKEN_BYTES
-        && token
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-/// A fresh token: `getrandom(2)` where there is one, else the time and process.
-fn new_token() -> String {
-    let mut bytes = [0u8; TOKEN_BYTES];
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: the buffer is valid for `bytes.len()` bytes; getrandom writes at most that.
-        let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-        if usize::try_from(n).is_ok_and(|n| n == bytes.len()) {
-            return hex::encode(bytes);
-        }
-    }
-    use sha2::Digest as _;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    let h = sha2::Sha256::digest(format!("{}:{nanos}:{:p}", std::process::id(), &bytes));
-    bytes.copy_from_slice(&h[..TOKEN_BYTES]);
-    hex::encode(bytes)
-}
-
 /// What [`write`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -171,11 +155,13 @@ pub enum Outcome {
 }
 
 /// Replace `manifests` with a new tree holding its entries except `existing` (earlier files of
-/// ours) plus `files`, then write `lock` (when given) to `lock_path` (see the module comment).
+/// ours) plus `files`, then write `lock` (when given) to `lock_path`, then take `elsewhere`'s
+/// files out of its folder (the path given with it) (see the module comment).
 pub(super) fn write(
     manifests: &Path,
     files: &[ManifestFile],
     existing: &[String],
+    elsewhere: Option<(&Path, &Elsewhere)>,
     lock_path: &Path,
     lock: Option<&[u8]>,
 ) -> Result<Outcome, Error> {
@@ -193,12 +179,14 @@ pub(super) fn write(
             journal_version: JOURNAL_VERSION,
             token,
             lock: lock_path,
+            folder: m.file_name().map(|n| n.to_string_lossy().into_owned()),
             manifests: files.iter().map(|f| f.name.clone()).collect(),
             remove: existing
                 .iter()
                 .filter(|n| !files.iter().any(|f| &f.name == *n))
                 .cloned()
                 .collect(),
+            elsewhere: elsewhere.map(|(_, e)| e.clone()),
         },
         m,
         d,
@@ -247,7 +235,7 @@ pub(super) fn write(
             },
         });
     }
-    finish(&change.d, &change.stage)?;
+    finish(&change.d, &change.stage, elsewhere, false)?;
     Ok(Outcome::Done)
 }
 
@@ -503,9 +491,20 @@ fn symlink(_: &Path, _: &Path) -> io::Result<()> {
     Err(io::Error::other("symbolic links are not supported here"))
 }
 
-/// Remove the staging folder (the old tree first, the marker last, so a kill in between still
-/// leaves a folder the marker proves is ours), then the journal.
-fn finish(d: &Path, stage: &Path) -> Result<(), Error> {
+/// Take the earlier files out of the other folder (`elsewhere`, with `check` in recovery: only
+/// while they have the recorded digest), then remove the staging folder (the old tree first,
+/// the marker last, so a kill in between still leaves a folder the marker proves is ours),
+/// then the journal. Returns how many files left the other folder and the ones kept.
+fn finish(
+    d: &Path,
+    stage: &Path,
+    elsewhere: Option<(&Path, &Elsewhere)>,
+    check: bool,
+) -> Result<(usize, Vec<PathBuf>), Error> {
+    let out = match elsewhere {
+        Some((x, e)) => steps::remove_elsewhere(x, &e.files, check)?,
+        None => (0, Vec::new()),
+    };
     crash::point("remove the old manifests");
     remove_dir_all_if_present(&stage.join(TREE))?;
     remove_file_if_present(&stage.join(MARKER))?;
@@ -516,7 +515,8 @@ fn finish(d: &Path, stage: &Path) -> Result<(), Error> {
     sync_dir(d)?;
     crash::point("remove the journal");
     remove_file_if_present(&d.join(JOURNAL_FILE))?;
-    sync_dir(d)
+    sync_dir(d)?;
+    Ok(out)
 }
 
 /// What the recovery of a version 2 journal did, and the staging folder it proved is its own.
@@ -527,13 +527,17 @@ pub(super) struct Recovered {
     /// The staging folder the journal names (proven or not), so the caller does not warn
     /// about it twice.
     pub stage: PathBuf,
+    /// Files of the other folder left because they changed since the interrupted run checked
+    /// them.
+    pub kept: Vec<PathBuf>,
 }
 
 /// Finish or undo the exchange a version 2 journal (`bytes`, read from `path`) describes, in
-/// install directory `d` with `manifests` `m`; `lock` is this run's lock file.
+/// install directory `d`; `folders` are this run's folder (the one an older journal means)
+/// and the other one, the only folders a journal may name; `lock` is this run's lock file.
 pub(super) fn recover(
     d: &Path,
-    m: &Path,
+    folders: &[&Path],
     path: &Path,
     bytes: &[u8],
     lock: &Path,
@@ -551,6 +555,21 @@ pub(super) fn recover(
         )));
     }
     steps::check_lock_path(&j.lock, lock).map_err(&bad)?;
+    let m = match &j.folder {
+        Some(name) => steps::journal_folder(name, folders).map_err(&bad)?,
+        None => folders[0],
+    };
+    let elsewhere = match &j.elsewhere {
+        Some(e) => {
+            let folder = m
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            steps::check_elsewhere(e, &folder).map_err(&bad)?;
+            Some((steps::journal_folder(&e.folder, folders).map_err(&bad)?, e))
+        }
+        None => None,
+    };
     if let Some(name) = j
         .manifests
         .iter()
@@ -580,6 +599,7 @@ pub(super) fn recover(
                 },
                 unproven: None,
                 stage,
+                kept: Vec::new(),
             });
         }
         Err(e) => return Err(io("cannot read", &stage)(e)),
@@ -616,6 +636,7 @@ pub(super) fn recover(
             },
             unproven: (!empty).then(|| stage.clone()),
             stage,
+            kept: Vec::new(),
         });
     }
     if let Ok(t) = tree.symlink_metadata()
@@ -644,15 +665,16 @@ pub(super) fn recover(
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(io("cannot read", &lock_staged)(e)),
         }
-        finish(d, &stage)?;
+        let (elsewhere_removed, kept) = finish(d, &stage, elsewhere, true)?;
         return Ok(Recovered {
             done: Recovery::Finished {
                 lock,
                 placed: j.manifests.len(),
-                removed: j.remove.len(),
+                removed: j.remove.len() + elsewhere_removed,
             },
             unproven: None,
             stage,
+            kept,
         });
     }
     remove_dir_all_if_present(&stage)?;
@@ -665,6 +687,7 @@ pub(super) fn recover(
         },
         unproven: None,
         stage,
+        kept: Vec::new(),
     })
 }
 
@@ -699,13 +722,5 @@ mod tests {
         assert_eq!(parse_marker(&text), Some(("ab", id)));
         assert_eq!(parse_marker("token ab\n"), None);
         assert_eq!(parse_marker("token ab\ntree x:1\n"), None);
-    }
-
-    #[test]
-    fn tokens_are_fresh_hex() {
-        let (a, b) = (new_token(), new_token());
-        assert!(is_token(&a) && is_token(&b), "{a} {b}");
-        assert_ne!(a, b);
-        assert!(!is_token("../x"));
     }
 }

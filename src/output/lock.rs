@@ -5,7 +5,8 @@
 //! recorded digest (a file a person edited since is refused unless `--force`).
 //!
 //! `lockVersion: 2` lists `manifests:` as `{name, sha256}` entries; a version 1 lock (names
-//! only) is still read, its files taken as written by po-manifests as before.
+//! only) is still read, but a file it names is replaced or removed only when the file itself
+//! shows po-manifests wrote it (see [`super::Survey`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,19 @@
 //!
 //! Re-running replaces exactly the files that the previous run recorded in its lock file, and
 //! only while they still have the digest it recorded: it refuses to overwrite a file it did not
-//! write, and a file a person edited since unless `--force`.
+//! write, and a file a person edited since unless `--force`. A version 1 lock records names
+//! only, so a file it names must show by itself that po-manifests wrote it ([`Survey`]): it
+//! carries the label [`MANAGED_BY`] (every object rendered from the templates does), or it
+//! already holds what this run writes under its name. Converted bundle objects of bootstrap
+//! operators are written as the bundle has them, without the label, so they can prove
+//! nothing: such a file is left in place and reported when this run would remove it, and
+//! refused when this run would overwrite it, unless `--force` (which takes the lock at its
+//! word).
+//!
+//! The lock records names, not folders, so an earlier file is looked for in the folder this
+//! run writes and, when it is not there, in the other one ([`Target::other`]: `openshift/`
+//! and `manifests/` are the folders of different installers); found there, it is taken out
+//! under the same rule, after the commit, as a step the journal covers.
 
 pub(crate) mod crash;
 pub mod exchange;
@@ -32,6 +44,9 @@ use crate::render::RenderedObject;
 
 /// Prefix of every manifest file po-manifests writes.
 pub const FILE_PREFIX: &str = "99_po_";
+/// The label (key, value) on every object po-manifests renders from its templates: what shows
+/// that a file a version 1 lock names (no digest) was written by po-manifests.
+pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "po-manifests");
 /// Longest file name written (most filesystems allow 255 bytes).
 const MAX_FILE_NAME: usize = 200;
 /// Largest earlier manifest read to check its digest (ours are a few KB; a CRD may be a few MB).
@@ -67,9 +82,12 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub struct EditedFile {
     /// File name (no directory).
     pub name: String,
+    /// Where it is.
+    pub path: PathBuf,
     /// What it holds now (`None` when it is no longer a regular file or cannot be read).
     pub now: Option<Vec<u8>>,
-    /// What this run would write in its place (`None` when this run removes it).
+    /// What this run would write in its place (`None` when this run removes it, as it does
+    /// every earlier file of the other folder).
     pub new: Option<Vec<u8>>,
 }
 
@@ -143,6 +161,24 @@ pub enum Error {
         /// The file name.
         name: String,
     },
+    /// Folders named like the fallback's staging folder inside the folder the installer reads,
+    /// that no journal and marker show po-manifests made: left alone, and nothing is written.
+    #[error("{}", staging_not_ours_message(paths, folder))]
+    StagingNotOurs {
+        /// The folders.
+        paths: Vec<PathBuf>,
+        /// The folder they are in (`manifests/`, or `openshift/` for the Agent-based
+        /// installer).
+        folder: PathBuf,
+    },
+    /// Files a version 1 lock names (no digest) that show nothing of po-manifests (no
+    /// [`MANAGED_BY`] label, not what this run writes) would be overwritten, and `--force` was
+    /// not given.
+    #[error("{}", unproven_message(files))]
+    Unproven {
+        /// The files.
+        files: Vec<PathBuf>,
+    },
     /// Files an earlier run wrote were edited since (their digest is not the one the lock
     /// records), and `--force` was not given.
     #[error("{} written by an earlier po-manifests run {} edited since (the content differs from the sha256 the lock file records): {}; nothing was written. Keep the edit elsewhere (a file of your own in manifests/), or pass --force to overwrite; --explain shows the differences", if files.len() == 1 { "a manifest" } else { "manifests" }, if files.len() == 1 { "was" } else { "were" }, files.iter().map(|p| crate::text::printable(&p.display().to_string()).into_owned()).collect::<Vec<_>>().join(", "))]
@@ -160,6 +196,43 @@ impl Error {
             Error::Io { .. } | Error::Busy { .. } | Error::Journal { .. }
         )
     }
+}
+
+fn staging_not_ours_message(paths: &[PathBuf], folder: &Path) -> String {
+    let (it, it_is) = if paths.len() == 1 {
+        ("it", "it is")
+    } else {
+        ("them", "they are")
+    };
+    let folder = crate::text::printable(&folder.display().to_string()).into_owned();
+    format!(
+        "{}: named like a po-manifests staging folder, but no journal and marker show that po-manifests made {it}, so {it_is} left alone; {it_is} inside {folder}/, which the installer reads (openshift-install cannot read a folder there, and cluster-bootstrap would create every object in it), so nothing was changed. Look inside, then remove {it} or move {it} out of {folder}/",
+        paths
+            .iter()
+            .map(|p| crate::text::printable(&p.display().to_string()).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+fn unproven_message(files: &[PathBuf]) -> String {
+    let one = files.len() == 1;
+    let (label, value) = MANAGED_BY;
+    format!(
+        "{} named by the version 1 lock file (which records names but no digests) {} no `{label}: {value}` label and {} not what this run writes, so nothing shows that po-manifests wrote {}: {}; this run would overwrite {}, so nothing was written. Move {} away if {} yours, or pass --force to overwrite",
+        if one { "a manifest" } else { "manifests" },
+        if one { "carries" } else { "carry" },
+        if one { "is" } else { "are" },
+        if one { "it" } else { "them" },
+        files
+            .iter()
+            .map(|p| crate::text::printable(&p.display().to_string()).into_owned())
+            .collect::<Vec<_>>()
+            .join(", "),
+        if one { "it" } else { "them" },
+        if one { "it" } else { "them" },
+        if one { "it is" } else { "they are" },
+    )
 }
 
 fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Error + use<> {
@@ -240,80 +313,218 @@ pub fn manifest_files(objects: &[RenderedObject]) -> Result<Vec<ManifestFile>, E
     Ok(files)
 }
 
+/// Where a run writes: the folder the installer reads, and the one an earlier run may have
+/// written for another installer (`--installer agent` writes `openshift/`, the others
+/// `manifests/`), whose earlier files this run takes out.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// The folder this run writes.
+    pub dir: &'a Path,
+    /// The other folder, beside it, if there is one to look in.
+    pub other: Option<&'a Path>,
+}
+
+impl<'a> Target<'a> {
+    /// Only `dir`: no other folder is looked in.
+    pub fn only(dir: &'a Path) -> Target<'a> {
+        Target { dir, other: None }
+    }
+}
+
 /// What a write did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Written {
-    /// Files written.
+    /// Files written (names inside the folder written).
     pub written: Vec<String>,
-    /// Files of an earlier run that were removed (not written again).
-    pub removed: Vec<String>,
+    /// Files of an earlier run that were removed (not written again), in the folder written
+    /// or the other one.
+    pub removed: Vec<PathBuf>,
+    /// Files a version 1 lock names that nothing shows po-manifests wrote, left in place
+    /// (say it once).
+    pub left: Vec<PathBuf>,
     /// Why `manifests/` could not be exchanged whole and was written file by file under the
     /// journal instead (say it once).
     pub fallback: Option<String>,
 }
 
+/// Whether a run may replace or remove an earlier file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ownership {
+    /// It has the digest the lock records; or, named by a version 1 lock, it carries the
+    /// [`MANAGED_BY`] label; or it already holds what this run writes under its name.
+    Proven,
+    /// It no longer has the digest the lock records (or is no longer a regular file).
+    Edited,
+    /// A version 1 lock names it (no digest), and nothing in it shows po-manifests wrote it.
+    Unproven,
+}
+
+/// An earlier file, one the lock names, as it is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Earlier {
+    /// File name (no directory).
+    pub name: String,
+    /// Where it is.
+    pub path: PathBuf,
+    /// It is in [`Target::other`] (an earlier run for another installer wrote it there).
+    pub elsewhere: bool,
+    /// Whether this run may replace or remove it.
+    pub ownership: Ownership,
+    /// What it holds (`None` when it is not a regular file or cannot be read).
+    pub now: Option<Vec<u8>>,
+    /// What this run writes under its name (`None` when it writes no file of that name).
+    pub new: Option<Vec<u8>>,
+}
+
+/// Every earlier file a lock names that is still there, and whether this run may take it out.
+/// A file is looked for in [`Target::dir`], and only when it is not there in [`Target::other`]
+/// (where only regular files count: po-manifests writes nothing else).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Survey {
+    /// The earlier files, in lock order.
+    pub earlier: Vec<Earlier>,
+}
+
+impl Survey {
+    /// Look at the earlier files `previous` names, with `files` what this run writes.
+    pub fn new(target: Target<'_>, files: &[ManifestFile], previous: &[PreviousFile]) -> Survey {
+        let mut earlier = Vec::new();
+        for p in previous {
+            if !journal::is_our_file_name(&p.name) {
+                continue;
+            }
+            let here = target.dir.join(&p.name);
+            let (path, elsewhere, meta) = match here.symlink_metadata() {
+                Ok(meta) => (here, false, meta),
+                Err(_) => {
+                    let Some(there) = target.other.map(|o| o.join(&p.name)) else {
+                        continue;
+                    };
+                    match there.symlink_metadata() {
+                        Ok(meta) if meta.is_file() => (there, true, meta),
+                        _ => continue,
+                    }
+                }
+            };
+            let now = if meta.is_file() {
+                crate::fsread::read(&path, MAX_MANIFEST_BYTES, None).ok()
+            } else {
+                None
+            };
+            let new = files
+                .iter()
+                .find(|f| f.name == p.name)
+                .map(|f| f.bytes.clone());
+            let ownership = match (&p.sha256, &now) {
+                (_, Some(b)) if new.as_ref() == Some(b) => Ownership::Proven,
+                (Some(recorded), Some(b)) if sha256_hex(b) == *recorded => Ownership::Proven,
+                (Some(_), _) => Ownership::Edited,
+                (None, Some(b)) if carries_managed_by(b) => Ownership::Proven,
+                (None, _) => Ownership::Unproven,
+            };
+            earlier.push(Earlier {
+                name: p.name.clone(),
+                path,
+                elsewhere,
+                ownership,
+                now,
+                new,
+            });
+        }
+        Survey { earlier }
+    }
+
+    /// The earlier files this run takes out (replaces or removes): the proven ones, and with
+    /// `force` every one.
+    pub fn taken_out(&self, force: bool) -> impl Iterator<Item = &Earlier> {
+        self.earlier
+            .iter()
+            .filter(move |e| force || e.ownership == Ownership::Proven)
+    }
+
+    /// The earlier files this run leaves in place: without `force`, the unproven ones it does
+    /// not overwrite.
+    pub fn left(&self, force: bool) -> Vec<&Earlier> {
+        self.earlier
+            .iter()
+            .filter(|e| !force && e.ownership == Ownership::Unproven && e.new.is_none())
+            .collect()
+    }
+
+    /// The earlier files a person edited since, with what they hold and what this run would
+    /// write in their place.
+    pub fn edited(&self) -> Vec<EditedFile> {
+        self.earlier
+            .iter()
+            .filter(|e| e.ownership == Ownership::Edited)
+            .map(|e| EditedFile {
+                name: e.name.clone(),
+                path: e.path.clone(),
+                now: e.now.clone(),
+                // One in the other folder is removed (this run writes its own folder).
+                new: if e.elsewhere { None } else { e.new.clone() },
+            })
+            .collect()
+    }
+
+    /// The unproven earlier files this run would overwrite (or, in the other folder, write
+    /// again beside): refused without `force`.
+    pub fn unproven_overwritten(&self) -> Vec<&Earlier> {
+        self.earlier
+            .iter()
+            .filter(|e| e.ownership == Ownership::Unproven && e.new.is_some())
+            .collect()
+    }
+}
+
+/// Whether `bytes` is an object carrying the [`MANAGED_BY`] label.
+fn carries_managed_by(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let Ok(object) = serde_saphyr::from_str::<serde_json::Value>(text) else {
+        return false;
+    };
+    let (label, value) = MANAGED_BY;
+    object["metadata"]["labels"][label].as_str() == Some(value)
+}
+
 /// The earlier files (`previous`, from the lock) that no longer have their recorded digest,
-/// with what they hold and what `files` would put in their place. Files the lock records by
-/// name only (a version 1 lock), files no longer there and files that already hold what would
-/// be written are not edits.
+/// with what they hold and what `files` would put in their place ([`Survey::edited`]). Files
+/// the lock records by name only (a version 1 lock), files no longer there and files that
+/// already hold what would be written are not edits.
 pub fn edited(
-    manifests_dir: &Path,
+    target: Target<'_>,
     files: &[ManifestFile],
     previous: &[PreviousFile],
 ) -> Vec<EditedFile> {
-    let mut out = Vec::new();
-    for p in previous {
-        let Some(recorded) = &p.sha256 else { continue };
-        if !journal::is_our_file_name(&p.name) {
-            continue;
-        }
-        let path = manifests_dir.join(&p.name);
-        let Ok(meta) = path.symlink_metadata() else {
-            continue;
-        };
-        let now = if meta.is_file() {
-            crate::fsread::read(&path, MAX_MANIFEST_BYTES, None).ok()
-        } else {
-            None
-        };
-        if now.as_deref().is_some_and(|b| sha256_hex(b) == *recorded) {
-            continue;
-        }
-        let new = files
-            .iter()
-            .find(|f| f.name == p.name)
-            .map(|f| f.bytes.clone());
-        if now.is_some() && now == new {
-            continue;
-        }
-        out.push(EditedFile {
-            name: p.name.clone(),
-            now,
-            new,
-        });
-    }
-    out
+    Survey::new(target, files, previous).edited()
 }
 
-/// Replace the files of an earlier run (`previous`, from its lock) with `files`, and write
-/// `lock` (bytes; `None` leaves the lock file as it is) to `lock_path`, all or nothing, even
-/// when the process is killed at any point: by exchanging `manifests/` for a complete new one
+/// Replace the files of an earlier run (`previous`, from its lock) with `files` in
+/// `target.dir`, take the earlier files out of `target.other`, and write `lock` (bytes;
+/// `None` leaves the lock file as it is) to `lock_path`, all or nothing, even when the
+/// process is killed at any point: by exchanging `manifests/` for a complete new one
 /// ([`exchange`]), or where that cannot be done, under the [`journal`] ([`Written::fallback`]
-/// says why). An earlier file that a person edited since is refused
-/// ([`Error::Edited`]) unless `force`. The caller holds the [`InstallLock`] of the install
-/// directory (the parent of `manifests_dir`) and has run [`recover`] first.
+/// says why). An earlier file that a person edited since is refused ([`Error::Edited`]), and
+/// one a version 1 lock names that shows nothing of po-manifests is refused when it would be
+/// overwritten ([`Error::Unproven`]) and left in place when it would be removed
+/// ([`Written::left`]), unless `force`. The caller holds the [`InstallLock`] of the install
+/// directory (the parent of `target.dir`) and has run [`recover`] first.
 pub fn write(
-    manifests_dir: &Path,
+    target: Target<'_>,
     files: &[ManifestFile],
     previous: &[PreviousFile],
     lock_path: &Path,
     lock: Option<&[u8]>,
     force: bool,
 ) -> Result<Written, Error> {
+    let manifests_dir = target.dir;
     // Only plain file names that we could have written count as previous files.
-    let previous: Vec<&PreviousFile> = previous
+    let previous: Vec<PreviousFile> = previous
         .iter()
         .filter(|p| journal::is_our_file_name(&p.name))
+        .cloned()
         .collect();
     for f in files {
         let path = manifests_dir.join(&f.name);
@@ -321,36 +532,70 @@ pub fn write(
             return Err(Error::NotOurs { path });
         }
     }
-    let owned: Vec<PreviousFile> = previous.iter().map(|p| (*p).clone()).collect();
-    let edits = edited(manifests_dir, files, &owned);
-    if !edits.is_empty() && !force {
-        return Err(Error::Edited {
-            files: edits.iter().map(|e| manifests_dir.join(&e.name)).collect(),
-        });
+    let survey = Survey::new(target, files, &previous);
+    if !force {
+        let edits = survey.edited();
+        if !edits.is_empty() {
+            return Err(Error::Edited {
+                files: edits.into_iter().map(|e| e.path).collect(),
+            });
+        }
+        let unproven = survey.unproven_overwritten();
+        if !unproven.is_empty() {
+            return Err(Error::Unproven {
+                files: unproven.iter().map(|e| e.path.clone()).collect(),
+            });
+        }
     }
-    let existing: Vec<String> = previous
-        .iter()
-        .filter(|p| manifests_dir.join(&p.name).symlink_metadata().is_ok())
-        .map(|p| p.name.clone())
+    let existing: Vec<String> = survey
+        .taken_out(force)
+        .filter(|e| !e.elsewhere)
+        .map(|e| e.name.clone())
         .collect();
+    let other_files: Vec<&Earlier> = survey.taken_out(force).filter(|e| e.elsewhere).collect();
+    let elsewhere = match (target.other, other_files.is_empty()) {
+        (Some(other), false) => Some((
+            other,
+            steps::Elsewhere {
+                folder: other
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                files: other_files
+                    .iter()
+                    .map(|e| steps::ElsewhereFile {
+                        name: e.name.clone(),
+                        sha256: e.now.as_deref().map(sha256_hex),
+                    })
+                    .collect(),
+            },
+        )),
+        _ => None,
+    };
+    let elsewhere = elsewhere.as_ref().map(|(x, e)| (*x, e));
     let written: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
     let removed = existing
         .iter()
         .filter(|n| !written.contains(n))
-        .cloned()
+        .map(|n| manifests_dir.join(n))
+        .chain(other_files.iter().map(|e| e.path.clone()))
         .collect();
-    let fallback = match exchange::write(manifests_dir, files, &existing, lock_path, lock)? {
-        exchange::Outcome::Done => None,
-        exchange::Outcome::Refused(why) => {
-            fs::create_dir_all(manifests_dir).map_err(io("cannot create", manifests_dir))?;
-            let plan = journal::Plan::new(manifests_dir, lock_path, files, existing)?;
-            plan.run(files, lock)?;
-            Some(why)
-        }
-    };
+    let left = survey.left(force).iter().map(|e| e.path.clone()).collect();
+    let fallback =
+        match exchange::write(manifests_dir, files, &existing, elsewhere, lock_path, lock)? {
+            exchange::Outcome::Done => None,
+            exchange::Outcome::Refused(why) => {
+                fs::create_dir_all(manifests_dir).map_err(io("cannot create", manifests_dir))?;
+                let plan =
+                    journal::Plan::new(manifests_dir, lock_path, files, existing, elsewhere)?;
+                plan.run(files, lock)?;
+                Some(why)
+            }
+        };
     Ok(Written {
         written,
         removed,
+        left,
         fallback,
     })
 }

@@ -1,21 +1,25 @@
 //! Recovery: at the start of every writing run, under the [`super::InstallLock`], finish or
 //! undo what an interrupted run left in the install directory. A version 2 journal (the
 //! exchange) goes to [`super::exchange`], a version 1 journal (the file-by-file fallback, and
-//! older po-manifests) to [`super::journal`]; without a journal, what the fallback staged inside
-//! `manifests/` is removed. Recovery follows no symlink, writes only this run's own lock file,
-//! and deletes only the staging folder its journal and marker prove it made: any other
-//! `D/.po-manifests-stage-*` is left alone and reported ([`Recovered::left_alone`]).
+//! older po-manifests) to [`super::journal`]. Recovery follows no symlink, writes only this
+//! run's own lock file, and deletes only the staging folder its journal and marker prove it
+//! made: any other `D/.po-manifests-stage-*` is left alone and reported
+//! ([`Recovered::left_alone`]). A folder named like the fallback's staging folder inside
+//! `manifests/` that no journal names is left alone too, and refuses the run
+//! ([`Error::StagingNotOurs`]) before anything is changed: the installer reads that folder,
+//! and openshift-install fails on a folder in it while cluster-bootstrap would create every
+//! object it holds.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::Error;
 use super::exchange::{self, STAGE_PREFIX};
-use super::journal::{self, STAGE_DIR};
+use super::journal::{self, STAGE_DIR, stage_of};
 use super::steps::{
-    JOURNAL_FILE, Recovery, describe, install_dir, read_no_follow, remove_dir_all_if_present,
-    remove_file_if_present, staged_lock_path, sync_dir,
+    self, JOURNAL_FILE, Recovery, install_dir, read_no_follow, remove_file_if_present,
+    staged_lock_path, sync_dir,
 };
+use super::{Error, Target};
 
 /// Largest journal read (it lists file names; a few hundred KB at most).
 const MAX_JOURNAL_BYTES: u64 = 16 * 1024 * 1024;
@@ -26,6 +30,8 @@ pub struct Recovered {
     pub done: Option<Recovery>,
     /// Folders named like po-manifests staging that nothing proves it made: left alone.
     pub left_alone: Vec<PathBuf>,
+    /// Files of the other folder the interrupted run was taking out that changed since: left.
+    pub kept: Vec<PathBuf>,
 }
 
 impl Recovered {
@@ -38,16 +44,30 @@ impl Recovered {
                 crate::text::printable(&p.display().to_string())
             ));
         }
+        for p in &self.kept {
+            out.push(format!(
+                "warning: {} was to be taken out by the interrupted po-manifests run, but it changed since; left in place (remove it yourself if it is not needed)",
+                crate::text::printable(&p.display().to_string())
+            ));
+        }
         out
     }
 }
 
 /// Finish or undo a change an interrupted run left in the install directory that holds
-/// `manifests` (see the module comment and [`super::exchange`]). `lock` is this run's lock file:
-/// the only lock file recovery writes (a journal naming another is refused), and its staged
-/// copy is removed when no journal is left. Call it holding the [`super::InstallLock`].
-pub fn recover(manifests: &Path, lock: &Path) -> Result<Recovered, Error> {
+/// `target.dir` (see the module comment and [`super::exchange`]); a journal may name that
+/// folder or `target.other` (an interrupted run for another installer), no other. `lock` is
+/// this run's lock file: the only lock file recovery writes (a journal naming another is
+/// refused), and its staged copy is removed when no journal is left. Call it holding the
+/// [`super::InstallLock`].
+pub fn recover(target: Target<'_>, lock: &Path) -> Result<Recovered, Error> {
+    let manifests = target.dir;
+    let folders: Vec<&Path> = [Some(target.dir), target.other]
+        .into_iter()
+        .flatten()
+        .collect();
     let dir = install_dir(manifests);
+    let mut named = None;
     let path = dir.join(JOURNAL_FILE);
     let mut recovered = Recovered::default();
     let mut ours = None;
@@ -72,17 +92,30 @@ pub fn recover(manifests: &Path, lock: &Path) -> Result<Recovered, Error> {
                 )));
             }
             if version == Some(u64::from(exchange::JOURNAL_VERSION)) {
-                let r = exchange::recover(&dir, manifests, &path, &bytes, lock)?;
+                refuse_unproven_staging(manifests, None)?;
+                let r = exchange::recover(&dir, &folders, &path, &bytes, lock)?;
                 recovered.done = Some(r.done);
                 recovered.left_alone.extend(r.unproven);
+                recovered.kept = r.kept;
                 ours = Some(r.stage);
             } else {
                 let j: journal::Journal = serde_json::from_slice(&bytes)
                     .map_err(|e| bad(format!("is not valid: {e}")))?;
-                recovered.done = Some(journal::roll_forward(&dir, manifests, &path, &j, lock)?);
+                let m = j
+                    .folder
+                    .as_deref()
+                    .and_then(|n| steps::journal_folder(n, &folders).ok())
+                    .unwrap_or(manifests);
+                let stage = stage_of(m, j.token.as_deref());
+                refuse_unproven_staging(manifests, Some(&stage))?;
+                named = Some(stage);
+                let (done, kept) = journal::recover(&dir, &folders, &path, &j, lock)?;
+                recovered.done = Some(done);
+                recovered.kept = kept;
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            refuse_unproven_staging(manifests, None)?;
             recovered.done = discard(&dir, manifests, lock)?;
         }
         Err(source) => {
@@ -98,29 +131,52 @@ pub fn recover(manifests: &Path, lock: &Path) -> Result<Recovered, Error> {
             recovered.left_alone.push(folder);
         }
     }
+    // In the other folder a stray staging folder does not refuse the run (this run writes
+    // nothing there, and that installer reads only *.yaml, *.yml and *.json files of it).
+    if let Some(other) = target.other {
+        for folder in fallback_staging_in(other, named.as_deref()) {
+            if !recovered.left_alone.contains(&folder) {
+                recovered.left_alone.push(folder);
+            }
+        }
+    }
     Ok(recovered)
 }
 
-/// No journal: whatever is staged in `manifests/` belongs to a run killed before its commit.
-/// Staging folders beside `manifests/` are not removed: without a journal nothing proves
-/// po-manifests made them ([`recover`] warns about them).
+/// The folders in `folder` named like the fallback's staging folder, but `named` (the one the
+/// journal names, which it proves or refuses), sorted.
+fn fallback_staging_in(folder: &Path, named: Option<&Path>) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(STAGE_DIR))
+        .map(|e| e.path())
+        .filter(|p| Some(p.as_path()) != named)
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// Refuse the run, changing nothing, when `manifests` holds a folder named like the fallback's
+/// staging folder other than `named` (the one the journal names, which it proves or refuses).
+fn refuse_unproven_staging(manifests: &Path, named: Option<&Path>) -> Result<(), Error> {
+    let paths = fallback_staging_in(manifests, named);
+    if paths.is_empty() {
+        return Ok(());
+    }
+    Err(Error::StagingNotOurs {
+        paths,
+        folder: manifests.to_path_buf(),
+    })
+}
+
+/// No journal: remove the staged lock and the temporary journal a run killed before its
+/// journal was in place may have left. Staging folders are not removed: without a journal
+/// nothing proves po-manifests made them ([`recover`] refuses or warns about them).
 fn discard(dir: &Path, manifests: &Path, lock: &Path) -> Result<Option<Recovery>, Error> {
     let mut paths = Vec::new();
-    let stage = manifests.join(STAGE_DIR);
-    if let Ok(meta) = stage.symlink_metadata() {
-        if !meta.is_dir() || meta.file_type().is_symlink() {
-            return Err(Error::Io {
-                action: "cannot remove",
-                path: stage,
-                source: std::io::Error::other(format!(
-                    "it is {}, not a staging folder po-manifests made; remove it yourself",
-                    describe(&meta)
-                )),
-            });
-        }
-        remove_dir_all_if_present(&stage)?;
-        paths.push(stage);
-    }
     for staged in [
         staged_lock_path(lock),
         dir.join(format!("{JOURNAL_FILE}.new")),

@@ -2,12 +2,15 @@
 //! [`super::recovery`] are made of: each rename and fsync is a crash point; new files are
 //! created, never opened through a symlink or over an existing file; small files read by
 //! recovery are read with `O_NOFOLLOW`. Also the names they share (the journal file, the staged
-//! lock beside the lock file) and what a recovery did ([`Recovery`]).
+//! lock beside the lock file), the random tokens that name their staging folders, and what a
+//! recovery did ([`Recovery`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{Error, FILE_PREFIX, crash, io};
+use serde::{Deserialize, Serialize};
+
+use super::{Error, FILE_PREFIX, MAX_MANIFEST_BYTES, crash, io, sha256_hex};
 
 /// Journal file name, in the install directory.
 pub const JOURNAL_FILE: &str = ".po-manifests-journal.json";
@@ -18,6 +21,38 @@ pub fn is_our_file_name(name: &str) -> bool {
         && !name.contains(['/', '\\', '\0'])
         && name != "."
         && name != ".."
+}
+
+/// Bytes of randomness in a token (hex: twice as many characters).
+const TOKEN_BYTES: usize = 16;
+
+/// Whether `token` has the shape [`new_token`] makes (so it is a plain file-name part).
+pub(super) fn is_token(token: &str) -> bool {
+    token.len() == 2 * TOKEN_BYTES
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A fresh token: `getrandom(2)` where there is one, else the time and process.
+pub(super) fn new_token() -> String {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: the buffer is valid for `bytes.len()` bytes; getrandom writes at most that.
+        let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+        if usize::try_from(n).is_ok_and(|n| n == bytes.len()) {
+            return hex::encode(bytes);
+        }
+    }
+    use sha2::Digest as _;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let h = sha2::Sha256::digest(format!("{}:{nanos}:{:p}", std::process::id(), &bytes));
+    bytes.copy_from_slice(&h[..TOKEN_BYTES]);
+    hex::encode(bytes)
 }
 
 /// The staged lock file's path: hidden, beside the lock file, so its rename stays in one
@@ -43,6 +78,114 @@ pub(super) fn install_dir(manifests: &Path) -> PathBuf {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
         .to_path_buf()
+}
+
+/// Earlier files a change takes out of the other folder (an earlier run for another installer
+/// wrote them there), after its commit; both journals record them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Elsewhere {
+    /// The folder's name, inside the install directory (`manifests` or `openshift`).
+    pub folder: String,
+    /// The files.
+    pub files: Vec<ElsewhereFile>,
+}
+
+/// One file of [`Elsewhere`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ElsewhereFile {
+    /// File name (no directory).
+    pub name: String,
+    /// The sha256 it had when the run checked it: recovery removes it only while it still
+    /// has it (`None`: it could not be read, and recovery leaves it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// The folder a journal names by `name` (a folder of the install directory): one of `allowed`
+/// (this run's folder and the other one), never anything else a tampered journal could name.
+pub(super) fn journal_folder<'a>(name: &str, allowed: &[&'a Path]) -> Result<&'a Path, String> {
+    allowed
+        .iter()
+        .find(|p| p.file_name().is_some_and(|n| n == name))
+        .copied()
+        .ok_or_else(|| {
+            format!(
+                "names the folder {}, which is not one this run writes or takes files out of ({}); recovery touches no other. Run po-manifests create with the installer that run was for, or check the folders and remove the journal",
+                crate::text::escape(name),
+                allowed
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+}
+
+/// Check what a journal says about the other folder: names po-manifests writes, digests in
+/// the lock's form, a folder that is not the one the change writes.
+pub(super) fn check_elsewhere(e: &Elsewhere, folder: &str) -> Result<(), String> {
+    if e.folder == folder {
+        return Err(format!(
+            "takes files out of {}, the folder it writes",
+            crate::text::escape(&e.folder)
+        ));
+    }
+    if let Some(f) = e.files.iter().find(|f| {
+        !is_our_file_name(&f.name)
+            || f.sha256.as_ref().is_some_and(|d| {
+                d.len() != 64
+                    || !d
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            })
+    }) {
+        return Err(format!(
+            "names a file po-manifests does not write, or a digest it does not make: {}",
+            crate::text::escape(&f.name)
+        ));
+    }
+    Ok(())
+}
+
+/// Take the files `files` of the other folder `x` out, each a regular file (never a link).
+/// With `check` (recovery), a file is removed only while it has the recorded digest: one that
+/// changed since, or whose digest is unknown, is left and returned. Also how many were removed.
+pub(super) fn remove_elsewhere(
+    x: &Path,
+    files: &[ElsewhereFile],
+    check: bool,
+) -> Result<(usize, Vec<PathBuf>), Error> {
+    let (mut removed, mut kept) = (0, Vec::new());
+    for f in files {
+        let path = x.join(&f.name);
+        match path.symlink_metadata() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io("cannot read", &path)(e)),
+            Ok(meta) if !meta.is_file() => {
+                kept.push(path);
+                continue;
+            }
+            Ok(_) => {}
+        }
+        if check {
+            let same = f.sha256.as_ref().is_some_and(|d| {
+                read_no_follow(&path, MAX_MANIFEST_BYTES).is_ok_and(|b| sha256_hex(&b) == *d)
+            });
+            if !same {
+                kept.push(path);
+                continue;
+            }
+        }
+        crash::point("remove an earlier file from the other folder");
+        remove_file_if_present(&path)?;
+        removed += 1;
+    }
+    if removed > 0 {
+        sync_dir(x)?;
+    }
+    Ok((removed, kept))
 }
 
 /// What [`super::recover`] did.
@@ -230,5 +373,18 @@ pub(super) fn remove_dir_all_if_present(path: &Path) -> Result<(), Error> {
     match fs::remove_dir_all(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("cannot remove", path)(e)),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_fresh_hex() {
+        let (a, b) = (new_token(), new_token());
+        assert!(is_token(&a) && is_token(&b), "{a} {b}");
+        assert_ne!(a, b);
+        assert!(!is_token("../x"));
     }
 }

@@ -60,13 +60,29 @@ mod write {
             file("99_po_a_00_x_a.yaml", "1"),
             file("99_po_b_00_x_b.yaml", "1"),
         ];
-        write(&manifests, &first, &[], &lock, Some(b"lock1"), false).unwrap();
+        write(
+            Target::only(&manifests),
+            &first,
+            &[],
+            &lock,
+            Some(b"lock1"),
+            false,
+        )
+        .unwrap();
         let previous: Vec<PreviousFile> = first.iter().map(written_by_us).collect();
         // a is replaced, b is removed by the next run: a person edited both.
         std::fs::write(manifests.join("99_po_a_00_x_a.yaml"), "edited a").unwrap();
         std::fs::write(manifests.join("99_po_b_00_x_b.yaml"), "edited b").unwrap();
         let second = [file("99_po_a_00_x_a.yaml", "2")];
-        let e = write(&manifests, &second, &previous, &lock, Some(b"lock2"), false).unwrap_err();
+        let e = write(
+            Target::only(&manifests),
+            &second,
+            &previous,
+            &lock,
+            Some(b"lock2"),
+            false,
+        )
+        .unwrap_err();
         let Error::Edited { files } = &e else {
             panic!("{e}")
         };
@@ -84,8 +100,16 @@ mod write {
             b"edited a"
         );
         assert_eq!(std::fs::read(&lock).unwrap(), b"lock1");
-        let w = write(&manifests, &second, &previous, &lock, Some(b"lock2"), true).unwrap();
-        assert_eq!(w.removed, ["99_po_b_00_x_b.yaml"]);
+        let w = write(
+            Target::only(&manifests),
+            &second,
+            &previous,
+            &lock,
+            Some(b"lock2"),
+            true,
+        )
+        .unwrap();
+        assert_eq!(w.removed, [manifests.join("99_po_b_00_x_b.yaml")]);
         assert_eq!(
             std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
             b"2"
@@ -100,7 +124,15 @@ mod write {
             name: "99_po_user-file.yaml".into(),
             sha256: Some("0".repeat(64)),
         }];
-        let e = write(&manifests, &[], &tampered, &lock, Some(b"l"), false).unwrap_err();
+        let e = write(
+            Target::only(&manifests),
+            &[],
+            &tampered,
+            &lock,
+            Some(b"l"),
+            false,
+        )
+        .unwrap_err();
         assert!(matches!(e, Error::Edited { .. }), "{e}");
         assert_eq!(
             std::fs::read(manifests.join("99_po_user-file.yaml")).unwrap(),
@@ -108,12 +140,192 @@ mod write {
         );
     }
 
+    /// An object rendered from the templates: it carries the po-manifests label.
+    const LABELLED: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    app.kubernetes.io/managed-by: po-manifests\n  name: x\n";
+
+    #[test]
+    fn a_version_1_lock_cannot_make_a_run_remove_a_file_without_the_label() {
+        let (_d, manifests, lock) = setup();
+        let user = manifests.join("99_po_user-file.yaml");
+        std::fs::write(&user, "kind: ConfigMap\n").unwrap();
+        let ours = manifests.join("99_po_a_00_namespace_x.yaml");
+        std::fs::write(&ours, LABELLED).unwrap();
+        let v1 = [
+            PreviousFile::named("99_po_user-file.yaml"),
+            PreviousFile::named("99_po_a_00_namespace_x.yaml"),
+        ];
+        let w = write(Target::only(&manifests), &[], &v1, &lock, Some(b"l"), false).unwrap();
+        assert_eq!(w.removed, std::slice::from_ref(&ours));
+        assert_eq!(w.left, std::slice::from_ref(&user));
+        assert!(!ours.exists());
+        assert_eq!(std::fs::read(&user).unwrap(), b"kind: ConfigMap\n");
+        assert_eq!(std::fs::read(&lock).unwrap(), b"l");
+        // --force takes the lock at its word.
+        let w = write(Target::only(&manifests), &[], &v1, &lock, Some(b"l2"), true).unwrap();
+        assert_eq!(w.removed, std::slice::from_ref(&user));
+        assert!(w.left.is_empty());
+        assert!(!user.exists());
+    }
+
+    #[test]
+    fn a_version_1_lock_cannot_make_a_run_overwrite_a_file_without_the_label() {
+        let (_d, manifests, lock) = setup();
+        let name = "99_po_a_00_configmap_x.yaml";
+        std::fs::write(manifests.join(name), "kind: ConfigMap\n").unwrap();
+        let v1 = [PreviousFile::named(name)];
+        let e = write(
+            Target::only(&manifests),
+            &[file(name, "ours")],
+            &v1,
+            &lock,
+            Some(b"l"),
+            false,
+        )
+        .unwrap_err();
+        let Error::Unproven { files } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(files, &[manifests.join(name)]);
+        let text = e.to_string();
+        for needed in [
+            "version 1",
+            "app.kubernetes.io/managed-by: po-manifests",
+            "--force",
+        ] {
+            assert!(text.contains(needed), "{needed} in {text}");
+        }
+        assert!(!e.is_io());
+        assert_eq!(
+            std::fs::read(manifests.join(name)).unwrap(),
+            b"kind: ConfigMap\n"
+        );
+        assert!(!lock.exists());
+        // What this run writes anyway needs no proof; nor does a labelled file.
+        for (now, new) in [("same\n", "same\n"), (LABELLED, "ours")] {
+            std::fs::write(manifests.join(name), now).unwrap();
+            write(
+                Target::only(&manifests),
+                &[file(name, new)],
+                &v1,
+                &lock,
+                Some(b"l"),
+                false,
+            )
+            .unwrap();
+            assert_eq!(std::fs::read(manifests.join(name)).unwrap(), new.as_bytes());
+        }
+        // --force overwrites.
+        std::fs::write(manifests.join(name), "kind: ConfigMap\n").unwrap();
+        write(
+            Target::only(&manifests),
+            &[file(name, "ours")],
+            &v1,
+            &lock,
+            Some(b"l"),
+            true,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(manifests.join(name)).unwrap(), b"ours");
+    }
+
+    #[test]
+    fn only_objects_that_carry_the_label_prove_themselves() {
+        assert!(carries_managed_by(LABELLED.as_bytes()));
+        for other in [
+            "kind: ConfigMap\n",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    app.kubernetes.io/managed-by: someone-else\n  name: x\n",
+            "# app.kubernetes.io/managed-by: po-manifests\nkind: ConfigMap\n",
+            "app.kubernetes.io/managed-by: po-manifests\n",
+            "{not yaml",
+            "",
+            "\u{0}\u{1}",
+        ] {
+            assert!(!carries_managed_by(other.as_bytes()), "{other:?}");
+        }
+        assert!(!carries_managed_by(b"\xff\xfe"));
+    }
+
+    #[test]
+    fn earlier_files_in_the_other_folder_are_taken_out_under_the_same_rule() {
+        let (d, manifests, lock) = setup();
+        let other = d.path().join("openshift");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("99_openshift-own.yaml"), "installer's").unwrap();
+        let first = [
+            file("99_po_a_00_x_a.yaml", "1"),
+            file("99_po_b_00_x_b.yaml", "1"),
+        ];
+        for f in &first {
+            std::fs::write(other.join(&f.name), &f.bytes).unwrap();
+        }
+        let previous: Vec<PreviousFile> = first.iter().map(written_by_us).collect();
+        let target = Target {
+            dir: &manifests,
+            other: Some(&other),
+        };
+        // Edited there: refused, named by where it is, unless --force.
+        std::fs::write(other.join("99_po_b_00_x_b.yaml"), "edited").unwrap();
+        let second = [file("99_po_a_00_x_a.yaml", "2")];
+        let e = write(target, &second, &previous, &lock, Some(b"l"), false).unwrap_err();
+        let Error::Edited { files } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(files, &[other.join("99_po_b_00_x_b.yaml")]);
+        assert!(other.join("99_po_a_00_x_a.yaml").exists());
+        assert!(!manifests.join("99_po_a_00_x_a.yaml").exists());
+        let edits = edited(target, &second, &previous);
+        assert_eq!(edits[0].path, other.join("99_po_b_00_x_b.yaml"));
+        assert_eq!(edits[0].new, None, "the other folder's copy is removed");
+        // As written: both leave the other folder, a is written here.
+        std::fs::write(other.join("99_po_b_00_x_b.yaml"), "1").unwrap();
+        let w = write(target, &second, &previous, &lock, Some(b"l"), false).unwrap();
+        assert_eq!(
+            w.removed,
+            [
+                other.join("99_po_a_00_x_a.yaml"),
+                other.join("99_po_b_00_x_b.yaml")
+            ]
+        );
+        assert_eq!(listing(&other), ["99_openshift-own.yaml"]);
+        assert_eq!(
+            std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
+            b"2"
+        );
+        // A file in this run's folder is the earlier one: the other folder's copy of the same
+        // name is not looked at.
+        std::fs::write(other.join("99_po_a_00_x_a.yaml"), "2").unwrap();
+        let again = [written_by_us(&second[0])];
+        let w = write(target, &second, &again, &lock, Some(b"l"), false).unwrap();
+        assert!(w.removed.is_empty(), "{w:?}");
+        assert!(other.join("99_po_a_00_x_a.yaml").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn in_the_other_folder_only_regular_files_count() {
+        let (d, manifests, lock) = setup();
+        let other = d.path().join("openshift");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(d.path().join("target"), "1").unwrap();
+        std::os::unix::fs::symlink(d.path().join("target"), other.join("99_po_a_00_x_a.yaml"))
+            .unwrap();
+        let previous = [written_by_us(&file("99_po_a_00_x_a.yaml", "1"))];
+        let target = Target {
+            dir: &manifests,
+            other: Some(&other),
+        };
+        let w = write(target, &[], &previous, &lock, Some(b"l"), true).unwrap();
+        assert!(w.removed.is_empty(), "{w:?}");
+        assert!(other.join("99_po_a_00_x_a.yaml").symlink_metadata().is_ok());
+        assert_eq!(std::fs::read(d.path().join("target")).unwrap(), b"1");
+    }
+
     #[test]
     fn without_a_lock_the_lock_file_is_not_touched() {
         let (_d, manifests, lock) = setup();
         std::fs::write(&lock, "as it was").unwrap();
         write(
-            &manifests,
+            Target::only(&manifests),
             &[file("99_po_a_00_x_a.yaml", "1")],
             &[],
             &lock,
@@ -133,7 +345,7 @@ mod write {
         std::fs::write(manifests.join("sub/x.yaml"), "x").unwrap();
         std::os::unix::fs::symlink("cluster-config.yaml", manifests.join("link.yaml")).unwrap();
         write(
-            &manifests,
+            Target::only(&manifests),
             &[file("99_po_a_00_x_a.yaml", "1")],
             &[],
             &lock,
@@ -190,11 +402,27 @@ mod write {
             file("99_po_a_00_x_a.yaml", "1"),
             file("99_po_b_00_x_b.yaml", "1"),
         ];
-        write(&manifests, &first, &[], &lock, Some(b"lock1"), false).unwrap();
+        write(
+            Target::only(&manifests),
+            &first,
+            &[],
+            &lock,
+            Some(b"lock1"),
+            false,
+        )
+        .unwrap();
         let second = [file("99_po_a_00_x_a.yaml", "2")];
         let previous: Vec<PreviousFile> = first.iter().map(written_by_us).collect();
-        let w = write(&manifests, &second, &previous, &lock, Some(b"lock2"), false).unwrap();
-        assert_eq!(w.removed, ["99_po_b_00_x_b.yaml"]);
+        let w = write(
+            Target::only(&manifests),
+            &second,
+            &previous,
+            &lock,
+            Some(b"lock2"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(w.removed, [manifests.join("99_po_b_00_x_b.yaml")]);
         assert_eq!(
             listing(&manifests),
             ["99_po_a_00_x_a.yaml", "cluster-config.yaml"]
@@ -216,7 +444,7 @@ mod write {
         let (_d, manifests, lock) = setup();
         std::fs::write(manifests.join("99_po_a_00_x_a.yaml"), "user's").unwrap();
         let e = write(
-            &manifests,
+            Target::only(&manifests),
             &[file("99_po_a_00_x_a.yaml", "ours")],
             &[],
             &lock,
@@ -235,13 +463,13 @@ mod write {
     #[test]
     fn failure_restores_the_previous_files() {
         let (_d, manifests, _lock) = setup();
-        let previous = [PreviousFile::named("99_po_a_00_x_a.yaml")];
+        let previous = [written_by_us(&file("99_po_a_00_x_a.yaml", "old"))];
         std::fs::write(manifests.join(&previous[0].name), "old").unwrap();
         // The lock path is a directory that is not empty: the final rename fails.
         let bad_lock = manifests.parent().unwrap().join("lockdir");
         std::fs::create_dir_all(bad_lock.join("x")).unwrap();
         let e = write(
-            &manifests,
+            Target::only(&manifests),
             &[
                 file("99_po_a_00_x_a.yaml", "new"),
                 file("99_po_c_00_x_c.yaml", "new"),
@@ -272,7 +500,7 @@ mod write {
         let (d, manifests, lock) = setup();
         std::fs::write(d.path().join("secret"), "keep").unwrap();
         write(
-            &manifests,
+            Target::only(&manifests),
             &[],
             &[
                 PreviousFile::named("../secret"),
@@ -302,7 +530,10 @@ mod recover {
     #[test]
     fn nothing_to_do_is_none() {
         let (_d, manifests, lock) = setup();
-        assert_eq!(recover(&manifests, &lock).unwrap(), Recovered::default());
+        assert_eq!(
+            recover(Target::only(&manifests), &lock).unwrap(),
+            Recovered::default()
+        );
     }
 
     #[test]
@@ -317,7 +548,7 @@ mod recover {
             ),
         )
         .unwrap();
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(matches!(e, Error::Journal { .. }), "{e}");
         assert!(e.to_string().contains("../secret"), "{e}");
         assert!(d.path().join("secret").exists());
@@ -326,9 +557,13 @@ mod recover {
     fn v1_journal(d: &Path, lock: &Path, place: &[&str], remove: &[&str]) {
         let j = journal::Journal {
             journal_version: 1,
+            token: None,
+            pending: false,
             lock: lock.to_path_buf(),
+            folder: None,
             place: place.iter().map(|s| s.to_string()).collect(),
             remove: remove.iter().map(|s| s.to_string()).collect(),
+            elsewhere: None,
         };
         std::fs::write(
             d.join(journal::JOURNAL_FILE),
@@ -347,7 +582,7 @@ mod recover {
         std::fs::create_dir(&stage).unwrap();
         std::os::unix::fs::symlink(elsewhere.path(), stage.join("new")).unwrap();
         v1_journal(d.path(), &lock, &["99_po_a_00_x_a.yaml"], &[]);
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         assert_eq!(
             std::fs::read(elsewhere.path().join("99_po_a_00_x_a.yaml")).unwrap(),
@@ -367,7 +602,7 @@ mod recover {
         std::fs::create_dir_all(manifests.join(journal::STAGE_DIR).join("old")).unwrap();
         std::os::unix::fs::symlink(&secret, new.join("99_po_a_00_x_a.yaml")).unwrap();
         v1_journal(d.path(), &lock, &["99_po_a_00_x_a.yaml"], &[]);
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         assert!(
             manifests
@@ -397,7 +632,7 @@ mod recover {
             PathBuf::from("platform-operators.lock.yaml"),
         ] {
             v1_journal(d.path(), &named, &[], &[]);
-            let e = recover(&manifests, &lock).unwrap_err();
+            let e = recover(Target::only(&manifests), &lock).unwrap_err();
             assert!(matches!(e, Error::Journal { .. }), "{e}");
             assert!(e.to_string().contains("lock file"), "{named:?}: {e}");
             assert_eq!(
@@ -440,7 +675,7 @@ mod recover {
         let planted = d.path().join(".po-manifests-stage-zzz");
         std::fs::create_dir_all(planted.join("new")).unwrap();
         std::fs::write(planted.join("new/keep"), "keep").unwrap();
-        let r = recover(&manifests, &lock).unwrap();
+        let r = recover(Target::only(&manifests), &lock).unwrap();
         assert!(matches!(r.done, Some(Recovery::Discarded { .. })), "{r:?}");
         assert!(!ours.exists());
         assert_eq!(r.left_alone, std::slice::from_ref(&planted));
@@ -467,7 +702,7 @@ mod recover {
             ),
         )
         .unwrap();
-        let r = recover(&manifests, &lock).unwrap();
+        let r = recover(Target::only(&manifests), &lock).unwrap();
         assert!(stage.join("manifests/99_po_a_00_x_a.yaml").exists());
         assert_eq!(r.left_alone, [stage]);
     }
@@ -481,7 +716,7 @@ mod recover {
         let moved = elsewhere.path().join("stage");
         std::fs::rename(&stage, &moved).unwrap();
         std::os::unix::fs::symlink(&moved, &stage).unwrap();
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         assert!(moved.join("manifests/99_po_a_00_x_a.yaml").exists());
     }
@@ -503,7 +738,7 @@ mod recover {
                 .join(".platform-operators.lock.yaml.po-manifests-new"),
         )
         .unwrap();
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         assert!(lock.symlink_metadata().is_err());
     }
@@ -523,7 +758,7 @@ mod recover {
         std::fs::rename(&manifests, &old).unwrap();
         std::fs::rename(stage.join("manifests"), &manifests).unwrap();
         std::fs::rename(&old, stage.join("manifests")).unwrap();
-        let r = recover(&manifests, &lock).unwrap();
+        let r = recover(Target::only(&manifests), &lock).unwrap();
         assert!(matches!(r.done, Some(Recovery::Finished { .. })), "{r:?}");
         assert_eq!(std::fs::read(&lock).unwrap(), b"new lock");
         assert_eq!(
@@ -542,7 +777,7 @@ mod recover {
     fn a_corrupt_journal_is_an_error_naming_it() {
         let (d, manifests, lock) = setup();
         std::fs::write(d.path().join(journal::JOURNAL_FILE), "{not json").unwrap();
-        let e = recover(&manifests, &lock).unwrap_err();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
         assert!(e.to_string().contains(journal::JOURNAL_FILE), "{e}");
         assert!(e.is_io());
     }
@@ -564,16 +799,23 @@ mod recover {
         .unwrap();
         let j = journal::Journal {
             journal_version: 1,
+            token: None,
+            pending: false,
             lock: lock.clone(),
+            folder: None,
             place: vec!["99_po_a_00_x_a.yaml".into()],
             remove: vec!["99_po_a_00_x_a.yaml".into(), "99_po_b_00_x_b.yaml".into()],
+            elsewhere: None,
         };
         std::fs::write(
             d.path().join(journal::JOURNAL_FILE),
             serde_json::to_vec(&j).unwrap(),
         )
         .unwrap();
-        let r = recover(&manifests, &lock).unwrap().done.unwrap();
+        let r = recover(Target::only(&manifests), &lock)
+            .unwrap()
+            .done
+            .unwrap();
         assert!(
             matches!(
                 r,
@@ -598,5 +840,283 @@ mod recover {
         top.sort();
         assert_eq!(top, ["manifests", "platform-operators.lock.yaml"]);
         assert_eq!(std::fs::read_dir(&manifests).unwrap().count(), 1);
+    }
+
+    /// A version 1 journal (the fallback) with a token, and its staging folder inside
+    /// `manifests` holding a staged file and a marker naming `marker_token`; returns the folder.
+    fn staged_fallback(
+        d: &Path,
+        manifests: &Path,
+        lock: &Path,
+        pending: bool,
+        marker_token: Option<&str>,
+    ) -> PathBuf {
+        let stage = manifests.join(format!("{}-{TOKEN}", journal::STAGE_DIR));
+        std::fs::create_dir_all(stage.join("new")).unwrap();
+        std::fs::create_dir_all(stage.join("old")).unwrap();
+        std::fs::write(stage.join("new/99_po_a_00_x_a.yaml"), "new").unwrap();
+        if let Some(t) = marker_token {
+            std::fs::write(stage.join(journal::MARKER), format!("token {t}\n")).unwrap();
+        }
+        let j = journal::Journal {
+            journal_version: 1,
+            token: Some(TOKEN.into()),
+            pending,
+            lock: std::path::absolute(lock).unwrap(),
+            folder: Some("manifests".into()),
+            place: vec!["99_po_a_00_x_a.yaml".into()],
+            remove: vec![],
+            elsewhere: None,
+        };
+        std::fs::write(
+            d.join(journal::JOURNAL_FILE),
+            serde_json::to_vec(&j).unwrap(),
+        )
+        .unwrap();
+        stage
+    }
+
+    #[test]
+    fn without_a_journal_a_staging_folder_inside_manifests_is_left_and_refuses_the_run() {
+        for name in [
+            journal::STAGE_DIR.to_string(),
+            format!("{}-{TOKEN}", journal::STAGE_DIR),
+        ] {
+            let (_d, manifests, lock) = setup();
+            let planted = manifests.join(&name);
+            std::fs::create_dir_all(planted.join("new")).unwrap();
+            std::fs::write(planted.join("new/99_po_a_00_x_a.yaml"), "theirs").unwrap();
+            std::fs::write(planted.join(journal::MARKER), format!("token {TOKEN}\n")).unwrap();
+            let e = recover(Target::only(&manifests), &lock).unwrap_err();
+            let Error::StagingNotOurs { paths, folder } = &e else {
+                panic!("{e}")
+            };
+            assert_eq!(paths, std::slice::from_ref(&planted));
+            assert_eq!(folder, &manifests);
+            assert!(!e.is_io());
+            assert!(e.to_string().contains("nothing was changed"), "{e}");
+            assert_eq!(
+                std::fs::read(planted.join("new/99_po_a_00_x_a.yaml")).unwrap(),
+                b"theirs",
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_pending_fallback_journal_removes_the_staging_folder_its_marker_proves() {
+        let (d, manifests, lock) = setup();
+        let stage = staged_fallback(d.path(), &manifests, &lock, true, Some(TOKEN));
+        std::fs::write(
+            d.path()
+                .join(".platform-operators.lock.yaml.po-manifests-new"),
+            "staged lock",
+        )
+        .unwrap();
+        let r = recover(Target::only(&manifests), &lock).unwrap();
+        assert!(matches!(r.done, Some(Recovery::Discarded { .. })), "{r:?}");
+        assert!(!stage.exists());
+        assert_eq!(std::fs::read_dir(&manifests).unwrap().count(), 0);
+        let mut top: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        top.sort();
+        assert_eq!(top, ["manifests"]);
+    }
+
+    #[test]
+    fn a_pending_fallback_journal_leaves_a_staging_folder_it_cannot_prove_and_refuses() {
+        for marker in [None, Some("ffffffffffffffffffffffffffffffff")] {
+            let (d, manifests, lock) = setup();
+            let stage = staged_fallback(d.path(), &manifests, &lock, true, marker);
+            let e = recover(Target::only(&manifests), &lock).unwrap_err();
+            assert!(matches!(e, Error::StagingNotOurs { .. }), "{marker:?}: {e}");
+            assert!(stage.join("new/99_po_a_00_x_a.yaml").exists());
+            assert!(d.path().join(journal::JOURNAL_FILE).exists());
+        }
+    }
+
+    #[test]
+    fn a_committed_fallback_journal_is_finished_only_in_the_staging_folder_it_proves() {
+        let (d, manifests, lock) = setup();
+        staged_fallback(
+            d.path(),
+            &manifests,
+            &lock,
+            false,
+            Some("ffffffffffffffffffffffffffffffff"),
+        );
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
+        assert!(matches!(e, Error::Journal { .. }), "{e}");
+        assert!(e.to_string().contains("marker"), "{e}");
+        assert!(!manifests.join("99_po_a_00_x_a.yaml").exists());
+
+        let (d, manifests, lock) = setup();
+        let stage = staged_fallback(d.path(), &manifests, &lock, false, Some(TOKEN));
+        let r = recover(Target::only(&manifests), &lock).unwrap();
+        assert!(
+            matches!(r.done, Some(Recovery::Finished { placed: 1, .. })),
+            "{r:?}"
+        );
+        assert_eq!(
+            std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
+            b"new"
+        );
+        assert!(!stage.exists());
+        assert!(!d.path().join(journal::JOURNAL_FILE).exists());
+    }
+
+    #[test]
+    fn a_fallback_journal_with_a_token_it_does_not_make_is_refused() {
+        let (d, manifests, lock) = setup();
+        std::fs::write(
+            d.path().join(journal::JOURNAL_FILE),
+            format!(
+                r#"{{"journalVersion":1,"token":"../..","pending":true,"lock":{:?},"place":[],"remove":[]}}"#,
+                std::path::absolute(&lock).unwrap().display().to_string()
+            ),
+        )
+        .unwrap();
+        let e = recover(Target::only(&manifests), &lock).unwrap_err();
+        assert!(matches!(e, Error::Journal { .. }), "{e}");
+        assert!(d.path().join(journal::JOURNAL_FILE).exists());
+    }
+
+    /// A v2 journal, exchanged, whose change also takes `files` (name, recorded digest) out of
+    /// `openshift/`; `folder` is the folder it names.
+    fn exchanged_with_elsewhere(
+        d: &Path,
+        lock: &Path,
+        folder: &str,
+        files: &[(&str, &str)],
+    ) -> PathBuf {
+        let stage = d.join(format!("{}{TOKEN}", exchange::STAGE_PREFIX));
+        std::fs::create_dir_all(stage.join("manifests")).unwrap();
+        let m = d.join(folder);
+        let id = exchange::DirId::of(&m).unwrap();
+        std::fs::write(
+            stage.join(exchange::MARKER),
+            exchange::marker_text(TOKEN, id),
+        )
+        .unwrap();
+        let elsewhere: Vec<String> = files
+            .iter()
+            .map(|(n, digest)| format!(r#"{{"name":"{n}","sha256":"{digest}"}}"#))
+            .collect();
+        std::fs::write(
+            d.join(journal::JOURNAL_FILE),
+            format!(
+                r#"{{"journalVersion":2,"token":"{TOKEN}","lock":{:?},"folder":"{folder}","manifests":[],"elsewhere":{{"folder":"openshift","files":[{}]}}}}"#,
+                std::path::absolute(lock).unwrap().display().to_string(),
+                elsewhere.join(",")
+            ),
+        )
+        .unwrap();
+        stage
+    }
+
+    #[test]
+    fn recovery_takes_out_of_the_other_folder_only_what_still_has_its_digest() {
+        let (d, manifests, lock) = setup();
+        let other = d.path().join("openshift");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("99_po_a_00_x_a.yaml"), "1").unwrap();
+        std::fs::write(other.join("99_po_b_00_x_b.yaml"), "edited since").unwrap();
+        let digest = sha256_hex(b"1");
+        exchanged_with_elsewhere(
+            d.path(),
+            &lock,
+            "manifests",
+            &[
+                ("99_po_a_00_x_a.yaml", &digest),
+                ("99_po_b_00_x_b.yaml", &digest),
+            ],
+        );
+        let target = Target {
+            dir: &manifests,
+            other: Some(&other),
+        };
+        let r = recover(target, &lock).unwrap();
+        assert!(
+            matches!(r.done, Some(Recovery::Finished { removed: 1, .. })),
+            "{r:?}"
+        );
+        assert!(!other.join("99_po_a_00_x_a.yaml").exists());
+        assert_eq!(r.kept, [other.join("99_po_b_00_x_b.yaml")]);
+        assert!(
+            r.lines()
+                .iter()
+                .any(|l| l.starts_with("warning:") && l.contains("99_po_b_00_x_b.yaml")),
+            "{:?}",
+            r.lines()
+        );
+        assert_eq!(
+            std::fs::read(other.join("99_po_b_00_x_b.yaml")).unwrap(),
+            b"edited since"
+        );
+    }
+
+    #[test]
+    fn a_journal_naming_a_folder_this_run_does_not_know_is_refused() {
+        for (folder, elsewhere) in [
+            ("..", "openshift"),
+            ("manifests", "../x"),
+            ("manifests", "manifests"),
+        ] {
+            let (d, manifests, lock) = setup();
+            let other = d.path().join("openshift");
+            std::fs::create_dir(&other).unwrap();
+            std::fs::write(
+                d.path().join(journal::JOURNAL_FILE),
+                format!(
+                    r#"{{"journalVersion":1,"lock":{:?},"folder":"{folder}","place":[],"remove":[],"elsewhere":{{"folder":"{elsewhere}","files":[]}}}}"#,
+                    std::path::absolute(&lock).unwrap().display().to_string(),
+                ),
+            )
+            .unwrap();
+            let target = Target {
+                dir: &manifests,
+                other: Some(&other),
+            };
+            let e = recover(target, &lock).unwrap_err();
+            assert!(
+                matches!(e, Error::Journal { .. }),
+                "{folder} {elsewhere}: {e}"
+            );
+            assert!(d.path().join(journal::JOURNAL_FILE).exists());
+        }
+    }
+
+    #[test]
+    fn a_journal_of_a_run_for_the_other_folder_is_finished_there() {
+        let (d, manifests, lock) = setup();
+        let other = d.path().join("openshift");
+        std::fs::create_dir(&other).unwrap();
+        // The interrupted run wrote openshift/ (the Agent-based installer); this one writes
+        // manifests/.
+        let stage = exchanged_with_elsewhere(d.path(), &lock, "openshift", &[]);
+        std::fs::write(
+            d.path().join(journal::JOURNAL_FILE),
+            format!(
+                r#"{{"journalVersion":2,"token":"{TOKEN}","lock":{:?},"folder":"openshift","manifests":[]}}"#,
+                std::path::absolute(&lock).unwrap().display().to_string(),
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            d.path()
+                .join(".platform-operators.lock.yaml.po-manifests-new"),
+            "new lock",
+        )
+        .unwrap();
+        let target = Target {
+            dir: &manifests,
+            other: Some(&other),
+        };
+        let r = recover(target, &lock).unwrap();
+        assert!(matches!(r.done, Some(Recovery::Finished { .. })), "{r:?}");
+        assert_eq!(std::fs::read(&lock).unwrap(), b"new lock");
+        assert!(!stage.exists());
     }
 }

@@ -136,13 +136,13 @@ fn a_tampered_lock_cannot_make_create_delete_a_user_file() {
     assert_eq!(std::fs::read(&user).unwrap(), b"the user's own\n");
 }
 
-#[test]
-fn an_older_lock_with_names_only_is_still_read() {
-    let d = example();
-    create(d.path()).success();
-    let manifests = tree(&d.path().join("manifests"));
-    // Rewrite the lock as version 1 wrote it: names only.
-    let lock = lock_text(d.path()).replace("lockVersion: 2", "lockVersion: 1");
+/// A file of the user's own, named like ours: a valid object without the po-manifests label.
+const USER_FILE: &str =
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: user\n  namespace: default\n";
+
+/// The lock in `dir` rewritten as version 1 wrote it (names only), naming `extra` files too.
+pub fn as_version_1(dir: &Path, extra: &[&str]) {
+    let lock = lock_text(dir).replace("lockVersion: 2", "lockVersion: 1");
     let mut v1 = String::new();
     for line in lock.lines() {
         if let Some(name) = line.strip_prefix("- name: 99_po_") {
@@ -151,11 +151,154 @@ fn an_older_lock_with_names_only_is_still_read() {
             v1.push_str(line);
             v1.push('\n');
         }
+        if line == "manifests:" {
+            for name in extra {
+                v1.push_str(&format!("- {name}\n"));
+            }
+        }
     }
-    std::fs::write(d.path().join("platform-operators.lock.yaml"), &v1).unwrap();
+    std::fs::write(dir.join("platform-operators.lock.yaml"), &v1).unwrap();
+}
+
+#[test]
+fn an_older_lock_with_names_only_is_still_read() {
+    let d = example();
     create(d.path()).success();
+    let manifests = tree(&d.path().join("manifests"));
+    as_version_1(d.path(), &[]);
+    let out = create(d.path()).success();
+    assert!(
+        !String::from_utf8_lossy(&out.get_output().stderr).contains("warning"),
+        "{out:?}"
+    );
     assert_eq!(manifests, tree(&d.path().join("manifests")));
     assert!(lock_text(d.path()).contains("lockVersion: 2"));
+}
+
+#[test]
+fn a_version_1_lock_cannot_make_create_delete_a_user_file() {
+    let d = example();
+    create(d.path()).success();
+    let user = d.path().join("manifests/99_po_user-file.yaml");
+    std::fs::write(&user, USER_FILE).unwrap();
+    as_version_1(d.path(), &["99_po_user-file.yaml"]);
+    let out = create(d.path()).success();
+    let stderr = normalize(&out.get_output().stderr, d.path());
+    assert_eq!(std::fs::read_to_string(&user).unwrap(), USER_FILE);
+    // One warning naming the file, saying why and what to do.
+    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+    let warning = stderr.lines().find(|l| l.contains("warning:")).unwrap();
+    for needed in [
+        "[DIR]/manifests/99_po_user-file.yaml",
+        "version 1",
+        "app.kubernetes.io/managed-by: po-manifests",
+        "left in place",
+        "by hand",
+        "--force",
+    ] {
+        assert!(warning.contains(needed), "{needed} in {warning}");
+    }
+    assert!(
+        !stderr.contains("removed [DIR]/manifests/99_po_user-file"),
+        "{stderr}"
+    );
+    // The new lock is version 2 and does not name it: the next run leaves it alone, silently.
+    let lock = lock_text(d.path());
+    assert!(
+        lock.contains("lockVersion: 2") && !lock.contains("user-file"),
+        "{lock}"
+    );
+    let out = create(d.path()).success();
+    assert!(
+        !String::from_utf8_lossy(&out.get_output().stderr).contains("warning"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&user).unwrap(), USER_FILE);
+}
+
+/// The example after one run, with a file of the user's named by a version 1 lock and the
+/// operator renamed, so the next run would take out every earlier file.
+fn version_1_lock_naming_a_user_file() -> tempfile::TempDir {
+    let d = example();
+    create(d.path()).success();
+    std::fs::write(d.path().join("manifests/99_po_user-file.yaml"), USER_FILE).unwrap();
+    as_version_1(d.path(), &["99_po_user-file.yaml"]);
+    let config = d.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("name: cert-operator", "name: cert-operator-b");
+    std::fs::write(&config, text).unwrap();
+    d
+}
+
+#[test]
+fn a_version_1_lock_still_removes_what_carries_the_po_manifests_label() {
+    let d = version_1_lock_naming_a_user_file();
+    let user = d.path().join("manifests/99_po_user-file.yaml");
+    let out = create(d.path()).success();
+    let stderr = normalize(&out.get_output().stderr, d.path());
+    // The earlier files are rendered from templates, so labelled: they go.
+    assert!(!d.path().join(FIRST).exists(), "{stderr}");
+    assert!(
+        stderr.contains("removed [DIR]/manifests/99_po_cert-operator_00_platformoperator"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&user).unwrap(), USER_FILE);
+    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+    assert!(stderr.contains("99_po_user-file.yaml"), "{stderr}");
+}
+
+#[test]
+fn with_force_a_version_1_lock_is_taken_at_its_word() {
+    let d = version_1_lock_naming_a_user_file();
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        .arg("--force")
+        .assert()
+        .success();
+    let stderr = normalize(&out.get_output().stderr, d.path());
+    assert!(!d.path().join(FIRST).exists(), "{stderr}");
+    assert!(
+        !d.path().join("manifests/99_po_user-file.yaml").exists(),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("removed [DIR]/manifests/99_po_user-file.yaml"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+#[test]
+fn a_version_1_lock_cannot_make_create_overwrite_a_user_file() {
+    let d = example();
+    create(d.path()).success();
+    let path = d.path().join(FIRST);
+    // Not ours by any sign: no label, not what create writes.
+    std::fs::write(&path, "kind: ConfigMap\n").unwrap();
+    as_version_1(d.path(), &[]);
+    let before = tree(d.path());
+    let out = create(d.path()).code(1);
+    let stderr = normalize(&out.get_output().stderr, d.path());
+    for needed in [
+        "99_po_cert-operator_00_platformoperator",
+        "version 1",
+        "app.kubernetes.io/managed-by: po-manifests",
+        "--force",
+    ] {
+        assert!(stderr.contains(needed), "{needed} in {stderr}");
+    }
+    assert_eq!(before, tree(d.path()), "nothing may be written");
+    cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        .arg("--force")
+        .assert()
+        .success();
+    assert_ne!(std::fs::read(&path).unwrap(), b"kind: ConfigMap\n");
 }
 
 #[test]

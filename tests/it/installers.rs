@@ -397,3 +397,169 @@ fn check_reports_each_unreadable_entry_and_follows_no_link_out_of_the_directory(
             .contains("SECRET-CONTENT")
     );
 }
+
+// Files a version 1 lock names (issue 26, item 5 follow-up): converted bundle objects carry no
+// po-manifests label.
+
+#[test]
+fn a_version_1_lock_of_a_bootstrap_operator_proves_its_files_by_what_create_writes() {
+    let dir = fixture("external");
+    let d = dir.path();
+    assert!(create(d, &[]).status.success());
+    let manifests = d.join("manifests");
+    let deployment = po_files(&manifests)
+        .into_iter()
+        .find(|n| n.contains("_deployment_"))
+        .unwrap();
+    let text = std::fs::read_to_string(manifests.join(&deployment)).unwrap();
+    assert!(!text.contains("app.kubernetes.io/managed-by"), "{text}");
+    // Unlabelled, but holding what create writes: replaced without a word.
+    crate::edits::as_version_1(d, &[]);
+    let before = tree(&manifests);
+    let out = create(d, &[]);
+    let stderr = normalize(&out.stderr, d);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("version 1"), "{stderr}");
+    assert_eq!(tree(&manifests), before);
+    // Edited, it proves nothing: refused, naming it, unless --force.
+    crate::edits::as_version_1(d, &[]);
+    std::fs::write(manifests.join(&deployment), format!("{text}# edited\n")).unwrap();
+    let out = create(d, &[]);
+    let stderr = normalize(&out.stderr, d);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("[DIR]/manifests/{deployment}")) && stderr.contains("version 1"),
+        "{stderr}"
+    );
+    let out = create(d, &["--force"]);
+    assert!(out.status.success(), "{}", normalize(&out.stderr, d));
+    assert_eq!(tree(&manifests), before);
+}
+
+// Switching `--installer` between runs (issue 26, item 6 follow-up): the earlier run's files
+// leave the other folder, under the same ownership rule.
+
+/// The installer's own files of `openshift/` (not po-manifests').
+fn installer_files(dir: &Path) -> Vec<String> {
+    tree(dir)
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| !n.starts_with("99_po_") && !n.starts_with('.'))
+        .collect()
+}
+
+#[test]
+fn switching_from_agent_to_openshift_install_takes_the_earlier_files_out_of_openshift() {
+    let dir = fixture("external");
+    let d = dir.path();
+    let (manifests, openshift) = (d.join("manifests"), d.join("openshift"));
+    let own = installer_files(&openshift);
+    assert!(!own.is_empty());
+    let out = create(d, &["--installer", "agent"]);
+    assert!(out.status.success(), "{}", normalize(&out.stderr, d));
+    let agent = po_files(&openshift);
+    assert!(!agent.is_empty());
+    let out = create(d, &[]);
+    let stderr = normalize(&out.stderr, d);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(po_files(&manifests), agent);
+    assert!(po_files(&openshift).is_empty(), "{stderr}");
+    assert_eq!(installer_files(&openshift), own);
+    for name in &agent {
+        assert!(
+            stderr.contains(&format!("removed [DIR]/openshift/{name}")),
+            "{name}: {stderr}"
+        );
+    }
+    // And back.
+    let out = create(d, &["--installer", "agent"]);
+    let stderr = normalize(&out.stderr, d);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(po_files(&openshift), agent);
+    assert!(po_files(&manifests).is_empty(), "{stderr}");
+    assert_eq!(installer_files(&openshift), own);
+}
+
+#[test]
+fn switching_from_agent_to_assisted_moves_the_files_without_a_name_clash() {
+    let dir = fixture("external");
+    let d = dir.path();
+    assert!(create(d, &["--installer", "agent"]).status.success());
+    let agent = po_files(&d.join("openshift"));
+    let out = create(d, &["--installer", "assisted"]);
+    let stderr = normalize(&out.stderr, d);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("name-clash"), "{stderr}");
+    assert_eq!(po_files(&d.join("manifests")), agent);
+    assert!(po_files(&d.join("openshift")).is_empty());
+    // The clash check itself still holds: a file of another's of the same name refuses it.
+    let name = &agent[0];
+    std::fs::write(
+        d.join("openshift").join(name),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: default\n",
+    )
+    .unwrap();
+    let out = create(d, &["--installer", "assisted"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(normalize(&out.stderr, d).contains("name-clash"));
+}
+
+#[test]
+fn switching_installer_refuses_an_edited_file_in_the_other_folder_unless_force() {
+    let dir = fixture("external");
+    let d = dir.path();
+    assert!(create(d, &["--installer", "agent"]).status.success());
+    let openshift = d.join("openshift");
+    let deployment = po_files(&openshift)
+        .into_iter()
+        .find(|n| n.contains("_deployment_"))
+        .unwrap();
+    let path = openshift.join(&deployment);
+    let edited = format!("{}# edited\n", std::fs::read_to_string(&path).unwrap());
+    std::fs::write(&path, &edited).unwrap();
+    let _ = std::fs::remove_dir_all(d.join(".cache"));
+    let before = tree(d);
+    let out = create(d, &[]);
+    let stderr = normalize(&out.stderr, d);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("[DIR]/openshift/{deployment}")) && stderr.contains("edited"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(d.join(".cache"));
+    assert_eq!(tree(d), before, "nothing may be written");
+    // --explain shows it as removed from openshift/.
+    let out = create(d, &["--explain"]);
+    let stdout = normalize(&out.stdout, d);
+    assert!(
+        stdout.contains(&format!("--- [DIR]/openshift/{deployment} (edited)"))
+            && stdout.contains("+++ /dev/null (create would remove it)"),
+        "{stdout}"
+    );
+    let out = create(d, &["--force"]);
+    assert!(out.status.success(), "{}", normalize(&out.stderr, d));
+    assert!(!path.exists());
+    assert!(d.join("manifests").join(&deployment).exists());
+}
+
+#[test]
+fn a_staging_folder_in_the_other_folder_is_left_alone_with_a_warning() {
+    let dir = fixture("external");
+    let d = dir.path();
+    let planted = d.join("openshift/.po-manifests-stage");
+    std::fs::create_dir_all(&planted).unwrap();
+    std::fs::write(planted.join("x"), "x").unwrap();
+    let out = create(d, &[]);
+    let stderr = normalize(&out.stderr, d);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning:") && stderr.contains("[DIR]/openshift/.po-manifests-stage"),
+        "{stderr}"
+    );
+    assert!(planted.join("x").exists());
+    // In the folder this run writes, it refuses the run.
+    let out = create(d, &["--installer", "agent"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(normalize(&out.stderr, d).contains("nothing was changed"));
+    assert!(planted.join("x").exists());
+}

@@ -209,9 +209,105 @@ fn where_the_exchange_is_refused_the_journal_is_used_and_said_so_once() {
     assert_eq!(tree(d.path()), tree(expected.path()));
     // Killed anywhere in the fallback, the next run still recovers byte for byte.
     let labels = kill_at_every_point(&[(NO_EXCHANGE_ENV, "1")], &|_, _, _| {});
-    for needed in ["move aside", "place", "write the lock"] {
+    for needed in [
+        "write the journal",
+        "commit the journal",
+        "move aside",
+        "place",
+        "write the lock",
+    ] {
         assert!(labels.contains(needed), "no crash at {needed}: {labels:?}");
     }
+}
+
+/// Run `create` in `dir` with `flags` and `env`, which must succeed.
+fn create_with(dir: &Path, flags: &[&str], env: &[(&str, &str)]) {
+    let out = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(dir)
+        .args(flags)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "create {flags:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `99_po_` files of a folder, sorted.
+fn po_entries(dir: &Path) -> Vec<String> {
+    if !dir.is_dir() {
+        return Vec::new();
+    }
+    entries(dir)
+        .into_iter()
+        .filter(|n| n.starts_with("99_po_"))
+        .collect()
+}
+
+/// After a run with `--installer agent` (files in `openshift/`), kill a run for openshift-install
+/// (files to `manifests/`) at every crash point: at each kill our files are in one folder or, between
+/// the exchange and the last removal from `openshift/`, in both; the next run (for `next`)
+/// recovers to exactly what uninterrupted runs leave.
+fn kill_at_every_point_while_switching(env: &[(&str, &str)]) {
+    let start = example();
+    create_with(start.path(), &["--installer", "agent"], env);
+    let agent = po_entries(&start.path().join("openshift"));
+    assert!(!agent.is_empty());
+    for next in [&[][..], &["--installer", "agent"][..]] {
+        let expected = tempfile::tempdir().unwrap();
+        copy_dir(start.path(), expected.path());
+        create_with(expected.path(), &[], env);
+        create_with(expected.path(), next, env);
+        let expected = tree(expected.path());
+        let mut k = 1;
+        loop {
+            let d = tempfile::tempdir().unwrap();
+            copy_dir(start.path(), d.path());
+            let out = cmd()
+                .arg("create")
+                .arg("--dir")
+                .arg(d.path())
+                .env(CRASH_ENV, k.to_string())
+                .envs(env.iter().copied())
+                .output()
+                .unwrap();
+            if out.status.success() {
+                break;
+            }
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains("killed before"), "run {k}: {stderr}");
+            let (m, o) = (
+                po_entries(&d.path().join("manifests")),
+                po_entries(&d.path().join("openshift")),
+            );
+            assert!(
+                (m.is_empty() && o == agent) || m == agent,
+                "killed at point {k}: manifests/ {m:?}, openshift/ {o:?}"
+            );
+            create_with(d.path(), next, env);
+            assert_eq!(
+                tree(d.path()),
+                expected,
+                "killed at point {k}, then {next:?}"
+            );
+            k += 1;
+            assert!(k < 500, "no end to the crash points");
+        }
+    }
+}
+
+#[test]
+fn killed_while_switching_installers_the_next_run_recovers_byte_for_byte() {
+    kill_at_every_point_while_switching(&[]);
+}
+
+#[test]
+fn killed_while_switching_installers_in_the_fallback_the_next_run_recovers_byte_for_byte() {
+    kill_at_every_point_while_switching(&[(NO_EXCHANGE_ENV, "1")]);
 }
 
 /// Kill `create` in `dir` at the first crash point labelled `label`; false when no run reaches
@@ -317,6 +413,84 @@ fn staging_folders_it_cannot_prove_it_made_are_left_alone_with_a_warning() {
         "{stderr}"
     );
     assert!(stderr.contains("left alone"), "{stderr}");
+}
+
+#[test]
+fn a_fallback_staging_folder_no_journal_proves_is_left_and_refuses_the_run() {
+    for name in [
+        ".po-manifests-stage",
+        ".po-manifests-stage-0123456789abcdef0123456789abcdef",
+    ] {
+        let d = example();
+        assert!(create(d.path()).status.success());
+        // Named like the fallback's staging folder, but no journal names it.
+        let planted = d.path().join("manifests").join(name);
+        std::fs::create_dir_all(planted.join("new")).unwrap();
+        std::fs::write(planted.join("new/99_po_x.yaml"), "someone's\n").unwrap();
+        std::fs::write(planted.join("po-manifests-stage"), "token 0123\n").unwrap();
+        let before = tree(d.path());
+        let out = create(d.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains(name) && stderr.contains("manifests/"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("openshift-install"), "{stderr}");
+        assert!(stderr.contains("nothing was changed"), "{stderr}");
+        assert_eq!(tree(d.path()), before, "{name}: nothing may change");
+        // Once a person has moved it out, the run goes on.
+        std::fs::remove_dir_all(&planted).unwrap();
+        assert!(create(d.path()).status.success());
+    }
+}
+
+#[test]
+fn a_fallback_run_killed_before_its_commit_leaves_a_staging_folder_the_next_run_proves() {
+    let start = renamed_example();
+    let expected = tempfile::tempdir().unwrap();
+    copy_dir(start.path(), expected.path());
+    assert!(create(expected.path()).status.success());
+    // Killed at the first crash point after the staging folder exists (a staged file's fsync).
+    let mut k = 1;
+    let d = loop {
+        let probe = tempfile::tempdir().unwrap();
+        copy_dir(start.path(), probe.path());
+        let out = cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(probe.path())
+            .env(CRASH_ENV, k.to_string())
+            .env(NO_EXCHANGE_ENV, "1")
+            .output()
+            .unwrap();
+        assert!(
+            !out.status.success(),
+            "no crash point in the fallback's staging"
+        );
+        let staged = entries(&probe.path().join("manifests"))
+            .into_iter()
+            .any(|n| n.starts_with(".po-manifests-stage"));
+        if staged {
+            break probe;
+        }
+        k += 1;
+        assert!(k < 100, "the fallback never staged");
+    };
+    let rerun = cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(d.path())
+        .env(NO_EXCHANGE_ENV, "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&rerun.stderr);
+    assert!(rerun.status.success(), "{text}");
+    assert!(
+        text.contains("removed what an interrupted po-manifests run had staged"),
+        "{text}"
+    );
+    assert_eq!(tree(d.path()), tree(expected.path()));
 }
 
 #[cfg(unix)]
