@@ -20,6 +20,10 @@
 //!   core; `floor2`: the same, files spread over both cores (no gain for a single file).
 //! * `load`: `catalog::load(path, PackageFilter::All)`.
 //! * `validate`: `catalog::validate::validate_path` (`opm validate`, bundle objects checked).
+//! * `validatecli`: `po-manifests catalog validate PATH` end to end, wall clock around the
+//!   whole process (what a user waits for; compare with `opm`).
+//! * `opm`: `$OPM validate PATH` end to end, when the `OPM` environment variable names an
+//!   `opm` binary (skipped otherwise; see the README for getting one).
 //! * `resolve`: what `create` does before rendering: load with the 20 packages' filter, resolve
 //!   20 operators, check each winner.
 //! * `load+validate+resolve`: one process validating the whole catalog and resolving 20
@@ -228,6 +232,8 @@ const PHASES: &[&str] = &[
     "validate",
     "load-saphyr",
     "validate-saphyr",
+    "validatecli",
+    "opm",
     "resolve",
     "lvr",
     "decode",
@@ -238,7 +244,18 @@ const PHASES: &[&str] = &[
 
 /// The phases of a YAML (`olm.csv.metadata`) catalog: its bundles embed no manifests, so
 /// decoding, converting and `create` need bundle images and are left out.
-const YAML_PHASES: &[&str] = PHASES.split_at(8).0;
+const YAML_PHASES: &[&str] = &[
+    "floor",
+    "floor2",
+    "load",
+    "validate",
+    "load-saphyr",
+    "validate-saphyr",
+    "validatecli",
+    "opm",
+    "resolve",
+    "lvr",
+];
 
 fn phase_title(p: &str) -> &'static str {
     match p {
@@ -246,6 +263,8 @@ fn phase_title(p: &str) -> &'static str {
         "floor2" => "parse floor (2 cores)",
         "load" => "load",
         "validate" => "validate",
+        "validatecli" => "`catalog validate` end to end",
+        "opm" => "`opm validate` end to end ($OPM)",
         "load-saphyr" => "load, serde-saphyr only (no fast YAML reader)",
         "validate-saphyr" => "validate, serde-saphyr only",
         "resolve" => "resolve 20 operators",
@@ -299,6 +318,13 @@ fn run(args: &[String]) -> Result<()> {
             for _ in 0..runs {
                 let (m, detail) = if ph == "create" {
                     run_create(&p)?
+                } else if ph == "validatecli" {
+                    run_validate_cli(&p)?
+                } else if ph == "opm" {
+                    match std::env::var_os("OPM") {
+                        Some(opm) => run_opm(&p, Path::new(&opm))?,
+                        None => break,
+                    }
                 } else if ph == "renderall" {
                     run_render_all(&p)?
                 } else {
@@ -308,7 +334,10 @@ fn run(args: &[String]) -> Result<()> {
                     best = Some((m, detail));
                 }
             }
-            let (m, detail) = best.unwrap();
+            let Some((m, detail)) = best else {
+                eprintln!("  {ph:<10} skipped: set OPM to an opm binary to time `opm validate`");
+                continue;
+            };
             eprintln!(
                 "  {:<10} {:>8.3}s {:>8.1} MB peak  {detail}",
                 ph,
@@ -340,6 +369,9 @@ fn run(args: &[String]) -> Result<()> {
                         }
                         s
                     })
+                    .unwrap_or_default(),
+                "validatecli" => get("opm")
+                    .map(|o| format!("{:.1}× faster than opm", o.seconds / m.seconds))
                     .unwrap_or_default(),
                 "renderall" => get("convert")
                     .map(|c| format!("{:.2}× convert", m.seconds / c.seconds))
@@ -531,6 +563,38 @@ fn run_render_all(p: &Prepared) -> Result<(Measure, String)> {
             cpu,
         },
         format!("{written} bundle directories"),
+    ))
+}
+
+/// `po-manifests catalog validate` as a user runs it: the whole process.
+fn run_validate_cli(p: &Prepared) -> Result<(Measure, String)> {
+    let (out, peak, wall, cpu) = spawn_measured(
+        Command::new(env!("CARGO_BIN_EXE_po-manifests"))
+            .args(["catalog", "validate"])
+            .arg(&p.catalog)
+            .env("NO_COLOR", "1"),
+    )?;
+    Ok((
+        Measure {
+            seconds: wall,
+            peak_kib: peak,
+            cpu,
+        },
+        out.lines().last().unwrap_or("whole process").to_owned(),
+    ))
+}
+
+/// `opm validate` on the same catalog (directories only, as opm takes them), for the
+/// comparison; `opm` is not part of this repository (see the README).
+fn run_opm(p: &Prepared, opm: &Path) -> Result<(Measure, String)> {
+    let (_, peak, wall, cpu) = spawn_measured(Command::new(opm).arg("validate").arg(&p.catalog))?;
+    Ok((
+        Measure {
+            seconds: wall,
+            peak_kib: peak,
+            cpu,
+        },
+        opm.display().to_string(),
     ))
 }
 
