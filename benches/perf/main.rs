@@ -242,20 +242,10 @@ const PHASES: &[&str] = &[
     "create",
 ];
 
-/// The phases of a YAML (`olm.csv.metadata`) catalog: its bundles embed no manifests, so
-/// decoding, converting and `create` need bundle images and are left out.
-const YAML_PHASES: &[&str] = &[
-    "floor",
-    "floor2",
-    "load",
-    "validate",
-    "load-saphyr",
-    "validate-saphyr",
-    "validatecli",
-    "opm",
-    "resolve",
-    "lvr",
-];
+/// The phases that need bundles with manifests: a YAML (`olm.csv.metadata`) catalog's
+/// bundles embed none, so decoding, converting and `create` (which need bundle images) are
+/// left out for it.
+const MANIFEST_PHASES: &[&str] = &["decode", "convert", "renderall", "create"];
 
 fn phase_title(p: &str) -> &'static str {
     match p {
@@ -290,7 +280,11 @@ fn run(args: &[String]) -> Result<()> {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("perf-catalogs"));
     let only: Vec<&str> = match flag(args, "--only") {
         Some(s) => s.split(',').collect(),
-        None if layout.is_yaml() => YAML_PHASES.to_vec(),
+        None if layout.is_yaml() => PHASES
+            .iter()
+            .copied()
+            .filter(|p| !MANIFEST_PHASES.contains(p))
+            .collect(),
         None => PHASES.to_vec(),
     };
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;

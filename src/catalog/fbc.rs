@@ -1501,13 +1501,7 @@ impl DocSink for TypedSink<'_> {
     ) -> Result<YamlItem, Error> {
         let (schema, r, kept) = routing_of_value(path, line, &value, self.filter)?;
         if !kept {
-            return Ok(if !is_known_schema(&schema) {
-                YamlItem::SkippedOther
-            } else if schema == SCHEMA_PACKAGE {
-                YamlItem::SkippedPackage(r.name)
-            } else {
-                YamlItem::Skipped
-            });
+            return Ok(YamlItem::skipped(&schema, r));
         }
         Ok(match schema.as_str() {
             SCHEMA_PACKAGE => YamlItem::Package(decode_value(path, line, value, &schema, &r)?),
@@ -1526,13 +1520,7 @@ impl DocSink for TypedSink<'_> {
         }
         let (schema, r, kept) = routing(path, line, json, self.filter).ok()?;
         if !kept {
-            return Some(if !is_known_schema(&schema) {
-                YamlItem::SkippedOther
-            } else if schema == SCHEMA_PACKAGE {
-                YamlItem::SkippedPackage(r.name)
-            } else {
-                YamlItem::Skipped
-            });
+            return Some(YamlItem::skipped(&schema, r));
         }
         Some(match schema.as_str() {
             SCHEMA_PACKAGE => YamlItem::Package(decode(path, line, json, &schema, &r).ok()?),
@@ -1579,6 +1567,19 @@ enum YamlItem {
     SkippedPackage(String),
     /// Left out by the filter.
     Skipped,
+}
+
+impl YamlItem {
+    /// A document of `schema` that the filter leaves out.
+    fn skipped(schema: &str, r: Routing) -> YamlItem {
+        if !is_known_schema(schema) {
+            YamlItem::SkippedOther
+        } else if schema == SCHEMA_PACKAGE {
+            YamlItem::SkippedPackage(r.name)
+        } else {
+            YamlItem::Skipped
+        }
+    }
 }
 
 /// [`decode`] from a value (YAML documents): the typed structs take the value's members

@@ -50,8 +50,8 @@ use serde::{Deserialize, Serialize};
 
 use super::steps::{
     self, Elsewhere, JOURNAL_FILE, Recovery, describe, is_token, lock_dir, new_token,
-    read_no_follow, remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path,
-    sync_dir, write_synced,
+    remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path, sync_dir,
+    write_synced,
 };
 use super::{Error, ManifestFile, crash, io};
 
@@ -63,8 +63,6 @@ pub const MARKER: &str = "po-manifests-stage";
 const TREE: &str = "manifests";
 /// Schema of this protocol's journal.
 pub(super) const JOURNAL_VERSION: u32 = 2;
-/// Largest marker read.
-const MAX_MARKER_BYTES: u64 = 4096;
 
 /// The journal of an exchange (version 2), written before anything is staged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -555,21 +553,8 @@ pub(super) fn recover(
         )));
     }
     steps::check_lock_path(&j.lock, lock).map_err(&bad)?;
-    let m = match &j.folder {
-        Some(name) => steps::journal_folder(name, folders).map_err(&bad)?,
-        None => folders[0],
-    };
-    let elsewhere = match &j.elsewhere {
-        Some(e) => {
-            let folder = m
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            steps::check_elsewhere(e, &folder).map_err(&bad)?;
-            Some((steps::journal_folder(&e.folder, folders).map_err(&bad)?, e))
-        }
-        None => None,
-    };
+    let (m, elsewhere) =
+        steps::journal_folders(j.folder.as_deref(), j.elsewhere.as_ref(), folders).map_err(&bad)?;
     if let Some(name) = j
         .manifests
         .iter()
@@ -693,22 +678,8 @@ pub(super) fn recover(
 
 /// The marker's token and tree; `None` when there is none or it is not one this module wrote.
 fn read_marker(marker: &Path) -> Result<Option<(String, DirId)>, String> {
-    match marker.symlink_metadata() {
-        Err(_) => return Ok(None),
-        Ok(meta) if !meta.is_file() => {
-            return Err(format!(
-                "goes with the marker {}, which is {}; po-manifests follows no link and changed nothing",
-                marker.display(),
-                describe(&meta)
-            ));
-        }
-        Ok(_) => {}
-    }
-    let Ok(bytes) = read_no_follow(marker, MAX_MARKER_BYTES) else {
-        return Ok(None);
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    Ok(parse_marker(&text).map(|(t, id)| (t.to_string(), id)))
+    Ok(steps::read_marker_text(marker)?
+        .and_then(|text| parse_marker(&text).map(|(t, id)| (t.to_string(), id))))
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ use serde::{Deserialize, Serialize};
 
 use super::steps::{
     self, Elsewhere, Recovery, canonical_lock, check_lock_path, describe, install_dir, is_token,
-    lock_dir, new_token, read_no_follow, remove_dir_all_if_present, remove_file_if_present, rename,
+    lock_dir, new_token, remove_dir_all_if_present, remove_file_if_present, rename,
     staged_lock_path, sync_dir, write_synced,
 };
 pub use super::steps::{JOURNAL_FILE, is_our_file_name};
@@ -60,8 +60,6 @@ pub const STAGE_DIR: &str = ".po-manifests-stage";
 pub const MARKER: &str = "po-manifests-stage";
 /// Schema of the journal.
 pub(super) const JOURNAL_VERSION: u32 = 1;
-/// Largest marker read.
-const MAX_MARKER_BYTES: u64 = 4096;
 
 /// What a change does: recorded in the journal before anything is staged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,24 +105,12 @@ fn marker_text(token: &str) -> String {
 /// regular file) names that token. `Ok(false)` when it is not (no marker, another token);
 /// an error naming what is a link or not a file.
 fn proven(stage: &Path, token: &str) -> Result<bool, String> {
-    let marker = stage.join(MARKER);
-    match marker.symlink_metadata() {
-        Err(_) => return Ok(false),
-        Ok(meta) if !meta.is_file() => {
-            return Err(format!(
-                "goes with the marker {}, which is {}; po-manifests follows no link and changed nothing",
-                marker.display(),
-                describe(&meta)
-            ));
-        }
-        Ok(_) => {}
-    }
-    let Ok(bytes) = read_no_follow(&marker, MAX_MARKER_BYTES) else {
-        return Ok(false);
-    };
-    Ok(String::from_utf8_lossy(&bytes)
-        .lines()
-        .any(|l| l.strip_prefix("token ") == Some(token)))
+    Ok(
+        steps::read_marker_text(&stage.join(MARKER))?.is_some_and(|text| {
+            text.lines()
+                .any(|l| l.strip_prefix("token ") == Some(token))
+        }),
+    )
 }
 
 /// Whether `dir` is a folder with nothing in it.
@@ -421,21 +407,12 @@ pub(super) fn recover(
         )));
     }
     check_lock_path(&journal.lock, lock).map_err(bad)?;
-    let m = match &journal.folder {
-        Some(name) => steps::journal_folder(name, folders).map_err(bad)?,
-        None => folders[0],
-    };
-    let elsewhere = match &journal.elsewhere {
-        Some(e) => {
-            let folder = m
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            steps::check_elsewhere(e, &folder).map_err(bad)?;
-            Some((steps::journal_folder(&e.folder, folders).map_err(bad)?, e))
-        }
-        None => None,
-    };
+    let (m, elsewhere) = steps::journal_folders(
+        journal.folder.as_deref(),
+        journal.elsewhere.as_ref(),
+        folders,
+    )
+    .map_err(bad)?;
     // This run's own lock file, never the journal's path.
     let lock = &canonical_lock(lock).map_err(io("cannot resolve", lock))?;
     let stage = stage_of(m, journal.token.as_deref());

@@ -123,6 +123,57 @@ pub(super) fn journal_folder<'a>(name: &str, allowed: &[&'a Path]) -> Result<&'a
         })
 }
 
+/// The other folder of a journal's change and what it takes out of it.
+pub(super) type OtherFolder<'a, 'e> = Option<(&'a Path, &'e Elsewhere)>;
+
+/// The folders a journal's change touches: the one it writes (`folder`; this run's own, the
+/// first of `allowed`, for an older journal that names none) and, with what it takes out of
+/// it, the other one. Both must be among `allowed`, and what it says of the other is checked.
+pub(super) fn journal_folders<'a, 'e>(
+    folder: Option<&str>,
+    elsewhere: Option<&'e Elsewhere>,
+    allowed: &[&'a Path],
+) -> Result<(&'a Path, OtherFolder<'a, 'e>), String> {
+    let m = match folder {
+        Some(name) => journal_folder(name, allowed)?,
+        None => allowed[0],
+    };
+    let elsewhere = match elsewhere {
+        Some(e) => {
+            let written = m
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            check_elsewhere(e, &written)?;
+            Some((journal_folder(&e.folder, allowed)?, e))
+        }
+        None => None,
+    };
+    Ok((m, elsewhere))
+}
+
+/// Largest staging-folder marker read.
+const MAX_MARKER_BYTES: u64 = 4096;
+
+/// The text of a staging folder's marker: `None` when there is none or it cannot be read,
+/// an error naming it when it is not a regular file (a link is never followed).
+pub(super) fn read_marker_text(marker: &Path) -> Result<Option<String>, String> {
+    match marker.symlink_metadata() {
+        Err(_) => return Ok(None),
+        Ok(meta) if !meta.is_file() => {
+            return Err(format!(
+                "goes with the marker {}, which is {}; po-manifests follows no link and changed nothing",
+                marker.display(),
+                describe(&meta)
+            ));
+        }
+        Ok(_) => {}
+    }
+    Ok(read_no_follow(marker, MAX_MARKER_BYTES)
+        .ok()
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+}
+
 /// Check what a journal says about the other folder: names po-manifests writes, digests in
 /// the lock's form, a folder that is not the one the change writes.
 pub(super) fn check_elsewhere(e: &Elsewhere, folder: &str) -> Result<(), String> {
