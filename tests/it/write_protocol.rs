@@ -81,14 +81,7 @@ fn kill_at_every_point(
     loop {
         let d = tempfile::tempdir().unwrap();
         copy_dir(start.path(), d.path());
-        let out = cmd()
-            .arg("create")
-            .arg("--dir")
-            .arg(d.path())
-            .env(CRASH_ENV, k.to_string())
-            .envs(env.iter().copied())
-            .output()
-            .unwrap();
+        let out = create_killed_at(d.path(), k, env);
         if out.status.success() {
             // Past the last crash point: the run completed.
             assert_eq!(tree(d.path()), expected);
@@ -248,6 +241,18 @@ fn po_entries(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `create` on `dir`, killed at its crash point `k`, with `env` set.
+fn create_killed_at(dir: &Path, k: usize, env: &[(&str, &str)]) -> std::process::Output {
+    cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(dir)
+        .env(CRASH_ENV, k.to_string())
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
 /// After a run with `--installer agent` (files in `openshift/`), kill a run for openshift-install
 /// (files to `manifests/`) at every crash point: at each kill our files are in one folder or, between
 /// the exchange and the last removal from `openshift/`, in both; the next run (for `next`)
@@ -267,14 +272,7 @@ fn kill_at_every_point_while_switching(env: &[(&str, &str)]) {
         loop {
             let d = tempfile::tempdir().unwrap();
             copy_dir(start.path(), d.path());
-            let out = cmd()
-                .arg("create")
-                .arg("--dir")
-                .arg(d.path())
-                .env(CRASH_ENV, k.to_string())
-                .envs(env.iter().copied())
-                .output()
-                .unwrap();
+            let out = create_killed_at(d.path(), k, env);
             if out.status.success() {
                 break;
             }
