@@ -170,8 +170,12 @@ fn problem_unreadable(dir: &Path, e: &config::Error) -> check::Problem {
     }
 }
 
+/// The operator whose file `file` (relative to the install directory) is: a po-manifests file
+/// name in either folder a run writes (`manifests/`, or `openshift/` for the agent installer).
 fn owner(operators: &[String], file: &str) -> Option<String> {
-    let name = file.strip_prefix("manifests/")?;
+    let name = file
+        .strip_prefix("manifests/")
+        .or_else(|| file.strip_prefix("openshift/"))?;
     operators
         .iter()
         .filter(|o| name.starts_with(&format!("{}{o}_", output::FILE_PREFIX)))

@@ -228,6 +228,50 @@ fn a_waiver_lets_create_through_and_is_recorded_in_the_lock() {
     );
 }
 
+/// Written with `--installer agent`, the operator's files are in `openshift/`: `check` still
+/// knows them as the operator's, so the lock's waivers apply to them.
+#[test]
+fn a_waiver_applies_to_files_written_into_openshift_for_the_agent_installer() {
+    let dir = fixture("external");
+    std::fs::write(
+        dir.path().join("install-config.yaml"),
+        "apiVersion: v1\nplatform:\n  none: {}\n",
+    )
+    .unwrap();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap()
+        + "    waive:\n    - rule: ccm-requires-external\n      reason: a lab\n";
+    std::fs::write(&config, text).unwrap();
+    let out = cmd()
+        .args(["create", "--offline", "--installer", "agent", "--dir"])
+        .arg(dir.path())
+        .arg("--bundles")
+        .arg(root().join("testdata/bootstrap/ccm-bundle"))
+        .arg("--cache-dir")
+        .arg(dir.path().join(".cache"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
+    assert!(!dir.path().join("manifests").exists());
+    let out = check(dir.path(), &["--installer", "agent"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("waived: "),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn role_and_waive_are_validated_in_the_configuration() {
     let dir = fixture("external");
