@@ -446,8 +446,34 @@ pub struct CatalogFiles {
     pub files: Vec<(PathBuf, String)>,
 }
 
-/// Largest catalog file read (real per-package files are at most tens of MB).
+/// Largest catalog file read (real per-package files are at most tens of MB). A file that
+/// reports more is refused before it is read.
 const MAX_CATALOG_FILE_BYTES: u64 = 1 << 30;
+
+/// Largest single document read (one JSON object, one YAML document): 64 MiB, the cap on one
+/// file of a bundle directory ([`crate::fsread::BUNDLE_FILE_LIMIT`]). Real documents are far
+/// smaller: the largest are `olm.bundle`s with their manifests embedded as base64, a few MB
+/// (362 KB in `shared/realdata`). A document over the cap is refused while its end is looked
+/// for, so no more than the cap (plus one read chunk) of it is ever held, and it is never
+/// parsed.
+pub const MAX_DOCUMENT_BYTES: usize = 64 << 20;
+
+/// The size caps of one read: [`Caps::DEFAULT`] in use, small ones in tests (so that no test
+/// writes GiBs).
+#[derive(Debug, Clone, Copy)]
+struct Caps {
+    /// Bytes of one file.
+    file: u64,
+    /// Bytes of one document.
+    document: usize,
+}
+
+impl Caps {
+    const DEFAULT: Caps = Caps {
+        file: MAX_CATALOG_FILE_BYTES,
+        document: MAX_DOCUMENT_BYTES,
+    };
+}
 
 /// List the files of a catalog: the file itself, or every non-ignored file of a directory in
 /// lexical order (`fs.WalkDir` order: entries sorted by name, depth first).
@@ -847,7 +873,7 @@ pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error>
             read: 0,
         },
     };
-    sink.out.sha256 = read_with(path, &mut sink, true)?;
+    sink.out.sha256 = read_with(path, &mut sink, true, Caps::DEFAULT)?;
     Ok(sink.out)
 }
 
@@ -857,19 +883,24 @@ fn read_with<S: DocSink + Sync>(
     path: &Path,
     sink: &mut S,
     digest: bool,
+    caps: Caps,
 ) -> Result<[u8; 32], Error> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    // Regular files only, capped by bytes read (issue 14).
-    let file = crate::fsread::open(path, None).map_err(io_err)?;
-    let mut reader = HashingReader {
-        inner: crate::fsread::Capped::new(file, MAX_CATALOG_FILE_BYTES),
-        hasher: digest.then(Sha256::new),
+    // Regular files only, capped by bytes read (issue 14), and refused before reading when
+    // they report more than the cap.
+    let open = || -> Result<_, Error> {
+        Ok(HashingReader {
+            inner: crate::fsread::open_capped(path, caps.file, None).map_err(io_err)?,
+            hasher: digest.then(Sha256::new),
+        })
     };
+    let mut reader = open()?;
     let mut buf = Vec::with_capacity(64 * 1024);
-    // Sniff the first non-whitespace byte.
+    // Sniff the first non-whitespace byte. Whitespace beyond the document cap is read as the
+    // start of a YAML document, which the cap then refuses (so this buffer stays bounded).
     let first = loop {
         let start = buf.len();
         buf.resize(start + 64 * 1024, 0);
@@ -878,29 +909,33 @@ fn read_with<S: DocSink + Sync>(
         if let Some(b) = buf.iter().find(|b| !b.is_ascii_whitespace()) {
             break Some(*b);
         }
-        if n == 0 {
+        if n == 0 || buf.len() > caps.document {
             break None;
         }
     };
     if first == Some(b'{') {
-        match read_json(path, &mut reader, buf, sink) {
+        match read_json(path, &mut reader, buf, sink, caps) {
             Ok(()) => {}
             Err(JsonFailure::Fatal(e)) => return Err(e),
             Err(JsonFailure::Fallback(json_err)) => {
                 // apimachinery falls back to YAML when the first object does not decode.
-                // The file is read again from the start (the only case with a second read).
-                let bytes =
-                    crate::fsread::read(path, MAX_CATALOG_FILE_BYTES, None).map_err(io_err)?;
+                // The file is read again from the start, streamed like any YAML file (the
+                // only case with a second read).
+                let mut reader = open()?;
                 sink.reset();
-                return match read_yaml(path, &mut &bytes[..], Vec::new(), sink) {
-                    Ok(()) => Ok(Sha256::digest(&bytes).into()),
+                return match read_yaml(path, &mut reader, Vec::new(), sink, caps) {
+                    Ok(()) => Ok(reader
+                        .hasher
+                        .map(|h| h.finalize().into())
+                        .unwrap_or_default()),
+                    Err(e @ Error::Io { .. }) => Err(e),
                     // Neither JSON nor YAML: the JSON error says more about a `{` file.
                     Err(_) => Err(*json_err),
                 };
             }
         }
     } else {
-        read_yaml(path, &mut reader, buf, sink)?;
+        read_yaml(path, &mut reader, buf, sink, caps)?;
     }
     Ok(reader
         .hasher
@@ -913,12 +948,14 @@ enum JsonFailure {
     Fallback(Box<Error>),
 }
 
-/// Split a JSON stream into top-level objects without holding the whole file.
+/// Split a JSON stream into top-level objects without holding the whole file: at most one
+/// document (up to `caps.document` bytes) and one read chunk.
 fn read_json<R: Read, S: DocSink + Sync>(
     path: &Path,
     reader: &mut R,
     mut buf: Vec<u8>,
     sink: &mut S,
+    caps: Caps,
 ) -> Result<(), JsonFailure> {
     let io_err = |source| {
         JsonFailure::Fatal(Error::Io {
@@ -955,16 +992,25 @@ fn read_json<R: Read, S: DocSink + Sync>(
             file: path.to_path_buf(),
             line,
         };
-        if buf[pos] != b'{' {
-            let e = Error::NotAnObject {
-                origin,
-                found: describe_json_start(buf[pos]),
-            };
-            return Err(if decoded <= 1 {
+        // While at most one object has decoded, a failure sends the file to YAML.
+        let fail = |e: Error| {
+            if decoded <= 1 {
                 JsonFailure::Fallback(Box::new(e))
             } else {
                 JsonFailure::Fatal(e)
-            });
+            }
+        };
+        let too_large = |origin: &Origin| {
+            fail(Error::DocumentTooLarge {
+                origin: origin.clone(),
+                limit: caps.document,
+            })
+        };
+        if buf[pos] != b'{' {
+            return Err(fail(Error::NotAnObject {
+                origin,
+                found: describe_json_start(buf[pos]),
+            }));
         }
         // Find the end of the object: track brace depth outside strings.
         let mut scan = pos;
@@ -1004,6 +1050,10 @@ fn read_json<R: Read, S: DocSink + Sync>(
                     if eof {
                         break None;
                     }
+                    // The document goes on past the cap: refused before more is read.
+                    if buf.len() - pos > caps.document {
+                        return Err(too_large(&origin));
+                    }
                     // Need more data: drop the consumed prefix, read another chunk.
                     if pos > 0 {
                         base += pos as u64;
@@ -1022,13 +1072,11 @@ fn read_json<R: Read, S: DocSink + Sync>(
             let source = serde_json::from_slice::<IgnoredAny>(&buf[pos..])
                 .err()
                 .unwrap_or_else(|| <serde_json::Error as de::Error>::custom("unexpected end"));
-            let e = Error::Json { origin, source };
-            return Err(if decoded <= 1 {
-                JsonFailure::Fallback(Box::new(e))
-            } else {
-                JsonFailure::Fatal(e)
-            });
+            return Err(fail(Error::Json { origin, source }));
         };
+        if end - pos > caps.document {
+            return Err(too_large(&origin));
+        }
         let doc = &buf[pos..end];
         match sink.doc(path, line, Some(base + pos as u64), doc) {
             Ok(()) => decoded += 1,
@@ -1093,43 +1141,65 @@ struct YamlDoc {
 /// The bytes are split in place (no per-line copy). Documents are parsed in batches of about
 /// [`YAML_BATCH`] bytes on every core (each document is independent once its boundaries are
 /// known), then handed to the sink in file order, so the first error in file order is the one
-/// reported, as when reading one document after another.
+/// reported, as when reading one document after another. A document over `caps.document`
+/// bytes is refused as soon as that many of it are read, without parsing it; the documents
+/// before it are parsed first, so an error in one of them comes first.
 fn read_yaml<R: Read, S: DocSink + Sync>(
     path: &Path,
     reader: &mut R,
     mut buf: Vec<u8>,
     sink: &mut S,
+    caps: Caps,
 ) -> Result<(), Error> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
+    let too_large = |doc: &[u8], first_line: usize| Error::DocumentTooLarge {
+        origin: Origin {
+            file: path.to_path_buf(),
+            line: content_line(doc, first_line).unwrap_or(first_line),
+        },
+        limit: caps.document,
+    };
     let mut eof = false;
     let mut pos = 0usize; // start of the next line to look at
     let mut line_no = 1usize; // line number of the line at `pos`
+    // `buf[pos..searched]` holds no newline (when `searched > pos`): a line longer than a
+    // read is searched once, not from its start again after every read.
+    let mut searched = 0usize;
     let mut doc_start = 0usize;
     let mut doc_line = 1usize;
     let mut pending: Vec<YamlDoc> = Vec::new();
     loop {
         // Look at every complete line (or the last, unterminated one at end of file).
-        let mut separator_error = None;
+        // `stop`: an error that ends the reading once the documents before it are parsed.
+        let mut stop = None;
         while pos < buf.len() {
-            let line_end = match memchr::memchr(b'\n', &buf[pos..]) {
-                Some(i) => pos + i + 1,
+            let from = searched.max(pos);
+            let line_end = match memchr::memchr(b'\n', &buf[from..]) {
+                Some(i) => from + i + 1,
                 None if eof => buf.len(),
-                None => break,
+                None => {
+                    searched = buf.len();
+                    break;
+                }
             };
             if buf[pos..line_end].starts_with(b"---") {
                 let rest = String::from_utf8_lossy(&buf[pos + 3..line_end]);
                 let rest = rest.trim();
                 if !rest.is_empty() && !rest.starts_with('#') {
-                    separator_error = Some(Error::YamlSeparator {
+                    stop = Some(Error::YamlSeparator {
                         origin: Origin {
                             file: path.to_path_buf(),
                             line: line_no,
                         },
                         rest: rest.to_owned(),
                     });
+                    break;
+                }
+                if pos - doc_start > caps.document {
+                    stop = Some(too_large(&buf[doc_start..pos], doc_line));
                     break;
                 }
                 pending.push(YamlDoc {
@@ -1156,6 +1226,7 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
                         let last = memchr::memrchr(b'\n', &buf[pos..]).map_or(pos, |i| pos + i + 1);
                         line_no += memchr::memchr_iter(b'\n', &buf[pos..last]).count();
                         pos = last;
+                        searched = buf.len();
                         if !eof {
                             break;
                         }
@@ -1163,19 +1234,32 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
                 }
             }
         }
-        if separator_error.is_none() && eof {
-            pending.push(YamlDoc {
-                start: doc_start,
-                end: buf.len(),
-                first_line: doc_line,
-            });
+        if stop.is_none() {
+            // What is read of the current document: all of the buffer from its start, unless
+            // the unfinished line at `pos` may be a separator. Once over the cap, it is
+            // refused (a document only grows).
+            let partial = &buf[pos..];
+            let may_separate = partial.starts_with(b"---") || b"---".starts_with(partial);
+            let doc_end = if may_separate { pos } else { buf.len() };
+            if doc_end - doc_start > caps.document {
+                stop = Some(too_large(&buf[doc_start..doc_end], doc_line));
+            } else if partial.len() > caps.document {
+                // A separator line longer than any document may be: refused like one.
+                stop = Some(too_large(partial, line_no));
+            } else if eof {
+                pending.push(YamlDoc {
+                    start: doc_start,
+                    end: buf.len(),
+                    first_line: doc_line,
+                });
+            }
         }
         let batch_bytes =
             pending.last().map_or(0, |d| d.end) - pending.first().map_or(0, |d| d.start);
-        if eof || separator_error.is_some() || batch_bytes >= YAML_BATCH {
+        if eof || stop.is_some() || batch_bytes >= YAML_BATCH {
             yaml_batch(path, &buf, &pending, sink)?;
             pending.clear();
-            if let Some(e) = separator_error {
+            if let Some(e) = stop {
                 return Err(e);
             }
             if eof {
@@ -1184,10 +1268,22 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
             // Drop what was parsed; the current document and the unread line stay.
             buf.drain(..doc_start);
             pos -= doc_start;
+            searched = searched.saturating_sub(doc_start);
             doc_start = 0;
         }
         eof = fill(reader, &mut buf).map_err(io_err)?;
     }
+}
+
+/// The line of a YAML document that starts on `first_line`: its first line that is neither
+/// blank nor a comment; `None` when it has none (an empty document).
+fn content_line(doc: &[u8], first_line: usize) -> Option<usize> {
+    doc.split(|b| *b == b'\n')
+        .position(|l| {
+            let t = l.trim_ascii_start();
+            !t.is_empty() && !t.starts_with(b"#")
+        })
+        .map(|i| first_line + i)
 }
 
 /// Parse a batch of documents on every core, then hand them to the sink in order.
@@ -1218,19 +1314,9 @@ fn yaml_doc<S: DocSink>(
     sink: &S,
 ) -> Result<Option<S::Yaml>, Error> {
     // The document's line: its first line that is neither blank nor a comment.
-    let mut line = first_line;
-    let mut has_content = false;
-    for l in doc.split(|b| *b == b'\n') {
-        let t = l.trim_ascii_start();
-        if !t.is_empty() && !t.starts_with(b"#") {
-            has_content = true;
-            break;
-        }
-        line += 1;
-    }
-    if !has_content {
+    let Some(line) = content_line(doc, first_line) else {
         return Ok(None);
-    }
+    };
     let origin = || Origin {
         file: path.to_path_buf(),
         line,
@@ -1614,7 +1700,7 @@ fn decode_file(
         lazy,
         out: DeclarativeConfig::default(),
     };
-    let sha256 = read_with(path, &mut sink, options.digest)?;
+    let sha256 = read_with(path, &mut sink, options.digest, Caps::DEFAULT)?;
     Ok(FileConfig {
         dc: sink.out,
         sha256,
@@ -1688,11 +1774,12 @@ pub fn digest_only(path: &Path) -> Result<String, Error> {
     let files = catalog_files(path)?;
     let mut digests = Vec::with_capacity(files.files.len());
     for (file, rel) in &files.files {
-        let mut f = crate::fsread::open(file, None)
-            .map(|f| crate::fsread::Capped::new(f, MAX_CATALOG_FILE_BYTES))
-            .map_err(|source| Error::Io {
-                path: file.clone(),
-                source,
+        let mut f =
+            crate::fsread::open_capped(file, MAX_CATALOG_FILE_BYTES, None).map_err(|source| {
+                Error::Io {
+                    path: file.clone(),
+                    source,
+                }
             })?;
         let mut h = Sha256::new();
         let mut buf = vec![0u8; CHUNK];
@@ -2040,6 +2127,283 @@ mod tests {
         fn duplicate_keys_keep_the_last_value() {
             let dc = load_text("c.yaml", "schema: olm.package\nname: a\nname: b\n").unwrap();
             assert_eq!(dc.packages[0].item.name, "b");
+        }
+    }
+
+    mod caps {
+        //! The size caps: a document over the cap is refused while its end is looked for
+        //! (small caps here, so no test writes GiBs), and a file reporting more than the
+        //! file cap is refused before it is read.
+        use super::*;
+
+        /// Read `text` as file `name` with `caps`.
+        fn load_capped(name: &str, text: &str, caps: Caps) -> Result<DeclarativeConfig, Error> {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let filter = PackageFilter::All;
+            let mut sink = TypedSink {
+                filter: &filter,
+                lazy: false,
+                out: DeclarativeConfig::default(),
+            };
+            read_with(&path, &mut sink, false, caps).map(|_| sink.out)
+        }
+
+        fn doc_caps(document: usize) -> Caps {
+            Caps {
+                file: MAX_CATALOG_FILE_BYTES,
+                document,
+            }
+        }
+
+        /// A reader that counts the bytes it gives.
+        struct Counting<R> {
+            inner: R,
+            read: usize,
+        }
+
+        impl<R: Read> Read for Counting<R> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.inner.read(buf)?;
+                self.read += n;
+                Ok(n)
+            }
+        }
+
+        /// `head` followed by `x`s for `total` bytes in all.
+        fn endless(head: &'static [u8], total: u64) -> Counting<impl Read> {
+            Counting {
+                inner: head.chain(std::io::repeat(b'x')).take(total),
+                read: 0,
+            }
+        }
+
+        fn sink(filter: &PackageFilter) -> TypedSink<'_> {
+            TypedSink {
+                filter,
+                lazy: false,
+                out: DeclarativeConfig::default(),
+            }
+        }
+
+        /// A JSON package document of exactly `len` bytes.
+        fn json_doc(name: &str, len: usize) -> String {
+            let head = format!(r#"{{"schema":"olm.package","name":"{name}","description":""#);
+            format!("{head}{}\"}}", "x".repeat(len - head.len() - 2))
+        }
+
+        #[test]
+        fn a_json_document_over_the_cap_is_refused_naming_its_line() {
+            let caps = doc_caps(100);
+            let dc =
+                load_capped("c.json", &format!("{P}\n{}\n", json_doc("b", 100)), caps).unwrap();
+            assert_eq!(dc.packages.len(), 2);
+            let e = load_capped("c.json", &format!("{P}\n\n{}\n", json_doc("b", 101)), caps)
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, limit: 100 } if origin.line == 3),
+                "{e}"
+            );
+            assert!(
+                e.to_string()
+                    .ends_with("c.json:3: the document starting here is larger than 100 bytes, the most one catalog document may hold (real ones, bundles with their manifests embedded, are at most a few MB); check that this file is a catalog"),
+                "{e}"
+            );
+            // Later in the file (no YAML fallback) it is refused just the same.
+            let text = format!("{P}\n{C}\n{}\n", json_doc("b", 101));
+            let e = load_capped("c.json", &text, caps).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 3),
+                "{e}"
+            );
+        }
+
+        #[test]
+        fn an_endless_json_document_is_refused_after_the_cap_and_one_chunk() {
+            // 64 chunks of one unterminated string: without the cap all of it is read and
+            // held, and the error is a truncated object.
+            let mut reader = endless(
+                br#"{"schema":"olm.package","description":""#,
+                64 * CHUNK as u64,
+            );
+            let filter = PackageFilter::All;
+            let mut sink = sink(&filter);
+            let e = match read_json(
+                Path::new("c.json"),
+                &mut reader,
+                Vec::new(),
+                &mut sink,
+                doc_caps(CHUNK),
+            ) {
+                Err(JsonFailure::Fallback(e)) => *e,
+                Err(JsonFailure::Fatal(e)) => e,
+                Ok(()) => panic!("read"),
+            };
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+            assert!(reader.read <= 2 * CHUNK, "{} bytes read", reader.read);
+        }
+
+        #[test]
+        fn a_yaml_document_over_the_cap_is_refused_after_the_ones_before_it() {
+            let caps = doc_caps(200);
+            let small = "schema: olm.package\nname: a\n";
+            // A document of exactly `len` bytes, its content starting on its second line.
+            let doc = |len: usize| {
+                let head = "# big\nschema: olm.package\nname: b\ndescription: ";
+                format!("{head}{}\n", "x".repeat(len - head.len() - 1))
+            };
+            let dc = load_capped(
+                "c.yaml",
+                &format!("{small}---\n{}---\n{small}", doc(200)),
+                caps,
+            )
+            .unwrap();
+            assert_eq!(dc.packages.len(), 3);
+            let e = load_capped(
+                "c.yaml",
+                &format!("{small}---\n{}---\n{small}", doc(201)),
+                caps,
+            )
+            .unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, limit: 200 } if origin.line == 5),
+                "{e}"
+            );
+            assert!(
+                e.to_string()
+                    .contains("c.yaml:5: the document starting here is larger than 200 bytes"),
+                "{e}"
+            );
+            // The last document, and one that is the whole file.
+            let e = load_capped("c.yaml", &format!("{small}---\n{}", doc(201)), caps).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 5),
+                "{e}"
+            );
+            let e = load_capped("c.yaml", &doc(201), caps).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 2),
+                "{e}"
+            );
+            // An error in a document before it is reported first.
+            let e = load_capped(
+                "c.yaml",
+                &format!("name: nameless\n---\n{}", doc(201)),
+                caps,
+            )
+            .unwrap_err();
+            assert!(matches!(e, Error::MissingSchema { .. }), "{e}");
+        }
+
+        #[test]
+        fn a_yaml_document_at_the_cap_is_read_when_its_separator_straddles_a_read() {
+            // The document ends two bytes before the first read chunk does; its `---` line is
+            // cut by the end of the chunk, so the unfinished line must not count as the
+            // document's.
+            let head = "schema: olm.package\nname: a\ndescription: ";
+            let first = format!("{head}{}\n", "x".repeat(CHUNK - 2 - head.len() - 1));
+            assert_eq!(first.len(), CHUNK - 2);
+            let text = format!("{first}---\nschema: olm.package\nname: b\n");
+            let filter = PackageFilter::All;
+            let read = |cap: usize| {
+                let mut sink = sink(&filter);
+                let path = Path::new("c.yaml");
+                read_yaml(
+                    path,
+                    &mut text.as_bytes(),
+                    Vec::new(),
+                    &mut sink,
+                    doc_caps(cap),
+                )
+                .map(|()| sink.out.packages.len())
+            };
+            assert_eq!(read(CHUNK - 2).unwrap(), 2);
+            let e = read(CHUNK - 3).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+        }
+
+        #[test]
+        fn an_endless_yaml_line_is_refused_after_the_cap_and_one_chunk() {
+            let mut reader = endless(b"schema: olm.package\ndescription: ", 64 * CHUNK as u64);
+            let filter = PackageFilter::All;
+            let mut sink = sink(&filter);
+            let e = read_yaml(
+                Path::new("c.yaml"),
+                &mut reader,
+                Vec::new(),
+                &mut sink,
+                doc_caps(CHUNK),
+            )
+            .unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+            assert!(reader.read <= 2 * CHUNK, "{} bytes read", reader.read);
+            // A separator line as long: refused too, at its line.
+            let mut reader = endless(b"schema: olm.package\nname: a\n---", 64 * CHUNK as u64);
+            let e = read_yaml(
+                Path::new("c.yaml"),
+                &mut reader,
+                Vec::new(),
+                &mut sink,
+                doc_caps(CHUNK),
+            )
+            .unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 3),
+                "{e}"
+            );
+            assert!(reader.read <= 2 * CHUNK, "{} bytes read", reader.read);
+        }
+
+        #[test]
+        fn a_json_file_falling_back_to_yaml_is_refused_by_the_yaml_cap_too() {
+            // The first object is over the cap, so the file is read again as YAML, where the
+            // same bytes are one document over the cap: the JSON error is reported.
+            let text = format!("{}\n{P}\n", json_doc("b", 300));
+            let e = load_capped("c.json", &text, doc_caps(200)).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+        }
+
+        #[test]
+        fn leading_whitespace_over_the_cap_is_refused() {
+            let text = format!("{}{P}\n", " ".repeat(300 * 1024));
+            let e = load_capped("c.json", &text, doc_caps(100 * 1024)).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+            load_capped("c.json", &text, doc_caps(400 * 1024)).unwrap();
+        }
+
+        #[test]
+        fn a_file_reporting_more_than_the_file_cap_is_refused_before_reading() {
+            // A sparse file one byte over the 1 GiB cap. Read, it would be a line of NUL bytes
+            // refused by the document cap instead.
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("c.json");
+            std::fs::File::create(&path)
+                .unwrap()
+                .set_len(MAX_CATALOG_FILE_BYTES + 1)
+                .unwrap();
+            let e = load(&path, &PackageFilter::All).unwrap_err();
+            assert!(
+                matches!(e, Error::Io { ref source, .. } if source.kind() == std::io::ErrorKind::FileTooLarge),
+                "{e}"
+            );
+            let e = digest_only(&path).unwrap_err();
+            assert!(matches!(e, Error::Io { .. }), "{e}");
         }
     }
 

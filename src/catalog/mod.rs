@@ -87,6 +87,17 @@ pub enum Error {
         /// What followed `---`.
         rest: String,
     },
+    /// One document (a JSON object, a YAML document) is larger than the loader reads: refused
+    /// while its end is being looked for, before it is parsed.
+    #[error(
+        "{origin}: the document starting here is larger than {limit} bytes, the most one catalog document may hold (real ones, bundles with their manifests embedded, are at most a few MB); check that this file is a catalog"
+    )]
+    DocumentTooLarge {
+        /// Where the document starts.
+        origin: Origin,
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// A document is not valid UTF-8.
     #[error("{origin}: document is not valid UTF-8")]
     NotUtf8 {
