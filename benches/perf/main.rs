@@ -626,7 +626,8 @@ fn phase(args: &[String]) -> Result<()> {
             let t = Instant::now();
             let dc = catalog::fbc::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
             let t_fbc = t.elapsed().as_secs_f64();
-            let (c, _) = catalog::link::build(dc, &catalog::link::BuildOptions::default());
+            let (c, _) = catalog::link::build(dc, &catalog::link::BuildOptions::default())
+                .map_err(|e| e.to_string())?;
             let t_build = t.elapsed().as_secs_f64();
             drop(c);
             let t_drop = t.elapsed().as_secs_f64();

@@ -15,7 +15,15 @@
 //! members and its typed decoding checks the whole document (the routing pass runs only when
 //! the sniff is unsure, or for documents the filter skips); with
 //! [`LoadOptions::lazy_bundle_objects`], bundle object values stay in the file and only their
-//! byte range (and whether their base64 is valid) is kept.
+//! byte range (and whether their base64 is valid) is kept. With
+//! [`LoadOptions::lazy_documents`], small channels and bundles stay there too ([`LazyDocs`]),
+//! for `catalog validate`, which links and checks one package at a time (a million small
+//! bundles then cost their place, 32 bytes each, not 650 bytes decoded).
+//!
+//! Sizes are capped: a file at 1 GiB (refused before it is read when it reports more), one
+//! document at [`MAX_DOCUMENT_BYTES`], refused while its end is looked for, before it is
+//! parsed. Memory while reading is one read chunk plus one document (JSON) or one batch of
+//! documents (YAML).
 //!
 //! File layout rules (reference/catalogs-and-conversion.md §1.2): a directory is walked in
 //! lexical order, every regular file is read (no extension filter), `.indexignore` files
@@ -35,6 +43,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -588,7 +597,7 @@ trait DocSink {
     /// own bytes (JSON), `None` when it was converted (YAML).
     fn doc(
         &mut self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         offset: Option<u64>,
         doc: &[u8],
@@ -601,7 +610,7 @@ trait DocSink {
     /// in parallel); the results are handed to [`DocSink::take_yaml`] in file order.
     fn decode_yaml(
         &self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         value: serde_json::Value,
     ) -> Result<Self::Yaml, Error>;
@@ -611,7 +620,7 @@ trait DocSink {
 
 /// [`routing`] for a document already read into a value (YAML).
 fn routing_of_value(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     value: &serde_json::Value,
     filter: &PackageFilter,
@@ -621,14 +630,14 @@ fn routing_of_value(
 
 /// [`meta_of`] for a document already read into a value (YAML): the blob is its JSON text.
 fn meta_of_value(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     value: &serde_json::Value,
     schema: String,
     routing: Routing,
 ) -> Result<Meta, Error> {
     let origin = || Origin {
-        file: path.to_path_buf(),
+        file: path.clone(),
         line,
     };
     let text = serde_json::to_string(value).map_err(|source| Error::Json {
@@ -763,7 +772,7 @@ fn sniff_routing(doc: &[u8]) -> Option<Routing> {
 
 /// Parse the routing keys of one document: its schema, keys, and whether the filter keeps it.
 fn routing(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     doc: &[u8],
     filter: &PackageFilter,
@@ -773,13 +782,13 @@ fn routing(
 
 /// The routing keys `decode` reads, checked for a schema, and whether the filter keeps them.
 fn routed(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     filter: &PackageFilter,
     decode: impl FnOnce() -> Result<Routing, serde_json::Error>,
 ) -> Result<(String, Routing, bool), Error> {
     let origin = || Origin {
-        file: path.to_path_buf(),
+        file: path.clone(),
         line,
     };
     let routing = decode().map_err(|source| Error::Json {
@@ -795,14 +804,14 @@ fn routed(
 }
 
 fn meta_of(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     doc: &[u8],
     schema: String,
     routing: Routing,
 ) -> Result<Meta, Error> {
     let origin = || Origin {
-        file: path.to_path_buf(),
+        file: path.clone(),
         line,
     };
     let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
@@ -828,7 +837,7 @@ struct MetaSink<'f> {
 impl DocSink for MetaSink<'_> {
     fn doc(
         &mut self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         _offset: Option<u64>,
         doc: &[u8],
@@ -847,7 +856,7 @@ impl DocSink for MetaSink<'_> {
     type Yaml = Option<Meta>;
     fn decode_yaml(
         &self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         value: serde_json::Value,
     ) -> Result<Option<Meta>, Error> {
@@ -873,14 +882,14 @@ pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error>
             read: 0,
         },
     };
-    sink.out.sha256 = read_with(path, &mut sink, true, Caps::DEFAULT)?;
+    sink.out.sha256 = read_with(&Arc::from(path), &mut sink, true, Caps::DEFAULT)?;
     Ok(sink.out)
 }
 
 /// Read one file, feeding each document to `sink`; returns the file's sha256 (zeros when
 /// `digest` is false).
 fn read_with<S: DocSink + Sync>(
-    path: &Path,
+    path: &Arc<Path>,
     sink: &mut S,
     digest: bool,
     caps: Caps,
@@ -951,7 +960,7 @@ enum JsonFailure {
 /// Split a JSON stream into top-level objects without holding the whole file: at most one
 /// document (up to `caps.document` bytes) and one read chunk.
 fn read_json<R: Read, S: DocSink + Sync>(
-    path: &Path,
+    path: &Arc<Path>,
     reader: &mut R,
     mut buf: Vec<u8>,
     sink: &mut S,
@@ -989,7 +998,7 @@ fn read_json<R: Read, S: DocSink + Sync>(
             return Ok(());
         }
         let origin = Origin {
-            file: path.to_path_buf(),
+            file: path.clone(),
             line,
         };
         // While at most one object has decoded, a failure sends the file to YAML.
@@ -1145,7 +1154,7 @@ struct YamlDoc {
 /// bytes is refused as soon as that many of it are read, without parsing it; the documents
 /// before it are parsed first, so an error in one of them comes first.
 fn read_yaml<R: Read, S: DocSink + Sync>(
-    path: &Path,
+    path: &Arc<Path>,
     reader: &mut R,
     mut buf: Vec<u8>,
     sink: &mut S,
@@ -1157,7 +1166,7 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
     };
     let too_large = |doc: &[u8], first_line: usize| Error::DocumentTooLarge {
         origin: Origin {
-            file: path.to_path_buf(),
+            file: path.clone(),
             line: content_line(doc, first_line).unwrap_or(first_line),
         },
         limit: caps.document,
@@ -1191,7 +1200,7 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
                 if !rest.is_empty() && !rest.starts_with('#') {
                     stop = Some(Error::YamlSeparator {
                         origin: Origin {
-                            file: path.to_path_buf(),
+                            file: path.clone(),
                             line: line_no,
                         },
                         rest: rest.to_owned(),
@@ -1288,7 +1297,7 @@ fn content_line(doc: &[u8], first_line: usize) -> Option<usize> {
 
 /// Parse a batch of documents on every core, then hand them to the sink in order.
 fn yaml_batch<S: DocSink + Sync>(
-    path: &Path,
+    path: &Arc<Path>,
     buf: &[u8],
     docs: &[YamlDoc],
     sink: &mut S,
@@ -1308,7 +1317,7 @@ fn yaml_batch<S: DocSink + Sync>(
 
 /// Parse one YAML document and decode it for the sink; `None` for an empty document.
 fn yaml_doc<S: DocSink>(
-    path: &Path,
+    path: &Arc<Path>,
     first_line: usize,
     doc: &[u8],
     sink: &S,
@@ -1318,7 +1327,7 @@ fn yaml_doc<S: DocSink>(
         return Ok(None);
     };
     let origin = || Origin {
-        file: path.to_path_buf(),
+        file: path.clone(),
         line,
     };
     let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
@@ -1421,6 +1430,261 @@ pub struct DeclarativeConfig {
     pub digest: String,
     /// The catalog path given to [`load_with`].
     pub root: Option<PathBuf>,
+    /// With [`LoadOptions::lazy_documents`], the `olm.channel` and `olm.bundle` blobs (and
+    /// [`DeclarativeConfig::channels`] and [`DeclarativeConfig::bundles`] are empty).
+    pub lazy: LazyDocs,
+}
+
+/// Largest `olm.channel` or `olm.bundle` document that a load with
+/// [`LoadOptions::lazy_documents`] leaves in its file. Small documents cost several times
+/// their size once decoded (a 216-byte bundle took 488 bytes, its channel entry 160 more);
+/// larger ones are mostly embedded manifests, which stay in the file anyway
+/// ([`LoadOptions::lazy_bundle_objects`]) and are not worth decoding twice.
+pub const LAZY_DOCUMENT_BYTES: usize = 64 << 10;
+
+/// Where a document left in its JSON file is (see [`LoadOptions::lazy_documents`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocRef {
+    /// The file: an index into [`LazyDocs::files`].
+    pub file: u32,
+    /// Its `package`: an index into [`LazyDocs::packages`].
+    pub package: u32,
+    /// The line it starts on.
+    pub line: u32,
+    /// Its length in bytes.
+    pub len: u32,
+    /// The file offset of its first byte.
+    pub offset: u64,
+}
+
+/// A channel or bundle as a load with [`LoadOptions::lazy_documents`] keeps it.
+#[derive(Debug)]
+pub enum Kept<T> {
+    /// Decoded: a large document, or one from a YAML file.
+    Decoded(Box<Located<T>>),
+    /// Left in its file.
+    InFile(DocRef),
+}
+
+/// The channels and bundles of a load with [`LoadOptions::lazy_documents`], each list in load
+/// order: small ones of JSON files as their place only, the others decoded.
+#[derive(Debug, Default)]
+pub struct LazyDocs {
+    /// `olm.channel` blobs.
+    pub channels: Vec<Kept<Channel>>,
+    /// `olm.bundle` blobs.
+    pub bundles: Vec<Kept<Bundle>>,
+    /// The package names [`DocRef::package`] indexes.
+    pub packages: Vec<String>,
+    /// The files [`DocRef::file`] indexes.
+    pub files: Vec<Arc<Path>>,
+    /// Whether bundle object values stay in the file when bundles are decoded again
+    /// ([`LoadOptions::lazy_bundle_objects`]).
+    pub lazy_bundle_objects: bool,
+}
+
+/// What [`LazyDocs`] keeps: a channel or a bundle.
+pub(crate) trait LazyDoc: for<'a> Deserialize<'a> + Compact {
+    /// Its `package`.
+    fn package(&self) -> &str;
+    /// Whether its bundle object values may stay in the file.
+    const BUNDLE: bool;
+    /// Its list in a load without [`LoadOptions::lazy_documents`].
+    fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>>;
+    /// Its list in [`LazyDocs`].
+    fn lazy(docs: &mut LazyDocs) -> &mut Vec<Kept<Self>>;
+}
+
+impl LazyDoc for Channel {
+    fn package(&self) -> &str {
+        &self.package
+    }
+    const BUNDLE: bool = false;
+    fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>> {
+        &mut dc.channels
+    }
+    fn lazy(docs: &mut LazyDocs) -> &mut Vec<Kept<Self>> {
+        &mut docs.channels
+    }
+}
+
+impl LazyDoc for Bundle {
+    fn package(&self) -> &str {
+        &self.package
+    }
+    const BUNDLE: bool = true;
+    fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>> {
+        &mut dc.bundles
+    }
+    fn lazy(docs: &mut LazyDocs) -> &mut Vec<Kept<Self>> {
+        &mut docs.bundles
+    }
+}
+
+impl LazyDocs {
+    /// Documents left in a file further apart than this are read separately.
+    const GAP: u64 = 64 << 10;
+    /// The most read back at once.
+    const SPAN: u64 = 4 << 20;
+
+    /// The package of a kept document.
+    pub(crate) fn package_of<'a, T: LazyDoc>(&'a self, doc: &'a Kept<T>) -> &'a str {
+        match doc {
+            Kept::Decoded(d) => d.item.package(),
+            Kept::InFile(r) => self
+                .packages
+                .get(r.package as usize)
+                .map_or("", String::as_str),
+        }
+    }
+
+    /// Decode kept documents, in order: those left in their file are read back (nearby ones
+    /// in one read) and decoded as they were when first read. Fails when a file cannot be
+    /// read again or no longer holds the same document.
+    pub(crate) fn decode<T: LazyDoc>(&self, docs: Vec<Kept<T>>) -> Result<Vec<Located<T>>, Error> {
+        let mut out = Vec::with_capacity(docs.len());
+        let mut run: Vec<DocRef> = Vec::new();
+        for doc in docs {
+            match doc {
+                Kept::Decoded(d) => {
+                    self.read_back(&mut run, &mut out)?;
+                    out.push(*d);
+                }
+                Kept::InFile(r) => {
+                    let joins = match (run.first(), run.last()) {
+                        (Some(first), Some(last)) => {
+                            let end = last.offset + u64::from(last.len);
+                            last.file == r.file
+                                && r.offset >= end
+                                && r.offset - end <= Self::GAP
+                                && r.offset + u64::from(r.len) - first.offset <= Self::SPAN
+                        }
+                        _ => true,
+                    };
+                    if !joins {
+                        self.read_back(&mut run, &mut out)?;
+                    }
+                    run.push(r);
+                }
+            }
+        }
+        self.read_back(&mut run, &mut out)?;
+        Ok(out)
+    }
+
+    /// Read back and decode a run of nearby documents of one file (emptying `run`).
+    fn read_back<T: LazyDoc>(
+        &self,
+        run: &mut Vec<DocRef>,
+        out: &mut Vec<Located<T>>,
+    ) -> Result<(), Error> {
+        let (Some(first), Some(last)) = (run.first().copied(), run.last().copied()) else {
+            return Ok(());
+        };
+        let Some(file) = self.files.get(first.file as usize) else {
+            return Err(changed(Path::new("")));
+        };
+        let io_err = |source| Error::Io {
+            path: file.to_path_buf(),
+            source,
+        };
+        let start = first.offset;
+        let len = usize::try_from(last.offset + u64::from(last.len) - start)
+            .map_err(|_| changed(file))?;
+        let mut bytes = vec![0u8; len];
+        {
+            use std::io::{Seek, SeekFrom};
+            let mut f = crate::fsread::open(file, None).map_err(io_err)?;
+            f.seek(SeekFrom::Start(start)).map_err(io_err)?;
+            f.read_exact(&mut bytes).map_err(io_err)?;
+        }
+        for r in run.drain(..) {
+            let at = (r.offset - start) as usize;
+            let Some(doc) = bytes.get(at..at + r.len as usize) else {
+                return Err(changed(file));
+            };
+            let place = (T::BUNDLE && self.lazy_bundle_objects).then_some(DocPlace {
+                start: doc.as_ptr() as usize,
+                len: doc.len(),
+                offset: r.offset,
+            });
+            DOC_PLACE.set(place);
+            let item = serde_json::from_slice::<T>(doc);
+            DOC_PLACE.set(None);
+            match item {
+                Ok(item)
+                    if Some(item.package())
+                        == self.packages.get(r.package as usize).map(String::as_str) =>
+                {
+                    out.push(kept(
+                        item,
+                        Origin {
+                            file: file.clone(),
+                            line: r.line as usize,
+                        },
+                    ))
+                }
+                _ => return Err(changed(file)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Append another file's documents (its indexes renumbered).
+    fn append(&mut self, other: LazyDocs, names: &mut std::collections::HashMap<String, u32>) {
+        let files = self.files.len() as u32;
+        let renumber: Vec<u32> = other
+            .packages
+            .into_iter()
+            .map(|p| intern(&mut self.packages, names, &p))
+            .collect();
+        let fix = |r: DocRef| DocRef {
+            file: r.file + files,
+            package: renumber
+                .get(r.package as usize)
+                .copied()
+                .unwrap_or(u32::MAX),
+            ..r
+        };
+        self.channels
+            .extend(other.channels.into_iter().map(|d| match d {
+                Kept::InFile(r) => Kept::InFile(fix(r)),
+                d => d,
+            }));
+        self.bundles
+            .extend(other.bundles.into_iter().map(|d| match d {
+                Kept::InFile(r) => Kept::InFile(fix(r)),
+                d => d,
+            }));
+        self.files.extend(other.files);
+        self.lazy_bundle_objects |= other.lazy_bundle_objects;
+    }
+}
+
+/// The index of `name` in `names` (added when new), through the lookup `index`.
+fn intern(
+    names: &mut Vec<String>,
+    index: &mut std::collections::HashMap<String, u32>,
+    name: &str,
+) -> u32 {
+    if let Some(&i) = index.get(name) {
+        return i;
+    }
+    let i = names.len() as u32;
+    names.push(name.to_owned());
+    index.insert(name.to_owned(), i);
+    i
+}
+
+/// A document read back is not what was read first.
+fn changed(path: &Path) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the catalog file changed since it was loaded",
+        ),
+    }
 }
 
 #[derive(Default)]
@@ -1435,11 +1699,96 @@ struct TypedSink<'f> {
     filter: &'f PackageFilter,
     /// See [`LoadOptions::lazy_bundle_objects`].
     lazy: bool,
+    /// See [`LoadOptions::lazy_documents`].
+    lazy_docs: bool,
+    /// The package names of `out.lazy`, for their indexes.
+    names: std::collections::HashMap<String, u32>,
     out: DeclarativeConfig,
 }
 
-fn decode<T: for<'a> Deserialize<'a>>(
-    path: &Path,
+impl TypedSink<'_> {
+    fn new(filter: &PackageFilter, lazy: bool, lazy_docs: bool) -> TypedSink<'_> {
+        TypedSink {
+            filter,
+            lazy,
+            lazy_docs,
+            names: std::collections::HashMap::new(),
+            out: DeclarativeConfig::default(),
+        }
+    }
+
+    /// Keep a decoded channel or bundle. With [`LoadOptions::lazy_documents`], a small one of
+    /// a JSON file (`place`: its offset and length) is left there: only its place is kept.
+    fn keep<T: LazyDoc>(&mut self, doc: Located<T>, place: Option<(u64, usize)>) {
+        if !self.lazy_docs {
+            T::eager(&mut self.out).push(doc);
+            return;
+        }
+        let in_file = place
+            .filter(|&(_, len)| len <= LAZY_DOCUMENT_BYTES)
+            .and_then(|(offset, len)| {
+                Some(DocRef {
+                    file: 0,
+                    package: 0,
+                    line: u32::try_from(doc.origin.line).ok()?,
+                    len: u32::try_from(len).ok()?,
+                    offset,
+                })
+            });
+        let kept = match in_file {
+            Some(r) => Kept::InFile(DocRef {
+                package: intern(
+                    &mut self.out.lazy.packages,
+                    &mut self.names,
+                    doc.item.package(),
+                ),
+                ..r
+            }),
+            None => Kept::Decoded(Box::new(doc)),
+        };
+        T::lazy(&mut self.out.lazy).push(kept);
+    }
+}
+
+/// Gives back what decoding over-allocated: serde grows a list from an unknown length (a
+/// JSON array) one item at a time, so a list of one item holds room for four (a bundle's one
+/// property cost 240 bytes instead of 64). Run on every typed document as it is kept.
+pub(crate) trait Compact {
+    /// Shrink the lists to their lengths.
+    fn compact(&mut self);
+}
+
+impl Compact for Package {
+    fn compact(&mut self) {
+        self.properties.shrink_to_fit();
+    }
+}
+
+impl Compact for Channel {
+    fn compact(&mut self) {
+        self.entries.shrink_to_fit();
+        for e in &mut self.entries {
+            e.skips.shrink_to_fit();
+        }
+        self.properties.shrink_to_fit();
+    }
+}
+
+impl Compact for Bundle {
+    fn compact(&mut self) {
+        self.properties.shrink_to_fit();
+        self.related_images.shrink_to_fit();
+    }
+}
+
+impl Compact for Deprecation {
+    fn compact(&mut self) {
+        self.entries.shrink_to_fit();
+    }
+}
+
+fn decode<T: for<'a> Deserialize<'a> + Compact>(
+    path: &Arc<Path>,
     line: usize,
     doc: &[u8],
     schema: &str,
@@ -1448,20 +1797,26 @@ fn decode<T: for<'a> Deserialize<'a>>(
     located(path, line, schema, r, serde_json::from_slice(doc))
 }
 
-/// A decoded item with its origin, or the decode error naming the document.
-fn located<T>(
-    path: &Path,
+/// A decoded item, compacted, with its origin.
+fn kept<T: Compact>(mut item: T, origin: Origin) -> Located<T> {
+    item.compact();
+    Located { item, origin }
+}
+
+/// A decoded item (compacted) with its origin, or the decode error naming the document.
+fn located<T: Compact>(
+    path: &Arc<Path>,
     line: usize,
     schema: &str,
     r: &Routing,
     decoded: Result<T, serde_json::Error>,
 ) -> Result<Located<T>, Error> {
     let origin = Origin {
-        file: path.to_path_buf(),
+        file: path.clone(),
         line,
     };
     match decoded {
-        Ok(item) => Ok(Located { item, origin }),
+        Ok(item) => Ok(kept(item, origin)),
         Err(source) => Err(Error::Decode {
             origin,
             schema: schema.to_owned(),
@@ -1475,7 +1830,7 @@ fn located<T>(
 impl DocSink for TypedSink<'_> {
     fn doc(
         &mut self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         offset: Option<u64>,
         doc: &[u8],
@@ -1494,10 +1849,16 @@ impl DocSink for TypedSink<'_> {
             }
             return Ok(());
         }
-        let dc = &mut self.out;
+        let in_file = offset.map(|offset| (offset, doc.len()));
         match schema.as_str() {
-            SCHEMA_PACKAGE => dc.packages.push(decode(path, line, doc, &schema, &r)?),
-            SCHEMA_CHANNEL => dc.channels.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_PACKAGE => {
+                let package = decode(path, line, doc, &schema, &r)?;
+                self.out.packages.push(package)
+            }
+            SCHEMA_CHANNEL => {
+                let channel = decode::<Channel>(path, line, doc, &schema, &r)?;
+                self.keep(channel, in_file)
+            }
             SCHEMA_BUNDLE => {
                 let place = offset.filter(|_| self.lazy).map(|offset| DocPlace {
                     start: doc.as_ptr() as usize,
@@ -1505,25 +1866,29 @@ impl DocSink for TypedSink<'_> {
                     offset,
                 });
                 DOC_PLACE.set(place);
-                let bundle = decode(path, line, doc, &schema, &r);
+                let bundle = decode::<Bundle>(path, line, doc, &schema, &r);
                 DOC_PLACE.set(None);
-                dc.bundles.push(bundle?)
+                self.keep(bundle?, in_file)
             }
-            SCHEMA_DEPRECATIONS => dc.deprecations.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_DEPRECATIONS => {
+                let deprecation = decode(path, line, doc, &schema, &r)?;
+                self.out.deprecations.push(deprecation)
+            }
             _ => {
-                dc.others_count += 1;
-                dc.others.push(meta_of(path, line, doc, schema, r)?);
+                self.out.others_count += 1;
+                self.out.others.push(meta_of(path, line, doc, schema, r)?);
             }
         }
         Ok(())
     }
     fn reset(&mut self) {
         self.out = DeclarativeConfig::default();
+        self.names.clear();
     }
     type Yaml = YamlItem;
     fn decode_yaml(
         &self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         value: serde_json::Value,
     ) -> Result<YamlItem, Error> {
@@ -1548,12 +1913,20 @@ impl DocSink for TypedSink<'_> {
         })
     }
     fn take_yaml(&mut self, item: YamlItem) {
+        if let YamlItem::Channel(_) | YamlItem::Bundle(_) = item {
+            self.out.documents_read += 1;
+            match item {
+                YamlItem::Channel(c) => self.keep(c, None),
+                YamlItem::Bundle(b) => self.keep(b, None),
+                _ => {}
+            }
+            return;
+        }
         let dc = &mut self.out;
         dc.documents_read += 1;
         match item {
             YamlItem::Package(p) => dc.packages.push(p),
-            YamlItem::Channel(c) => dc.channels.push(c),
-            YamlItem::Bundle(b) => dc.bundles.push(b),
+            YamlItem::Channel(_) | YamlItem::Bundle(_) => {}
             YamlItem::Deprecation(d) => dc.deprecations.push(d),
             YamlItem::Other(m) => {
                 dc.others_count += 1;
@@ -1584,8 +1957,8 @@ enum YamlItem {
 /// [`decode`] from a value (YAML documents): the typed structs take the value's members
 /// (strings are moved, not copied); property values become JSON text (`RawValue`) as when
 /// read from a JSON file.
-fn decode_value<T: for<'a> Deserialize<'a>>(
-    path: &Path,
+fn decode_value<T: for<'a> Deserialize<'a> + Compact>(
+    path: &Arc<Path>,
     line: usize,
     value: serde_json::Value,
     schema: &str,
@@ -1601,7 +1974,7 @@ impl TypedSink<'_> {
     /// nothing, whenever the full path must decide (also to report any error its way).
     fn fast_path(
         &mut self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         offset: Option<u64>,
         doc: &[u8],
@@ -1614,19 +1987,16 @@ impl TypedSink<'_> {
             return Ok(false);
         }
         let origin = || Origin {
-            file: path.to_path_buf(),
+            file: path.clone(),
             line,
         };
-        let dc = &mut self.out;
+        let in_file = offset.map(|offset| (offset, doc.len()));
         // Each arm checks that the typed keys agree with the sniffed ones (a repeated key
         // after the sniffed members would change them).
         match schema {
             SCHEMA_PACKAGE => match serde_json::from_slice::<Package>(doc) {
                 Ok(item) if item.schema == schema && item.name == r.name => {
-                    dc.packages.push(Located {
-                        item,
-                        origin: origin(),
-                    })
+                    self.out.packages.push(kept(item, origin()))
                 }
                 _ => return Ok(false),
             },
@@ -1636,10 +2006,7 @@ impl TypedSink<'_> {
                         && item.name == r.name
                         && item.package == r.package =>
                 {
-                    dc.channels.push(Located {
-                        item,
-                        origin: origin(),
-                    })
+                    self.keep(kept(item, origin()), in_file)
                 }
                 _ => return Ok(false),
             },
@@ -1658,20 +2025,14 @@ impl TypedSink<'_> {
                             && item.name == r.name
                             && item.package == r.package =>
                     {
-                        dc.bundles.push(Located {
-                            item,
-                            origin: origin(),
-                        })
+                        self.keep(kept(item, origin()), in_file)
                     }
                     _ => return Ok(false),
                 }
             }
             _ => match serde_json::from_slice::<Deprecation>(doc) {
                 Ok(item) if item.schema == schema && item.package == r.package => {
-                    dc.deprecations.push(Located {
-                        item,
-                        origin: origin(),
-                    })
+                    self.out.deprecations.push(kept(item, origin()))
                 }
                 _ => return Ok(false),
             },
@@ -1695,12 +2056,13 @@ fn decode_file(
     // Only a regular file can be read again later (not a pipe or a device).
     let lazy = options.lazy_bundle_objects
         && std::fs::metadata(path).is_ok_and(|m| m.file_type().is_file());
-    let mut sink = TypedSink {
-        filter,
-        lazy,
-        out: DeclarativeConfig::default(),
-    };
-    let sha256 = read_with(path, &mut sink, options.digest, Caps::DEFAULT)?;
+    let mut sink = TypedSink::new(filter, lazy, options.lazy_documents);
+    let file: Arc<Path> = Arc::from(path);
+    let sha256 = read_with(&file, &mut sink, options.digest, Caps::DEFAULT)?;
+    if options.lazy_documents {
+        sink.out.lazy.files = vec![file];
+        sink.out.lazy.lazy_bundle_objects = lazy;
+    }
     Ok(FileConfig {
         dc: sink.out,
         sha256,
@@ -1725,6 +2087,12 @@ pub struct LoadOptions {
     /// when asked for its objects). Values from YAML files, and values that do not have
     /// the `{"data": …}` shape, stay in memory.
     pub lazy_bundle_objects: bool,
+    /// Leave small (at most [`LAZY_DOCUMENT_BYTES`]) `olm.channel` and `olm.bundle` documents
+    /// of JSON files in the file, once decoded and checked: only their place is kept, and
+    /// [`super::link::build_with`] decodes them again package by package, so `catalog
+    /// validate` never holds every document decoded. The channels and bundles then go to
+    /// [`DeclarativeConfig::lazy`] (the others decoded), in load order.
+    pub lazy_documents: bool,
 }
 
 impl Default for LoadOptions {
@@ -1732,6 +2100,7 @@ impl Default for LoadOptions {
         LoadOptions {
             digest: true,
             lazy_bundle_objects: false,
+            lazy_documents: false,
         }
     }
 }
@@ -1748,20 +2117,48 @@ pub fn load_with(
         .par_iter()
         .map(|(file, _)| decode_file(file, filter, options))
         .collect();
-    let mut dc = DeclarativeConfig::default();
-    let mut digests = Vec::with_capacity(parts.len());
-    for (part, (_, rel)) in parts.into_iter().zip(&files.files) {
-        let part = part?;
-        digests.push((rel.as_str(), part.sha256));
-        dc.packages.extend(part.dc.packages);
-        dc.channels.extend(part.dc.channels);
-        dc.bundles.extend(part.dc.bundles);
-        dc.deprecations.extend(part.dc.deprecations);
-        dc.others.extend(part.dc.others);
-        dc.others_count += part.dc.others_count;
-        dc.documents_read += part.dc.documents_read;
-        dc.skipped_packages.extend(part.dc.skipped_packages);
-    }
+    let mut parts = parts
+        .into_iter()
+        .collect::<Result<Vec<FileConfig>, Error>>()?;
+    let digests: Vec<(&str, [u8; 32])> = parts
+        .iter()
+        .zip(&files.files)
+        .map(|(part, (_, rel))| (rel.as_str(), part.sha256))
+        .collect();
+    // A single file's lists are moved whole. Several files' go into one allocation per list:
+    // growing the lists by doubling would copy them and leave up to half of the room unused.
+    let mut dc = match parts.len() {
+        1 => parts.pop().map(|p| p.dc).unwrap_or_default(),
+        _ => {
+            let total =
+                |len: fn(&DeclarativeConfig) -> usize| parts.iter().map(|p| len(&p.dc)).sum();
+            let mut dc = DeclarativeConfig {
+                packages: Vec::with_capacity(total(|d| d.packages.len())),
+                channels: Vec::with_capacity(total(|d| d.channels.len())),
+                bundles: Vec::with_capacity(total(|d| d.bundles.len())),
+                deprecations: Vec::with_capacity(total(|d| d.deprecations.len())),
+                lazy: LazyDocs {
+                    channels: Vec::with_capacity(total(|d| d.lazy.channels.len())),
+                    bundles: Vec::with_capacity(total(|d| d.lazy.bundles.len())),
+                    ..LazyDocs::default()
+                },
+                ..DeclarativeConfig::default()
+            };
+            let mut names = std::collections::HashMap::new();
+            for part in parts {
+                dc.lazy.append(part.dc.lazy, &mut names);
+                dc.packages.extend(part.dc.packages);
+                dc.channels.extend(part.dc.channels);
+                dc.bundles.extend(part.dc.bundles);
+                dc.deprecations.extend(part.dc.deprecations);
+                dc.others.extend(part.dc.others);
+                dc.others_count += part.dc.others_count;
+                dc.documents_read += part.dc.documents_read;
+                dc.skipped_packages.extend(part.dc.skipped_packages);
+            }
+            dc
+        }
+    };
     if options.digest {
         dc.digest = combine_digest(files.single_file, &digests);
     }
@@ -2130,6 +2527,145 @@ mod tests {
         }
     }
 
+    mod lazy {
+        //! [`LoadOptions::lazy_documents`]: small channels and bundles of JSON files are left
+        //! there and decode again to what an eager load gives.
+        use super::*;
+
+        fn options(lazy_documents: bool) -> LoadOptions {
+            LoadOptions {
+                digest: false,
+                lazy_bundle_objects: true,
+                lazy_documents,
+            }
+        }
+
+        /// Name, package, file name and line of each document, in load order.
+        fn listed<T: LazyDoc>(docs: &[Located<T>], name: impl Fn(&T) -> &str) -> Vec<String> {
+            docs.iter()
+                .map(|d| {
+                    let file = d.origin.file.file_name().unwrap().to_string_lossy();
+                    format!(
+                        "{} {} {file}:{}",
+                        name(&d.item),
+                        d.item.package(),
+                        d.origin.line
+                    )
+                })
+                .collect()
+        }
+
+        #[test]
+        fn documents_left_in_their_files_decode_as_an_eager_load_reads_them() {
+            let d = tempfile::tempdir().unwrap();
+            let big = "x".repeat(LAZY_DOCUMENT_BYTES);
+            let bundle = |p: &str, n: &str| {
+                format!(
+                    r#"{{"schema":"olm.bundle","package":"{p}","name":"{n}","properties":[{{"type":"olm.package","value":{{"packageName":"{p}","version":"1.0.0"}}}}]}}"#
+                )
+            };
+            // Two JSON files (their packages and files renumbered when merged), a bundle too
+            // large to leave in its file between small ones, and a YAML file (decoded).
+            write(
+                d.path(),
+                "a/catalog.json",
+                &format!(
+                    "{P}\n{C}\n{}\n{}\n{}\n",
+                    bundle("a", "a.v1"),
+                    bundle("a", "a.v2").replace(
+                        r#""properties""#,
+                        &format!(r#""description":"{big}","properties""#)
+                    ),
+                    bundle("a", "a.v3"),
+                ),
+            );
+            write(
+                d.path(),
+                "b/catalog.json",
+                &format!(
+                    "{}\n{}\n{}\n",
+                    r#"{"schema":"olm.package","name":"b","defaultChannel":"s"}"#,
+                    r#"{"schema":"olm.channel","package":"b","name":"s","entries":[{"name":"b.v1"}]}"#,
+                    bundle("b", "b.v1"),
+                ),
+            );
+            write(
+                d.path(),
+                "c/catalog.yaml",
+                "schema: olm.package\nname: c\n---\nschema: olm.channel\npackage: c\nname: s\nentries: []\n---\nschema: olm.bundle\npackage: c\nname: c.v1\n",
+            );
+            let eager = load_with(d.path(), &PackageFilter::All, &options(false)).unwrap();
+            let mut lazy = load_with(d.path(), &PackageFilter::All, &options(true)).unwrap();
+            assert!(lazy.channels.is_empty() && lazy.bundles.is_empty());
+            let in_file = lazy
+                .lazy
+                .bundles
+                .iter()
+                .filter(|b| matches!(b, Kept::InFile(_)))
+                .count();
+            assert_eq!((in_file, lazy.lazy.bundles.len()), (3, 5));
+            assert_eq!(lazy.lazy.files.len(), 3);
+            let packages: Vec<&str> = lazy
+                .lazy
+                .bundles
+                .iter()
+                .map(|b| lazy.lazy.package_of(b))
+                .collect();
+            assert_eq!(packages, ["a", "a", "a", "b", "c"]);
+            let taken = std::mem::take(&mut lazy.lazy.bundles);
+            let bundles = lazy.lazy.decode(taken).unwrap();
+            let taken = std::mem::take(&mut lazy.lazy.channels);
+            let channels = lazy.lazy.decode(taken).unwrap();
+            assert_eq!(
+                listed(&bundles, |b| &b.name),
+                listed(&eager.bundles, |b| &b.name)
+            );
+            assert_eq!(
+                listed(&channels, |c| &c.name),
+                listed(&eager.channels, |c| &c.name)
+            );
+            for (a, b) in bundles.iter().zip(&eager.bundles) {
+                assert_eq!(a.item.properties, b.item.properties);
+            }
+            assert_eq!(lazy.packages.len(), eager.packages.len());
+        }
+
+        #[test]
+        fn a_place_is_small() {
+            // What a million small bundles cost in `catalog validate` (issue 26 item 9), and
+            // an origin's share of every object (the file's path is shared, not copied).
+            assert_eq!(std::mem::size_of::<Kept<Bundle>>(), 32);
+            assert_eq!(std::mem::size_of::<Origin>(), 24);
+        }
+
+        #[test]
+        fn a_file_changed_since_the_load_is_an_error_when_read_back() {
+            let d = tempfile::tempdir().unwrap();
+            let b = r#"{"schema":"olm.bundle","package":"a","name":"a.v1"}"#;
+            write(d.path(), "c.json", &format!("{P}\n{C}\n{b}\n"));
+            let mut dc = load_with(d.path(), &PackageFilter::All, &options(true)).unwrap();
+            // The same length, another package.
+            write(
+                d.path(),
+                "c.json",
+                &format!(
+                    "{P}\n{C}\n{}\n",
+                    b.replace(r#""a","name""#, r#""z","name""#)
+                ),
+            );
+            let taken = std::mem::take(&mut dc.lazy.bundles);
+            let e = dc.lazy.decode(taken).unwrap_err();
+            assert!(e.to_string().contains("c.json"), "{e}");
+            assert!(
+                std::error::Error::source(&e)
+                    .unwrap()
+                    .to_string()
+                    .contains("changed since it was loaded"),
+                "{e}"
+            );
+        }
+    }
+
     mod caps {
         //! The size caps: a document over the cap is refused while its end is looked for
         //! (small caps here, so no test writes GiBs), and a file reporting more than the
@@ -2142,12 +2678,8 @@ mod tests {
             let path = dir.path().join(name);
             std::fs::write(&path, text).unwrap();
             let filter = PackageFilter::All;
-            let mut sink = TypedSink {
-                filter: &filter,
-                lazy: false,
-                out: DeclarativeConfig::default(),
-            };
-            read_with(&path, &mut sink, false, caps).map(|_| sink.out)
+            let mut sink = TypedSink::new(&filter, false, false);
+            read_with(&Arc::from(path.as_path()), &mut sink, false, caps).map(|_| sink.out)
         }
 
         fn doc_caps(document: usize) -> Caps {
@@ -2180,11 +2712,7 @@ mod tests {
         }
 
         fn sink(filter: &PackageFilter) -> TypedSink<'_> {
-            TypedSink {
-                filter,
-                lazy: false,
-                out: DeclarativeConfig::default(),
-            }
+            TypedSink::new(filter, false, false)
         }
 
         /// A JSON package document of exactly `len` bytes.
@@ -2230,7 +2758,7 @@ mod tests {
             let filter = PackageFilter::All;
             let mut sink = sink(&filter);
             let e = match read_json(
-                Path::new("c.json"),
+                &Arc::from(Path::new("c.json")),
                 &mut reader,
                 Vec::new(),
                 &mut sink,
@@ -2311,7 +2839,7 @@ mod tests {
             let filter = PackageFilter::All;
             let read = |cap: usize| {
                 let mut sink = sink(&filter);
-                let path = Path::new("c.yaml");
+                let path = &Arc::from(Path::new("c.yaml"));
                 read_yaml(
                     path,
                     &mut text.as_bytes(),
@@ -2335,7 +2863,7 @@ mod tests {
             let filter = PackageFilter::All;
             let mut sink = sink(&filter);
             let e = read_yaml(
-                Path::new("c.yaml"),
+                &Arc::from(Path::new("c.yaml")),
                 &mut reader,
                 Vec::new(),
                 &mut sink,
@@ -2350,7 +2878,7 @@ mod tests {
             // A separator line as long: refused too, at its line.
             let mut reader = endless(b"schema: olm.package\nname: a\n---", 64 * CHUNK as u64);
             let e = read_yaml(
-                Path::new("c.yaml"),
+                &Arc::from(Path::new("c.yaml")),
                 &mut reader,
                 Vec::new(),
                 &mut sink,

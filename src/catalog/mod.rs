@@ -204,11 +204,14 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error
         filter,
         &fbc::LoadOptions {
             lazy_bundle_objects: true,
+            // The model is kept whole: leaving documents in the file would only decode them
+            // twice.
+            lazy_documents: false,
             // Computed on first use (see `model::Catalog::digest`).
             digest: false,
         },
     )?;
-    let (catalog, problems) = link::build(dc, &link::BuildOptions::default());
+    let (catalog, problems) = link::build(dc, &link::BuildOptions::default())?;
     // A bundle whose `olm.package` version does not parse is kept (with no parsed version):
     // OLM v1 resolves such catalogs, skipping the bundle unless it would be the answer
     // (`resolve`'s `broken_bundle_warnings` says so once per bundle). `catalog validate`
