@@ -1794,7 +1794,16 @@ fn decode<T: for<'a> Deserialize<'a> + Compact>(
     schema: &str,
     r: &Routing,
 ) -> Result<Located<T>, Error> {
-    located(path, line, schema, r, serde_json::from_slice(doc))
+    match serde_json::from_slice(doc) {
+        Ok(item) => Ok(kept(
+            item,
+            Origin {
+                file: path.clone(),
+                line,
+            },
+        )),
+        Err(source) => located(path, line, schema, r, Err(source)),
+    }
 }
 
 /// A decoded item, compacted, with its origin.
@@ -1803,20 +1812,26 @@ fn kept<T: Compact>(mut item: T, origin: Origin) -> Located<T> {
     Located { item, origin }
 }
 
-/// A decoded item (compacted) with its origin, or the decode error naming the document.
-fn located<T: Compact>(
-    path: &Arc<Path>,
+/// A YAML document's item with the file's shared path in its origin.
+fn shared<T>(path: &Arc<Path>, mut doc: Located<T>) -> Located<T> {
+    doc.origin.file = path.clone();
+    doc
+}
+
+/// A decoded item with its origin, or the decode error naming the document.
+fn located<T>(
+    path: &Path,
     line: usize,
     schema: &str,
     r: &Routing,
     decoded: Result<T, serde_json::Error>,
 ) -> Result<Located<T>, Error> {
     let origin = Origin {
-        file: path.clone(),
+        file: Arc::from(path),
         line,
     };
     match decoded {
-        Ok(item) => Ok(kept(item, origin)),
+        Ok(item) => Ok(Located { item, origin }),
         Err(source) => Err(Error::Decode {
             origin,
             schema: schema.to_owned(),
@@ -1903,11 +1918,17 @@ impl DocSink for TypedSink<'_> {
             });
         }
         Ok(match schema.as_str() {
-            SCHEMA_PACKAGE => YamlItem::Package(decode_value(path, line, value, &schema, &r)?),
-            SCHEMA_CHANNEL => YamlItem::Channel(decode_value(path, line, value, &schema, &r)?),
-            SCHEMA_BUNDLE => YamlItem::Bundle(decode_value(path, line, value, &schema, &r)?),
+            SCHEMA_PACKAGE => {
+                YamlItem::Package(shared(path, decode_value(path, line, value, &schema, &r)?))
+            }
+            SCHEMA_CHANNEL => {
+                YamlItem::Channel(shared(path, decode_value(path, line, value, &schema, &r)?))
+            }
+            SCHEMA_BUNDLE => {
+                YamlItem::Bundle(shared(path, decode_value(path, line, value, &schema, &r)?))
+            }
             SCHEMA_DEPRECATIONS => {
-                YamlItem::Deprecation(decode_value(path, line, value, &schema, &r)?)
+                YamlItem::Deprecation(shared(path, decode_value(path, line, value, &schema, &r)?))
             }
             _ => YamlItem::Other(meta_of_value(path, line, &value, schema, r)?),
         })
@@ -1957,8 +1978,8 @@ enum YamlItem {
 /// [`decode`] from a value (YAML documents): the typed structs take the value's members
 /// (strings are moved, not copied); property values become JSON text (`RawValue`) as when
 /// read from a JSON file.
-fn decode_value<T: for<'a> Deserialize<'a> + Compact>(
-    path: &Arc<Path>,
+fn decode_value<T: for<'a> Deserialize<'a>>(
+    path: &Path,
     line: usize,
     value: serde_json::Value,
     schema: &str,
