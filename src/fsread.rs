@@ -2,7 +2,8 @@
 //! file and templates all come through here.
 //!
 //! - The cap counts bytes actually read, never the length the filesystem reports (0 for a pipe
-//!   or a device, and a file may grow while it is read).
+//!   or a device, and a file may grow while it is read). A regular file that already reports
+//!   more than the cap is refused before its first byte is read ([`open_capped`]).
 //! - Only regular files are read (no command reads a stream such as `-` for stdin). A FIFO, a
 //!   device or a socket is refused before any byte is read; the file is opened with
 //!   `O_NONBLOCK` so opening a FIFO cannot block either.
@@ -51,9 +52,23 @@ pub fn open(path: &Path, root: Option<&Path>) -> io::Result<File> {
     Ok(file)
 }
 
-/// Read all of `path` (see [`open`]), failing once more than `limit` bytes have been read.
+/// [`open`], capped at `limit` bytes: a file whose reported length is already over the cap is
+/// refused at once, before anything is read (the cap still counts the bytes read, for a file
+/// that grows).
+pub fn open_capped(path: &Path, limit: u64, root: Option<&Path>) -> io::Result<Capped<File>> {
+    let file = open(path, root)?;
+    if file.metadata()?.len() > limit {
+        return Err(too_large(limit));
+    }
+    Ok(Capped::new(file, limit))
+}
+
+/// Read all of `path` (see [`open_capped`]), failing once more than `limit` bytes have been
+/// read.
 pub fn read(path: &Path, limit: u64, root: Option<&Path>) -> io::Result<Vec<u8>> {
-    read_capped(open(path, root)?, limit)
+    let mut bytes = Vec::new();
+    open_capped(path, limit, root)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// [`read`], as UTF-8 text.
@@ -71,6 +86,7 @@ pub fn utf8(bytes: Vec<u8>) -> io::Result<String> {
     })
 }
 
+#[cfg(test)]
 fn read_capped(reader: impl Read, limit: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     Capped::new(reader, limit).read_to_end(&mut bytes)?;
@@ -190,6 +206,21 @@ mod tests {
         let e = read(&p, 4, None).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
         assert!(e.to_string().contains("larger than 4 bytes"), "{e}");
+    }
+
+    #[test]
+    fn a_file_reporting_more_than_the_cap_is_refused_before_reading() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sparse");
+        // A sparse file: it reports 1 GiB but holds no data, so reading it would take seconds.
+        std::fs::File::create(&p).unwrap().set_len(1 << 30).unwrap();
+        // Refused by the open, which reads nothing.
+        let e = open_capped(&p, 1 << 20, None).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+        assert!(e.to_string().contains("larger than 1048576 bytes"), "{e}");
+        let e = read(&p, 1 << 20, None).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+        assert_eq!(open_capped(&p, 1 << 30, None).unwrap().limit, 1 << 30);
     }
 
     #[test]

@@ -41,6 +41,15 @@ pub enum Layout {
     Yaml,
     /// The same documents in one `catalog.yaml` (one large multi-document file).
     YamlFile,
+    /// A shape, not a size (issue 26 item 9): one package with `size` channels (the size is
+    /// a count), each listing one of [`SHAPE_CHANNEL_BUNDLES`] bundles, in one JSON-lines
+    /// `catalog.jsonl`.
+    Channels,
+    /// A shape: `size` tiny bundles (the size is a count) in packages of
+    /// [`SHAPE_PACKAGE_BUNDLES`], each package with one channel whose `replaces` chain lists
+    /// them all; about 280 bytes per bundle with its channel entry, like the issue's 1e6
+    /// bundles in 278 MB. One JSON-lines `catalog.jsonl`.
+    Bundles,
 }
 
 impl Layout {
@@ -52,6 +61,8 @@ impl Layout {
             "jsonl" | "lines" => Layout::Lines,
             "yaml" => Layout::Yaml,
             "yaml-file" => Layout::YamlFile,
+            "channels" => Layout::Channels,
+            "bundles" => Layout::Bundles,
             _ => return None,
         })
     }
@@ -63,7 +74,14 @@ impl Layout {
             Layout::Lines => "jsonl",
             Layout::Yaml => "yaml",
             Layout::YamlFile => "yaml-file",
+            Layout::Channels => "channels",
+            Layout::Bundles => "bundles",
         }
+    }
+
+    /// Whether `size` counts channels or bundles (a shape) rather than bytes.
+    pub fn is_shape(self) -> bool {
+        matches!(self, Layout::Channels | Layout::Bundles)
     }
 
     /// Whether documents are written as YAML with `olm.csv.metadata` bundles.
@@ -76,7 +94,7 @@ impl Layout {
         match self {
             Layout::Dir | Layout::Yaml => out.join("catalog"),
             Layout::File => out.join("catalog.json"),
-            Layout::Lines => out.join("catalog.jsonl"),
+            Layout::Lines | Layout::Channels | Layout::Bundles => out.join("catalog.jsonl"),
             Layout::YamlFile => out.join("catalog.yaml"),
         }
     }
@@ -1067,7 +1085,7 @@ fn write_doc(out: &mut Vec<u8>, doc: &Value, layout: Layout) {
             out.extend_from_slice(serde_saphyr::to_string(doc).unwrap().as_bytes());
             return;
         }
-        Layout::File | Layout::Dir => {
+        Layout::File | Layout::Dir | Layout::Channels | Layout::Bundles => {
             let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
             let mut ser = serde_json::Serializer::with_formatter(&mut *out, fmt);
             doc.serialize(&mut ser).unwrap();
@@ -1085,6 +1103,9 @@ pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
         std::fs::remove_dir_all(&catalog)?;
     } else if catalog.exists() {
         std::fs::remove_file(&catalog)?;
+    }
+    if spec.layout.is_shape() {
+        return generate_shape(spec, &catalog);
     }
     // Package count grows with the catalog: at least 30 (so 20 operators can be resolved at
     // every size), else about 2.5 MB each, the average of a full Red Hat index.
@@ -1145,6 +1166,107 @@ pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
     if let Some(mut w) = single {
         w.flush()?;
     }
+    Ok(g)
+}
+
+/// Bundles of the [`Layout::Channels`] package; channel `i` lists bundle `i % 10`.
+pub const SHAPE_CHANNEL_BUNDLES: usize = 10;
+
+/// Bundles per package of the [`Layout::Bundles`] shape.
+pub const SHAPE_PACKAGE_BUNDLES: usize = 1000;
+
+/// Write a shape ([`Layout::is_shape`]) as compact JSON lines into `catalog`. The documents
+/// are written as text (no `Value`), so a million bundles generate in seconds.
+fn generate_shape(spec: &Spec, catalog: &Path) -> io::Result<Generated> {
+    let mut w = io::BufWriter::with_capacity(1 << 20, std::fs::File::create(catalog)?);
+    let mut g = Generated {
+        catalog: catalog.to_path_buf(),
+        bytes: 0,
+        packages: Vec::new(),
+        bundles: 0,
+        installable: Vec::new(),
+    };
+    let mut buf = String::with_capacity(1 << 20);
+    let mut flush = |buf: &mut String, g: &mut Generated| -> io::Result<()> {
+        w.write_all(buf.as_bytes())?;
+        g.bytes += buf.len() as u64;
+        buf.clear();
+        Ok(())
+    };
+    let bundle = |buf: &mut String, package: &str, version: &str| {
+        writeln!(
+            buf,
+            r#"{{"schema":"olm.bundle","name":"{package}.v{version}","package":"{package}","image":"registry.example.com/bench/{package}-bundle:v{version}","properties":[{{"type":"olm.package","value":{{"packageName":"{package}","version":"{version}"}}}}]}}"#
+        )
+        .unwrap();
+    };
+    let count = spec.size as usize;
+    match spec.layout {
+        Layout::Channels => {
+            let package = "many-channels";
+            writeln!(
+                buf,
+                r#"{{"schema":"olm.package","name":"{package}","defaultChannel":"ch-000000"}}"#
+            )
+            .unwrap();
+            for i in 0..count {
+                let k = i % SHAPE_CHANNEL_BUNDLES;
+                writeln!(
+                    buf,
+                    r#"{{"schema":"olm.channel","name":"ch-{i:06}","package":"{package}","entries":[{{"name":"{package}.v1.0.{k}"}}]}}"#
+                )
+                .unwrap();
+                if buf.len() > 1 << 20 {
+                    flush(&mut buf, &mut g)?;
+                }
+            }
+            for k in 0..SHAPE_CHANNEL_BUNDLES.min(count) {
+                bundle(&mut buf, package, &format!("1.0.{k}"));
+            }
+            g.bundles = SHAPE_CHANNEL_BUNDLES.min(count);
+            g.packages.push(package.to_owned());
+            g.installable.push(package.to_owned());
+        }
+        _ => {
+            let packages = count.div_ceil(SHAPE_PACKAGE_BUNDLES);
+            for p in 0..packages {
+                let package = format!("pkg-{p:05}");
+                let n = SHAPE_PACKAGE_BUNDLES.min(count - p * SHAPE_PACKAGE_BUNDLES);
+                writeln!(
+                    buf,
+                    r#"{{"schema":"olm.package","name":"{package}","defaultChannel":"stable"}}"#
+                )
+                .unwrap();
+                write!(
+                    buf,
+                    r#"{{"schema":"olm.channel","name":"stable","package":"{package}","entries":["#
+                )
+                .unwrap();
+                for k in 0..n {
+                    if k > 0 {
+                        write!(
+                            buf,
+                            r#",{{"name":"{package}.v1.0.{k}","replaces":"{package}.v1.0.{}"}}"#,
+                            k - 1
+                        )
+                        .unwrap();
+                    } else {
+                        write!(buf, r#"{{"name":"{package}.v1.0.0"}}"#).unwrap();
+                    }
+                }
+                buf.push_str("]}\n");
+                for k in 0..n {
+                    bundle(&mut buf, &package, &format!("1.0.{k}"));
+                }
+                flush(&mut buf, &mut g)?;
+                g.bundles += n;
+                g.installable.push(package.clone());
+                g.packages.push(package);
+            }
+        }
+    }
+    flush(&mut buf, &mut g)?;
+    w.flush()?;
     Ok(g)
 }
 

@@ -6,8 +6,14 @@
 //! ```text
 //! cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl|yaml|yaml-file] [--seed 1]
 //!                                  [--runs N] [--work DIR] [--only PHASE,…]
+//! cargo bench --bench perf -- run --sizes 25k,50k,100k --layout channels   # counts, not bytes
+//! cargo bench --bench perf -- run --sizes 250k,500k,1M --layout bundles
 //! cargo bench --bench perf -- gen --size 1G [--layout dir|file|jsonl] [--seed 1] --out DIR
 //! ```
+//!
+//! The `channels` and `bundles` layouts are shapes (issue 26 item 9): `--sizes` counts
+//! channels of one package, or tiny bundles, and the table adds the time and peak memory per
+//! item, which stay flat when the cost grows linearly.
 //!
 //! Phases, each a child process (wall time measured inside the child around the work itself;
 //! peak RSS of the whole child from `wait4`):
@@ -51,7 +57,8 @@ use serde::de::IgnoredAny;
 use generate::{Layout, Spec};
 
 const USAGE: &str = "usage:
-  cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl] [--seed N] [--runs N] [--work DIR] [--only PHASES]
+  cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl|yaml|yaml-file] [--seed N] [--runs N] [--work DIR] [--only PHASES]
+  cargo bench --bench perf -- run --sizes 25k,50k,100k --layout channels|bundles   (counts)
   cargo bench --bench perf -- gen --size SIZE [--layout dir|file|jsonl] [--seed N] --out DIR";
 
 /// Bump when the generator's output changes, so cached catalogs are regenerated.
@@ -95,8 +102,9 @@ fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 
 fn layout_flag(args: &[String]) -> Result<Layout> {
     let s = flag(args, "--layout").unwrap_or("dir");
-    Layout::parse(s)
-        .ok_or_else(|| format!("--layout {s}: expected dir, file, jsonl, yaml or yaml-file"))
+    Layout::parse(s).ok_or_else(|| {
+        format!("--layout {s}: expected dir, file, jsonl, yaml, yaml-file, channels or bundles")
+    })
 }
 
 fn seed_flag(args: &[String]) -> Result<u64> {
@@ -155,6 +163,9 @@ struct Prepared {
     operators: Vec<String>,
     /// A YAML layout (its first target is load+validate against the YAML floor).
     yaml: bool,
+    /// For a shape (`--layout channels|bundles`): what is counted and how many there are,
+    /// so the table shows the cost per item.
+    per: Option<(&'static str, usize)>,
 }
 
 fn prepare(work: &Path, size_text: &str, layout: Layout, seed: u64) -> Result<Prepared> {
@@ -213,6 +224,11 @@ fn prepare(work: &Path, size_text: &str, layout: Layout, seed: u64) -> Result<Pr
         bundles: field("bundles="),
         operators,
         yaml: layout.is_yaml(),
+        per: match layout {
+            Layout::Channels => Some(("channel", size as usize)),
+            Layout::Bundles => Some(("bundle", field("bundles="))),
+            _ => None,
+        },
     })
 }
 
@@ -246,6 +262,10 @@ const PHASES: &[&str] = &[
 /// bundles embed none, so decoding, converting and `create` (which need bundle images) are
 /// left out for it.
 const MANIFEST_PHASES: &[&str] = &["decode", "convert", "renderall", "create"];
+
+/// The phases of a shape (`--layout channels|bundles`): what must grow linearly with the
+/// count (issue 26 item 9).
+const SHAPE_PHASES: &[&str] = &["floor", "load", "validate"];
 
 fn phase_title(p: &str) -> &'static str {
     match p {
@@ -285,6 +305,7 @@ fn run(args: &[String]) -> Result<()> {
             .copied()
             .filter(|p| !MANIFEST_PHASES.contains(p))
             .collect(),
+        None if layout.is_shape() => SHAPE_PHASES.to_vec(),
         None => PHASES.to_vec(),
     };
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
@@ -341,8 +362,12 @@ fn run(args: &[String]) -> Result<()> {
             results.push((ph, m, detail));
         }
         let get = |name: &str| results.iter().find(|r| r.0 == name).map(|r| r.1);
+        let channels = match p.per {
+            Some(("channel", n)) => format!(", {n} channels"),
+            _ => String::new(),
+        };
         println!(
-            "## {} — {:.1} MB on disk, {} files, {} packages, {} bundles\n",
+            "## {} — {:.1} MB on disk, {} files, {} packages{channels}, {} bundles\n",
             p.label,
             p.bytes as f64 / 1e6,
             p.files,
@@ -379,6 +404,16 @@ fn run(args: &[String]) -> Result<()> {
                 ),
                 _ => String::new(),
             };
+            // A shape: the cost per item, which stays flat when growth is linear.
+            let ratio = match p.per {
+                Some((unit, n)) if n > 0 && *ph != "floor" && *ph != "floor2" => format!(
+                    "{:.2} µs and {:.0} B of peak per {unit}, peak {:.2}× size; {ratio}",
+                    m.seconds * 1e6 / n as f64,
+                    m.peak_kib as f64 * 1024.0 / n as f64,
+                    m.peak_kib as f64 * 1024.0 / p.bytes as f64
+                ),
+                _ => ratio,
+            };
             println!(
                 "| {} | {:.3} | {:.0} | {:.2} | {:.1} | {} |",
                 phase_title(ph),
@@ -401,6 +436,10 @@ fn run(args: &[String]) -> Result<()> {
             get("create"),
             get("renderall"),
         ));
+    }
+    // A shape's figures are the per-item columns above; the size targets do not apply.
+    if layout.is_shape() {
+        return Ok(());
     }
     println!("## Targets\n");
     println!(
@@ -645,7 +684,8 @@ fn phase(args: &[String]) -> Result<()> {
             let t = Instant::now();
             let dc = catalog::fbc::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
             let t_fbc = t.elapsed().as_secs_f64();
-            let (c, _) = catalog::link::build(dc, &catalog::link::BuildOptions::default());
+            let (c, _) = catalog::link::build(dc, &catalog::link::BuildOptions::default())
+                .map_err(|e| e.to_string())?;
             let t_build = t.elapsed().as_secs_f64();
             drop(c);
             let t_drop = t.elapsed().as_secs_f64();

@@ -15,7 +15,15 @@
 //! members and its typed decoding checks the whole document (the routing pass runs only when
 //! the sniff is unsure, or for documents the filter skips); with
 //! [`LoadOptions::lazy_bundle_objects`], bundle object values stay in the file and only their
-//! byte range (and whether their base64 is valid) is kept.
+//! byte range (and whether their base64 is valid) is kept. With
+//! [`LoadOptions::lazy_documents`], small channels and bundles stay there too ([`LazyDocs`]),
+//! for `catalog validate`, which links and checks one package at a time (a million small
+//! bundles then cost their place, 32 bytes each, not 650 bytes decoded).
+//!
+//! Sizes are capped: a file at 1 GiB (refused before it is read when it reports more), one
+//! document at [`MAX_DOCUMENT_BYTES`], refused while its end is looked for, before it is
+//! parsed. Memory while reading is one read chunk plus one document (JSON) or one batch of
+//! documents (YAML).
 //!
 //! File layout rules (reference/catalogs-and-conversion.md §1.2): a directory is walked in
 //! lexical order, every regular file is read (no extension filter), `.indexignore` files
@@ -35,6 +43,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -463,8 +472,34 @@ pub struct CatalogFiles {
     pub files: Vec<(PathBuf, String)>,
 }
 
-/// Largest catalog file read (real per-package files are at most tens of MB).
+/// Largest catalog file read (real per-package files are at most tens of MB). A file that
+/// reports more is refused before it is read.
 const MAX_CATALOG_FILE_BYTES: u64 = 1 << 30;
+
+/// Largest single document read (one JSON object, one YAML document): 64 MiB, the cap on one
+/// file of a bundle directory ([`crate::fsread::BUNDLE_FILE_LIMIT`]). Real documents are far
+/// smaller: the largest are `olm.bundle`s with their manifests embedded as base64, a few MB
+/// (362 KB in `shared/realdata`). A document over the cap is refused while its end is looked
+/// for, so no more than the cap (plus one read chunk) of it is ever held, and it is never
+/// parsed.
+pub const MAX_DOCUMENT_BYTES: usize = 64 << 20;
+
+/// The size caps of one read: [`Caps::DEFAULT`] in use, small ones in tests (so that no test
+/// writes GiBs).
+#[derive(Debug, Clone, Copy)]
+struct Caps {
+    /// Bytes of one file.
+    file: u64,
+    /// Bytes of one document.
+    document: usize,
+}
+
+impl Caps {
+    const DEFAULT: Caps = Caps {
+        file: MAX_CATALOG_FILE_BYTES,
+        document: MAX_DOCUMENT_BYTES,
+    };
+}
 
 /// List the files of a catalog: the file itself, or every non-ignored file of a directory in
 /// lexical order (`fs.WalkDir` order: entries sorted by name, depth first).
@@ -583,7 +618,7 @@ trait DocSink {
     /// own bytes (JSON), `None` when it was converted (YAML).
     fn doc(
         &mut self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         offset: Option<u64>,
         doc: &[u8],
@@ -596,7 +631,7 @@ trait DocSink {
     /// in parallel); the results are handed to [`DocSink::take_yaml`] in file order.
     fn decode_yaml(
         &self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         value: serde_json::Value,
     ) -> Result<Self::Yaml, Error>;
@@ -605,14 +640,14 @@ trait DocSink {
     /// `None` when the value must decide instead: every error, and any case the text does not
     /// settle at once, is then decoded from the value as before, so that messages and results
     /// stay the same.
-    fn decode_yaml_json(&self, path: &Path, line: usize, json: &[u8]) -> Option<Self::Yaml>;
+    fn decode_yaml_json(&self, path: &Arc<Path>, line: usize, json: &[u8]) -> Option<Self::Yaml>;
     /// Keep one decoded YAML document.
     fn take_yaml(&mut self, item: Self::Yaml);
 }
 
 /// [`routing`] for a document already read into a value (YAML).
 fn routing_of_value(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     value: &serde_json::Value,
     filter: &PackageFilter,
@@ -622,14 +657,14 @@ fn routing_of_value(
 
 /// [`meta_of`] for a document already read into a value (YAML): the blob is its JSON text.
 fn meta_of_value(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     value: &serde_json::Value,
     schema: String,
     routing: Routing,
 ) -> Result<Meta, Error> {
     let origin = || Origin {
-        file: path.to_path_buf(),
+        file: path.clone(),
         line,
     };
     let text = serde_json::to_string(value).map_err(|source| Error::Json {
@@ -764,7 +799,7 @@ fn sniff_routing(doc: &[u8]) -> Option<Routing> {
 
 /// Parse the routing keys of one document: its schema, keys, and whether the filter keeps it.
 fn routing(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     doc: &[u8],
     filter: &PackageFilter,
@@ -774,13 +809,13 @@ fn routing(
 
 /// The routing keys `decode` reads, checked for a schema, and whether the filter keeps them.
 fn routed(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     filter: &PackageFilter,
     decode: impl FnOnce() -> Result<Routing, serde_json::Error>,
 ) -> Result<(String, Routing, bool), Error> {
     let origin = || Origin {
-        file: path.to_path_buf(),
+        file: path.clone(),
         line,
     };
     let routing = decode().map_err(|source| Error::Json {
@@ -796,14 +831,14 @@ fn routed(
 }
 
 fn meta_of(
-    path: &Path,
+    path: &Arc<Path>,
     line: usize,
     doc: &[u8],
     schema: String,
     routing: Routing,
 ) -> Result<Meta, Error> {
     let origin = || Origin {
-        file: path.to_path_buf(),
+        file: path.clone(),
         line,
     };
     let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
@@ -829,7 +864,7 @@ struct MetaSink<'f> {
 impl DocSink for MetaSink<'_> {
     fn doc(
         &mut self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         _offset: Option<u64>,
         doc: &[u8],
@@ -848,7 +883,7 @@ impl DocSink for MetaSink<'_> {
     type Yaml = Option<Meta>;
     fn decode_yaml(
         &self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         value: serde_json::Value,
     ) -> Result<Option<Meta>, Error> {
@@ -858,7 +893,7 @@ impl DocSink for MetaSink<'_> {
         }
         meta_of_value(path, line, &value, schema, r).map(Some)
     }
-    fn decode_yaml_json(&self, path: &Path, line: usize, json: &[u8]) -> Option<Option<Meta>> {
+    fn decode_yaml_json(&self, path: &Arc<Path>, line: usize, json: &[u8]) -> Option<Option<Meta>> {
         let (schema, r, kept) = routing(path, line, json, self.filter).ok()?;
         if !kept {
             return Some(None);
@@ -881,29 +916,34 @@ pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error>
             read: 0,
         },
     };
-    sink.out.sha256 = read_with(path, &mut sink, true)?;
+    sink.out.sha256 = read_with(&Arc::from(path), &mut sink, true, Caps::DEFAULT)?;
     Ok(sink.out)
 }
 
 /// Read one file, feeding each document to `sink`; returns the file's sha256 (zeros when
 /// `digest` is false).
 fn read_with<S: DocSink + Sync>(
-    path: &Path,
+    path: &Arc<Path>,
     sink: &mut S,
     digest: bool,
+    caps: Caps,
 ) -> Result<[u8; 32], Error> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    // Regular files only, capped by bytes read (issue 14).
-    let file = crate::fsread::open(path, None).map_err(io_err)?;
-    let mut reader = HashingReader {
-        inner: crate::fsread::Capped::new(file, MAX_CATALOG_FILE_BYTES),
-        hasher: digest.then(Sha256::new),
+    // Regular files only, capped by bytes read (issue 14), and refused before reading when
+    // they report more than the cap.
+    let open = || -> Result<_, Error> {
+        Ok(HashingReader {
+            inner: crate::fsread::open_capped(path, caps.file, None).map_err(io_err)?,
+            hasher: digest.then(Sha256::new),
+        })
     };
+    let mut reader = open()?;
     let mut buf = Vec::with_capacity(64 * 1024);
-    // Sniff the first non-whitespace byte.
+    // Sniff the first non-whitespace byte. Whitespace beyond the document cap is read as the
+    // start of a YAML document, which the cap then refuses (so this buffer stays bounded).
     let first = loop {
         let start = buf.len();
         buf.resize(start + 64 * 1024, 0);
@@ -912,29 +952,33 @@ fn read_with<S: DocSink + Sync>(
         if let Some(b) = buf.iter().find(|b| !b.is_ascii_whitespace()) {
             break Some(*b);
         }
-        if n == 0 {
+        if n == 0 || buf.len() > caps.document {
             break None;
         }
     };
     if first == Some(b'{') {
-        match read_json(path, &mut reader, buf, sink) {
+        match read_json(path, &mut reader, buf, sink, caps) {
             Ok(()) => {}
             Err(JsonFailure::Fatal(e)) => return Err(e),
             Err(JsonFailure::Fallback(json_err)) => {
                 // apimachinery falls back to YAML when the first object does not decode.
-                // The file is read again from the start (the only case with a second read).
-                let bytes =
-                    crate::fsread::read(path, MAX_CATALOG_FILE_BYTES, None).map_err(io_err)?;
+                // The file is read again from the start, streamed like any YAML file (the
+                // only case with a second read).
+                let mut reader = open()?;
                 sink.reset();
-                return match read_yaml(path, &mut &bytes[..], Vec::new(), sink) {
-                    Ok(()) => Ok(Sha256::digest(&bytes).into()),
+                return match read_yaml(path, &mut reader, Vec::new(), sink, caps) {
+                    Ok(()) => Ok(reader
+                        .hasher
+                        .map(|h| h.finalize().into())
+                        .unwrap_or_default()),
+                    Err(e @ Error::Io { .. }) => Err(e),
                     // Neither JSON nor YAML: the JSON error says more about a `{` file.
                     Err(_) => Err(*json_err),
                 };
             }
         }
     } else {
-        read_yaml(path, &mut reader, buf, sink)?;
+        read_yaml(path, &mut reader, buf, sink, caps)?;
     }
     Ok(reader
         .hasher
@@ -947,12 +991,14 @@ enum JsonFailure {
     Fallback(Box<Error>),
 }
 
-/// Split a JSON stream into top-level objects without holding the whole file.
+/// Split a JSON stream into top-level objects without holding the whole file: at most one
+/// document (up to `caps.document` bytes) and one read chunk.
 fn read_json<R: Read, S: DocSink + Sync>(
-    path: &Path,
+    path: &Arc<Path>,
     reader: &mut R,
     mut buf: Vec<u8>,
     sink: &mut S,
+    caps: Caps,
 ) -> Result<(), JsonFailure> {
     let io_err = |source| {
         JsonFailure::Fatal(Error::Io {
@@ -986,19 +1032,28 @@ fn read_json<R: Read, S: DocSink + Sync>(
             return Ok(());
         }
         let origin = Origin {
-            file: path.to_path_buf(),
+            file: path.clone(),
             line,
         };
-        if buf[pos] != b'{' {
-            let e = Error::NotAnObject {
-                origin,
-                found: describe_json_start(buf[pos]),
-            };
-            return Err(if decoded <= 1 {
+        // While at most one object has decoded, a failure sends the file to YAML.
+        let fail = |e: Error| {
+            if decoded <= 1 {
                 JsonFailure::Fallback(Box::new(e))
             } else {
                 JsonFailure::Fatal(e)
-            });
+            }
+        };
+        let too_large = |origin: &Origin| {
+            fail(Error::DocumentTooLarge {
+                origin: origin.clone(),
+                limit: caps.document,
+            })
+        };
+        if buf[pos] != b'{' {
+            return Err(fail(Error::NotAnObject {
+                origin,
+                found: describe_json_start(buf[pos]),
+            }));
         }
         // Find the end of the object: track brace depth outside strings.
         let mut scan = pos;
@@ -1038,6 +1093,10 @@ fn read_json<R: Read, S: DocSink + Sync>(
                     if eof {
                         break None;
                     }
+                    // The document goes on past the cap: refused before more is read.
+                    if buf.len() - pos > caps.document {
+                        return Err(too_large(&origin));
+                    }
                     // Need more data: drop the consumed prefix, read another chunk.
                     if pos > 0 {
                         base += pos as u64;
@@ -1056,13 +1115,11 @@ fn read_json<R: Read, S: DocSink + Sync>(
             let source = serde_json::from_slice::<IgnoredAny>(&buf[pos..])
                 .err()
                 .unwrap_or_else(|| <serde_json::Error as de::Error>::custom("unexpected end"));
-            let e = Error::Json { origin, source };
-            return Err(if decoded <= 1 {
-                JsonFailure::Fallback(Box::new(e))
-            } else {
-                JsonFailure::Fatal(e)
-            });
+            return Err(fail(Error::Json { origin, source }));
         };
+        if end - pos > caps.document {
+            return Err(too_large(&origin));
+        }
         let doc = &buf[pos..end];
         match sink.doc(path, line, Some(base + pos as u64), doc) {
             Ok(()) => decoded += 1,
@@ -1127,43 +1184,65 @@ struct YamlDoc {
 /// The bytes are split in place (no per-line copy). Documents are parsed in batches of about
 /// [`YAML_BATCH`] bytes on every core (each document is independent once its boundaries are
 /// known), then handed to the sink in file order, so the first error in file order is the one
-/// reported, as when reading one document after another.
+/// reported, as when reading one document after another. A document over `caps.document`
+/// bytes is refused as soon as that many of it are read, without parsing it; the documents
+/// before it are parsed first, so an error in one of them comes first.
 fn read_yaml<R: Read, S: DocSink + Sync>(
-    path: &Path,
+    path: &Arc<Path>,
     reader: &mut R,
     mut buf: Vec<u8>,
     sink: &mut S,
+    caps: Caps,
 ) -> Result<(), Error> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
+    let too_large = |doc: &[u8], first_line: usize| Error::DocumentTooLarge {
+        origin: Origin {
+            file: path.clone(),
+            line: content_line(doc, first_line).unwrap_or(first_line),
+        },
+        limit: caps.document,
+    };
     let mut eof = false;
     let mut pos = 0usize; // start of the next line to look at
     let mut line_no = 1usize; // line number of the line at `pos`
+    // `buf[pos..searched]` holds no newline (when `searched > pos`): a line longer than a
+    // read is searched once, not from its start again after every read.
+    let mut searched = 0usize;
     let mut doc_start = 0usize;
     let mut doc_line = 1usize;
     let mut pending: Vec<YamlDoc> = Vec::new();
     loop {
         // Look at every complete line (or the last, unterminated one at end of file).
-        let mut separator_error = None;
+        // `stop`: an error that ends the reading once the documents before it are parsed.
+        let mut stop = None;
         while pos < buf.len() {
-            let line_end = match memchr::memchr(b'\n', &buf[pos..]) {
-                Some(i) => pos + i + 1,
+            let from = searched.max(pos);
+            let line_end = match memchr::memchr(b'\n', &buf[from..]) {
+                Some(i) => from + i + 1,
                 None if eof => buf.len(),
-                None => break,
+                None => {
+                    searched = buf.len();
+                    break;
+                }
             };
             if buf[pos..line_end].starts_with(b"---") {
                 let rest = String::from_utf8_lossy(&buf[pos + 3..line_end]);
                 let rest = rest.trim();
                 if !rest.is_empty() && !rest.starts_with('#') {
-                    separator_error = Some(Error::YamlSeparator {
+                    stop = Some(Error::YamlSeparator {
                         origin: Origin {
-                            file: path.to_path_buf(),
+                            file: path.clone(),
                             line: line_no,
                         },
                         rest: rest.to_owned(),
                     });
+                    break;
+                }
+                if pos - doc_start > caps.document {
+                    stop = Some(too_large(&buf[doc_start..pos], doc_line));
                     break;
                 }
                 pending.push(YamlDoc {
@@ -1190,6 +1269,7 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
                         let last = memchr::memrchr(b'\n', &buf[pos..]).map_or(pos, |i| pos + i + 1);
                         line_no += memchr::memchr_iter(b'\n', &buf[pos..last]).count();
                         pos = last;
+                        searched = buf.len();
                         if !eof {
                             break;
                         }
@@ -1197,19 +1277,32 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
                 }
             }
         }
-        if separator_error.is_none() && eof {
-            pending.push(YamlDoc {
-                start: doc_start,
-                end: buf.len(),
-                first_line: doc_line,
-            });
+        if stop.is_none() {
+            // What is read of the current document: all of the buffer from its start, unless
+            // the unfinished line at `pos` may be a separator. Once over the cap, it is
+            // refused (a document only grows).
+            let partial = &buf[pos..];
+            let may_separate = partial.starts_with(b"---") || b"---".starts_with(partial);
+            let doc_end = if may_separate { pos } else { buf.len() };
+            if doc_end - doc_start > caps.document {
+                stop = Some(too_large(&buf[doc_start..doc_end], doc_line));
+            } else if partial.len() > caps.document {
+                // A separator line longer than any document may be: refused like one.
+                stop = Some(too_large(partial, line_no));
+            } else if eof {
+                pending.push(YamlDoc {
+                    start: doc_start,
+                    end: buf.len(),
+                    first_line: doc_line,
+                });
+            }
         }
         let batch_bytes =
             pending.last().map_or(0, |d| d.end) - pending.first().map_or(0, |d| d.start);
-        if eof || separator_error.is_some() || batch_bytes >= YAML_BATCH {
+        if eof || stop.is_some() || batch_bytes >= YAML_BATCH {
             yaml_batch(path, &buf, &pending, sink)?;
             pending.clear();
-            if let Some(e) = separator_error {
+            if let Some(e) = stop {
                 return Err(e);
             }
             if eof {
@@ -1218,15 +1311,27 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
             // Drop what was parsed; the current document and the unread line stay.
             buf.drain(..doc_start);
             pos -= doc_start;
+            searched = searched.saturating_sub(doc_start);
             doc_start = 0;
         }
         eof = fill(reader, &mut buf).map_err(io_err)?;
     }
 }
 
+/// The line of a YAML document that starts on `first_line`: its first line that is neither
+/// blank nor a comment; `None` when it has none (an empty document).
+fn content_line(doc: &[u8], first_line: usize) -> Option<usize> {
+    doc.split(|b| *b == b'\n')
+        .position(|l| {
+            let t = l.trim_ascii_start();
+            !t.is_empty() && !t.starts_with(b"#")
+        })
+        .map(|i| first_line + i)
+}
+
 /// Parse a batch of documents on every core, then hand them to the sink in order.
 fn yaml_batch<S: DocSink + Sync>(
-    path: &Path,
+    path: &Arc<Path>,
     buf: &[u8],
     docs: &[YamlDoc],
     sink: &mut S,
@@ -1246,27 +1351,17 @@ fn yaml_batch<S: DocSink + Sync>(
 
 /// Parse one YAML document and decode it for the sink; `None` for an empty document.
 fn yaml_doc<S: DocSink>(
-    path: &Path,
+    path: &Arc<Path>,
     first_line: usize,
     doc: &[u8],
     sink: &S,
 ) -> Result<Option<S::Yaml>, Error> {
     // The document's line: its first line that is neither blank nor a comment.
-    let mut line = first_line;
-    let mut has_content = false;
-    for l in doc.split(|b| *b == b'\n') {
-        let t = l.trim_ascii_start();
-        if !t.is_empty() && !t.starts_with(b"#") {
-            has_content = true;
-            break;
-        }
-        line += 1;
-    }
-    if !has_content {
+    let Some(line) = content_line(doc, first_line) else {
         return Ok(None);
-    }
+    };
     let origin = || Origin {
-        file: path.to_path_buf(),
+        file: path.clone(),
         line,
     };
     let text = std::str::from_utf8(doc).map_err(|_| Error::NotUtf8 { origin: origin() })?;
@@ -1398,6 +1493,261 @@ pub struct DeclarativeConfig {
     pub digest: String,
     /// The catalog path given to [`load_with`].
     pub root: Option<PathBuf>,
+    /// With [`LoadOptions::lazy_documents`], the `olm.channel` and `olm.bundle` blobs (and
+    /// [`DeclarativeConfig::channels`] and [`DeclarativeConfig::bundles`] are empty).
+    pub lazy: LazyDocs,
+}
+
+/// Largest `olm.channel` or `olm.bundle` document that a load with
+/// [`LoadOptions::lazy_documents`] leaves in its file. Small documents cost several times
+/// their size once decoded (a 216-byte bundle took 488 bytes, its channel entry 160 more);
+/// larger ones are mostly embedded manifests, which stay in the file anyway
+/// ([`LoadOptions::lazy_bundle_objects`]) and are not worth decoding twice.
+pub const LAZY_DOCUMENT_BYTES: usize = 64 << 10;
+
+/// Where a document left in its JSON file is (see [`LoadOptions::lazy_documents`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocRef {
+    /// The file: an index into [`LazyDocs::files`].
+    pub file: u32,
+    /// Its `package`: an index into [`LazyDocs::packages`].
+    pub package: u32,
+    /// The line it starts on.
+    pub line: u32,
+    /// Its length in bytes.
+    pub len: u32,
+    /// The file offset of its first byte.
+    pub offset: u64,
+}
+
+/// A channel or bundle as a load with [`LoadOptions::lazy_documents`] keeps it.
+#[derive(Debug)]
+pub enum Kept<T> {
+    /// Decoded: a large document, or one from a YAML file.
+    Decoded(Box<Located<T>>),
+    /// Left in its file.
+    InFile(DocRef),
+}
+
+/// The channels and bundles of a load with [`LoadOptions::lazy_documents`], each list in load
+/// order: small ones of JSON files as their place only, the others decoded.
+#[derive(Debug, Default)]
+pub struct LazyDocs {
+    /// `olm.channel` blobs.
+    pub channels: Vec<Kept<Channel>>,
+    /// `olm.bundle` blobs.
+    pub bundles: Vec<Kept<Bundle>>,
+    /// The package names [`DocRef::package`] indexes.
+    pub packages: Vec<String>,
+    /// The files [`DocRef::file`] indexes.
+    pub files: Vec<Arc<Path>>,
+    /// Whether bundle object values stay in the file when bundles are decoded again
+    /// ([`LoadOptions::lazy_bundle_objects`]).
+    pub lazy_bundle_objects: bool,
+}
+
+/// What [`LazyDocs`] keeps: a channel or a bundle.
+pub(crate) trait LazyDoc: for<'a> Deserialize<'a> + Compact {
+    /// Its `package`.
+    fn package(&self) -> &str;
+    /// Whether its bundle object values may stay in the file.
+    const BUNDLE: bool;
+    /// Its list in a load without [`LoadOptions::lazy_documents`].
+    fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>>;
+    /// Its list in [`LazyDocs`].
+    fn lazy(docs: &mut LazyDocs) -> &mut Vec<Kept<Self>>;
+}
+
+impl LazyDoc for Channel {
+    fn package(&self) -> &str {
+        &self.package
+    }
+    const BUNDLE: bool = false;
+    fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>> {
+        &mut dc.channels
+    }
+    fn lazy(docs: &mut LazyDocs) -> &mut Vec<Kept<Self>> {
+        &mut docs.channels
+    }
+}
+
+impl LazyDoc for Bundle {
+    fn package(&self) -> &str {
+        &self.package
+    }
+    const BUNDLE: bool = true;
+    fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>> {
+        &mut dc.bundles
+    }
+    fn lazy(docs: &mut LazyDocs) -> &mut Vec<Kept<Self>> {
+        &mut docs.bundles
+    }
+}
+
+impl LazyDocs {
+    /// Documents left in a file further apart than this are read separately.
+    const GAP: u64 = 64 << 10;
+    /// The most read back at once.
+    const SPAN: u64 = 4 << 20;
+
+    /// The package of a kept document.
+    pub(crate) fn package_of<'a, T: LazyDoc>(&'a self, doc: &'a Kept<T>) -> &'a str {
+        match doc {
+            Kept::Decoded(d) => d.item.package(),
+            Kept::InFile(r) => self
+                .packages
+                .get(r.package as usize)
+                .map_or("", String::as_str),
+        }
+    }
+
+    /// Decode kept documents, in order: those left in their file are read back (nearby ones
+    /// in one read) and decoded as they were when first read. Fails when a file cannot be
+    /// read again or no longer holds the same document.
+    pub(crate) fn decode<T: LazyDoc>(&self, docs: Vec<Kept<T>>) -> Result<Vec<Located<T>>, Error> {
+        let mut out = Vec::with_capacity(docs.len());
+        let mut run: Vec<DocRef> = Vec::new();
+        for doc in docs {
+            match doc {
+                Kept::Decoded(d) => {
+                    self.read_back(&mut run, &mut out)?;
+                    out.push(*d);
+                }
+                Kept::InFile(r) => {
+                    let joins = match (run.first(), run.last()) {
+                        (Some(first), Some(last)) => {
+                            let end = last.offset + u64::from(last.len);
+                            last.file == r.file
+                                && r.offset >= end
+                                && r.offset - end <= Self::GAP
+                                && r.offset + u64::from(r.len) - first.offset <= Self::SPAN
+                        }
+                        _ => true,
+                    };
+                    if !joins {
+                        self.read_back(&mut run, &mut out)?;
+                    }
+                    run.push(r);
+                }
+            }
+        }
+        self.read_back(&mut run, &mut out)?;
+        Ok(out)
+    }
+
+    /// Read back and decode a run of nearby documents of one file (emptying `run`).
+    fn read_back<T: LazyDoc>(
+        &self,
+        run: &mut Vec<DocRef>,
+        out: &mut Vec<Located<T>>,
+    ) -> Result<(), Error> {
+        let (Some(first), Some(last)) = (run.first().copied(), run.last().copied()) else {
+            return Ok(());
+        };
+        let Some(file) = self.files.get(first.file as usize) else {
+            return Err(changed(Path::new("")));
+        };
+        let io_err = |source| Error::Io {
+            path: file.to_path_buf(),
+            source,
+        };
+        let start = first.offset;
+        let len = usize::try_from(last.offset + u64::from(last.len) - start)
+            .map_err(|_| changed(file))?;
+        let mut bytes = vec![0u8; len];
+        {
+            use std::io::{Seek, SeekFrom};
+            let mut f = crate::fsread::open(file, None).map_err(io_err)?;
+            f.seek(SeekFrom::Start(start)).map_err(io_err)?;
+            f.read_exact(&mut bytes).map_err(io_err)?;
+        }
+        for r in run.drain(..) {
+            let at = (r.offset - start) as usize;
+            let Some(doc) = bytes.get(at..at + r.len as usize) else {
+                return Err(changed(file));
+            };
+            let place = (T::BUNDLE && self.lazy_bundle_objects).then_some(DocPlace {
+                start: doc.as_ptr() as usize,
+                len: doc.len(),
+                offset: r.offset,
+            });
+            DOC_PLACE.set(place);
+            let item = serde_json::from_slice::<T>(doc);
+            DOC_PLACE.set(None);
+            match item {
+                Ok(item)
+                    if Some(item.package())
+                        == self.packages.get(r.package as usize).map(String::as_str) =>
+                {
+                    out.push(kept(
+                        item,
+                        Origin {
+                            file: file.clone(),
+                            line: r.line as usize,
+                        },
+                    ))
+                }
+                _ => return Err(changed(file)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Append another file's documents (its indexes renumbered).
+    fn append(&mut self, other: LazyDocs, names: &mut std::collections::HashMap<String, u32>) {
+        let files = self.files.len() as u32;
+        let renumber: Vec<u32> = other
+            .packages
+            .into_iter()
+            .map(|p| intern(&mut self.packages, names, &p))
+            .collect();
+        let fix = |r: DocRef| DocRef {
+            file: r.file + files,
+            package: renumber
+                .get(r.package as usize)
+                .copied()
+                .unwrap_or(u32::MAX),
+            ..r
+        };
+        self.channels
+            .extend(other.channels.into_iter().map(|d| match d {
+                Kept::InFile(r) => Kept::InFile(fix(r)),
+                d => d,
+            }));
+        self.bundles
+            .extend(other.bundles.into_iter().map(|d| match d {
+                Kept::InFile(r) => Kept::InFile(fix(r)),
+                d => d,
+            }));
+        self.files.extend(other.files);
+        self.lazy_bundle_objects |= other.lazy_bundle_objects;
+    }
+}
+
+/// The index of `name` in `names` (added when new), through the lookup `index`.
+fn intern(
+    names: &mut Vec<String>,
+    index: &mut std::collections::HashMap<String, u32>,
+    name: &str,
+) -> u32 {
+    if let Some(&i) = index.get(name) {
+        return i;
+    }
+    let i = names.len() as u32;
+    names.push(name.to_owned());
+    index.insert(name.to_owned(), i);
+    i
+}
+
+/// A document read back is not what was read first.
+fn changed(path: &Path) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the catalog file changed since it was loaded",
+        ),
+    }
 }
 
 #[derive(Default)]
@@ -1414,17 +1764,124 @@ struct TypedSink<'f> {
     lazy: bool,
     /// See [`LoadOptions::keep_csv_metadata`].
     keep_csv: bool,
+    /// See [`LoadOptions::lazy_documents`].
+    lazy_docs: bool,
+    /// The package names of `out.lazy`, for their indexes.
+    names: std::collections::HashMap<String, u32>,
     out: DeclarativeConfig,
 }
 
-fn decode<T: for<'a> Deserialize<'a>>(
-    path: &Path,
+impl TypedSink<'_> {
+    fn new(filter: &PackageFilter, lazy: bool, lazy_docs: bool, keep_csv: bool) -> TypedSink<'_> {
+        TypedSink {
+            filter,
+            lazy,
+            keep_csv,
+            lazy_docs,
+            names: std::collections::HashMap::new(),
+            out: DeclarativeConfig::default(),
+        }
+    }
+
+    /// Keep a decoded channel or bundle. With [`LoadOptions::lazy_documents`], a small one of
+    /// a JSON file (`place`: its offset and length) is left there: only its place is kept.
+    fn keep<T: LazyDoc>(&mut self, doc: Located<T>, place: Option<(u64, usize)>) {
+        if !self.lazy_docs {
+            T::eager(&mut self.out).push(doc);
+            return;
+        }
+        let in_file = place
+            .filter(|&(_, len)| len <= LAZY_DOCUMENT_BYTES)
+            .and_then(|(offset, len)| {
+                Some(DocRef {
+                    file: 0,
+                    package: 0,
+                    line: u32::try_from(doc.origin.line).ok()?,
+                    len: u32::try_from(len).ok()?,
+                    offset,
+                })
+            });
+        let kept = match in_file {
+            Some(r) => Kept::InFile(DocRef {
+                package: intern(
+                    &mut self.out.lazy.packages,
+                    &mut self.names,
+                    doc.item.package(),
+                ),
+                ..r
+            }),
+            None => Kept::Decoded(Box::new(doc)),
+        };
+        T::lazy(&mut self.out.lazy).push(kept);
+    }
+}
+
+/// Gives back what decoding over-allocated: serde grows a list from an unknown length (a
+/// JSON array) one item at a time, so a list of one item holds room for four (a bundle's one
+/// property cost 240 bytes instead of 64). Run on every typed document as it is kept.
+pub(crate) trait Compact {
+    /// Shrink the lists to their lengths.
+    fn compact(&mut self);
+}
+
+impl Compact for Package {
+    fn compact(&mut self) {
+        self.properties.shrink_to_fit();
+    }
+}
+
+impl Compact for Channel {
+    fn compact(&mut self) {
+        self.entries.shrink_to_fit();
+        for e in &mut self.entries {
+            e.skips.shrink_to_fit();
+        }
+        self.properties.shrink_to_fit();
+    }
+}
+
+impl Compact for Bundle {
+    fn compact(&mut self) {
+        self.properties.shrink_to_fit();
+        self.related_images.shrink_to_fit();
+    }
+}
+
+impl Compact for Deprecation {
+    fn compact(&mut self) {
+        self.entries.shrink_to_fit();
+    }
+}
+
+fn decode<T: for<'a> Deserialize<'a> + Compact>(
+    path: &Arc<Path>,
     line: usize,
     doc: &[u8],
     schema: &str,
     r: &Routing,
 ) -> Result<Located<T>, Error> {
-    located(path, line, schema, r, serde_json::from_slice(doc))
+    match serde_json::from_slice(doc) {
+        Ok(item) => Ok(kept(
+            item,
+            Origin {
+                file: path.clone(),
+                line,
+            },
+        )),
+        Err(source) => located(path, line, schema, r, Err(source)),
+    }
+}
+
+/// A decoded item, compacted, with its origin.
+fn kept<T: Compact>(mut item: T, origin: Origin) -> Located<T> {
+    item.compact();
+    Located { item, origin }
+}
+
+/// A YAML document's item with the file's shared path in its origin.
+fn shared<T>(path: &Arc<Path>, mut doc: Located<T>) -> Located<T> {
+    doc.origin.file = path.clone();
+    doc
 }
 
 /// A decoded item with its origin, or the decode error naming the document.
@@ -1436,7 +1893,7 @@ fn located<T>(
     decoded: Result<T, serde_json::Error>,
 ) -> Result<Located<T>, Error> {
     let origin = Origin {
-        file: path.to_path_buf(),
+        file: Arc::from(path),
         line,
     };
     match decoded {
@@ -1454,13 +1911,13 @@ fn located<T>(
 impl DocSink for TypedSink<'_> {
     fn doc(
         &mut self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         offset: Option<u64>,
         doc: &[u8],
     ) -> Result<(), Error> {
         if let Some(item) = self.sniffed(path, line, offset, doc) {
-            self.take_yaml(item);
+            self.take(item, offset.map(|offset| (offset, doc.len())));
             return Ok(());
         }
         let (schema, r, kept) = routing(path, line, doc, self.filter)?;
@@ -1473,29 +1930,41 @@ impl DocSink for TypedSink<'_> {
             }
             return Ok(());
         }
-        let dc = &mut self.out;
+        let in_file = offset.map(|offset| (offset, doc.len()));
         match schema.as_str() {
-            SCHEMA_PACKAGE => dc.packages.push(decode(path, line, doc, &schema, &r)?),
-            SCHEMA_CHANNEL => dc.channels.push(decode(path, line, doc, &schema, &r)?),
-            SCHEMA_BUNDLE => {
-                let bundle = self.in_bundle(offset, doc, || decode(path, line, doc, &schema, &r));
-                self.out.bundles.push(bundle?)
+            SCHEMA_PACKAGE => {
+                let package = decode(path, line, doc, &schema, &r)?;
+                self.out.packages.push(package)
             }
-            SCHEMA_DEPRECATIONS => dc.deprecations.push(decode(path, line, doc, &schema, &r)?),
+            SCHEMA_CHANNEL => {
+                let channel = decode::<Channel>(path, line, doc, &schema, &r)?;
+                self.keep(channel, in_file)
+            }
+            SCHEMA_BUNDLE => {
+                let bundle = self.in_bundle(offset, doc, || {
+                    decode::<Bundle>(path, line, doc, &schema, &r)
+                });
+                self.keep(bundle?, in_file)
+            }
+            SCHEMA_DEPRECATIONS => {
+                let deprecation = decode(path, line, doc, &schema, &r)?;
+                self.out.deprecations.push(deprecation)
+            }
             _ => {
-                dc.others_count += 1;
-                dc.others.push(meta_of(path, line, doc, schema, r)?);
+                self.out.others_count += 1;
+                self.out.others.push(meta_of(path, line, doc, schema, r)?);
             }
         }
         Ok(())
     }
     fn reset(&mut self) {
         self.out = DeclarativeConfig::default();
+        self.names.clear();
     }
     type Yaml = YamlItem;
     fn decode_yaml(
         &self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         value: serde_json::Value,
     ) -> Result<YamlItem, Error> {
@@ -1504,16 +1973,22 @@ impl DocSink for TypedSink<'_> {
             return Ok(YamlItem::skipped(&schema, r));
         }
         Ok(match schema.as_str() {
-            SCHEMA_PACKAGE => YamlItem::Package(decode_value(path, line, value, &schema, &r)?),
-            SCHEMA_CHANNEL => YamlItem::Channel(decode_value(path, line, value, &schema, &r)?),
-            SCHEMA_BUNDLE => YamlItem::Bundle(decode_value(path, line, value, &schema, &r)?),
+            SCHEMA_PACKAGE => {
+                YamlItem::Package(shared(path, decode_value(path, line, value, &schema, &r)?))
+            }
+            SCHEMA_CHANNEL => {
+                YamlItem::Channel(shared(path, decode_value(path, line, value, &schema, &r)?))
+            }
+            SCHEMA_BUNDLE => {
+                YamlItem::Bundle(shared(path, decode_value(path, line, value, &schema, &r)?))
+            }
             SCHEMA_DEPRECATIONS => {
-                YamlItem::Deprecation(decode_value(path, line, value, &schema, &r)?)
+                YamlItem::Deprecation(shared(path, decode_value(path, line, value, &schema, &r)?))
             }
             _ => YamlItem::Other(meta_of_value(path, line, &value, schema, r)?),
         })
     }
-    fn decode_yaml_json(&self, path: &Path, line: usize, json: &[u8]) -> Option<YamlItem> {
+    fn decode_yaml_json(&self, path: &Arc<Path>, line: usize, json: &[u8]) -> Option<YamlItem> {
         // As `doc` reads a JSON document, but answering only when decoding succeeds.
         if let Some(item) = self.sniffed(path, line, None, json) {
             return Some(item);
@@ -1536,12 +2011,27 @@ impl DocSink for TypedSink<'_> {
         })
     }
     fn take_yaml(&mut self, item: YamlItem) {
+        self.take(item, None);
+    }
+}
+
+impl TypedSink<'_> {
+    /// Keep one decoded document; `in_file` is its place when it is a JSON file's own bytes.
+    fn take(&mut self, item: YamlItem, in_file: Option<(u64, usize)>) {
+        if let YamlItem::Channel(_) | YamlItem::Bundle(_) = item {
+            self.out.documents_read += 1;
+            match item {
+                YamlItem::Channel(c) => self.keep(c, in_file),
+                YamlItem::Bundle(b) => self.keep(b, in_file),
+                _ => {}
+            }
+            return;
+        }
         let dc = &mut self.out;
         dc.documents_read += 1;
         match item {
             YamlItem::Package(p) => dc.packages.push(p),
-            YamlItem::Channel(c) => dc.channels.push(c),
-            YamlItem::Bundle(b) => dc.bundles.push(b),
+            YamlItem::Channel(_) | YamlItem::Bundle(_) => {}
             YamlItem::Deprecation(d) => dc.deprecations.push(d),
             YamlItem::Other(m) => {
                 dc.others_count += 1;
@@ -1626,7 +2116,7 @@ impl TypedSink<'_> {
     /// `offset` is the document's place in its file (JSON), `None` for converted text (YAML).
     fn sniffed(
         &self,
-        path: &Path,
+        path: &Arc<Path>,
         line: usize,
         offset: Option<u64>,
         doc: &[u8],
@@ -1637,7 +2127,7 @@ impl TypedSink<'_> {
             return None;
         }
         let origin = || Origin {
-            file: path.to_path_buf(),
+            file: path.clone(),
             line,
         };
         // Each arm checks that the typed keys agree with the sniffed ones (a repeated key
@@ -1645,10 +2135,7 @@ impl TypedSink<'_> {
         Some(match schema {
             SCHEMA_PACKAGE => match serde_json::from_slice::<Package>(doc) {
                 Ok(item) if item.schema == schema && item.name == r.name => {
-                    YamlItem::Package(Located {
-                        item,
-                        origin: origin(),
-                    })
+                    YamlItem::Package(kept(item, origin()))
                 }
                 _ => return None,
             },
@@ -1658,10 +2145,7 @@ impl TypedSink<'_> {
                         && item.name == r.name
                         && item.package == r.package =>
                 {
-                    YamlItem::Channel(Located {
-                        item,
-                        origin: origin(),
-                    })
+                    YamlItem::Channel(kept(item, origin()))
                 }
                 _ => return None,
             },
@@ -1673,20 +2157,14 @@ impl TypedSink<'_> {
                             && item.name == r.name
                             && item.package == r.package =>
                     {
-                        YamlItem::Bundle(Located {
-                            item,
-                            origin: origin(),
-                        })
+                        YamlItem::Bundle(kept(item, origin()))
                     }
                     _ => return None,
                 }
             }
             _ => match serde_json::from_slice::<Deprecation>(doc) {
                 Ok(item) if item.schema == schema && item.package == r.package => {
-                    YamlItem::Deprecation(Located {
-                        item,
-                        origin: origin(),
-                    })
+                    YamlItem::Deprecation(kept(item, origin()))
                 }
                 _ => return None,
             },
@@ -1709,13 +2187,18 @@ fn decode_file(
     // Only a regular file can be read again later (not a pipe or a device).
     let lazy = options.lazy_bundle_objects
         && std::fs::metadata(path).is_ok_and(|m| m.file_type().is_file());
-    let mut sink = TypedSink {
+    let mut sink = TypedSink::new(
         filter,
         lazy,
-        keep_csv: options.keep_csv_metadata,
-        out: DeclarativeConfig::default(),
-    };
-    let sha256 = read_with(path, &mut sink, options.digest)?;
+        options.lazy_documents,
+        options.keep_csv_metadata,
+    );
+    let file: Arc<Path> = Arc::from(path);
+    let sha256 = read_with(&file, &mut sink, options.digest, Caps::DEFAULT)?;
+    if options.lazy_documents {
+        sink.out.lazy.files = vec![file];
+        sink.out.lazy.lazy_bundle_objects = lazy;
+    }
     Ok(FileConfig {
         dc: sink.out,
         sha256,
@@ -1746,6 +2229,12 @@ pub struct LoadOptions {
     /// validation needs nothing else of them. Values read from a YAML document that only
     /// serde-saphyr reads are kept either way.
     pub keep_csv_metadata: bool,
+    /// Leave small (at most [`LAZY_DOCUMENT_BYTES`]) `olm.channel` and `olm.bundle` documents
+    /// of JSON files in the file, once decoded and checked: only their place is kept, and
+    /// [`super::link::build_with`] decodes them again package by package, so `catalog
+    /// validate` never holds every document decoded. The channels and bundles then go to
+    /// [`DeclarativeConfig::lazy`] (the others decoded), in load order.
+    pub lazy_documents: bool,
 }
 
 impl Default for LoadOptions {
@@ -1754,6 +2243,7 @@ impl Default for LoadOptions {
             digest: true,
             lazy_bundle_objects: false,
             keep_csv_metadata: true,
+            lazy_documents: false,
         }
     }
 }
@@ -1770,20 +2260,48 @@ pub fn load_with(
         .par_iter()
         .map(|(file, _)| decode_file(file, filter, options))
         .collect();
-    let mut dc = DeclarativeConfig::default();
-    let mut digests = Vec::with_capacity(parts.len());
-    for (part, (_, rel)) in parts.into_iter().zip(&files.files) {
-        let part = part?;
-        digests.push((rel.as_str(), part.sha256));
-        dc.packages.extend(part.dc.packages);
-        dc.channels.extend(part.dc.channels);
-        dc.bundles.extend(part.dc.bundles);
-        dc.deprecations.extend(part.dc.deprecations);
-        dc.others.extend(part.dc.others);
-        dc.others_count += part.dc.others_count;
-        dc.documents_read += part.dc.documents_read;
-        dc.skipped_packages.extend(part.dc.skipped_packages);
-    }
+    let mut parts = parts
+        .into_iter()
+        .collect::<Result<Vec<FileConfig>, Error>>()?;
+    let digests: Vec<(&str, [u8; 32])> = parts
+        .iter()
+        .zip(&files.files)
+        .map(|(part, (_, rel))| (rel.as_str(), part.sha256))
+        .collect();
+    // A single file's lists are moved whole. Several files' go into one allocation per list:
+    // growing the lists by doubling would copy them and leave up to half of the room unused.
+    let mut dc = match parts.len() {
+        1 => parts.pop().map(|p| p.dc).unwrap_or_default(),
+        _ => {
+            let total =
+                |len: fn(&DeclarativeConfig) -> usize| parts.iter().map(|p| len(&p.dc)).sum();
+            let mut dc = DeclarativeConfig {
+                packages: Vec::with_capacity(total(|d| d.packages.len())),
+                channels: Vec::with_capacity(total(|d| d.channels.len())),
+                bundles: Vec::with_capacity(total(|d| d.bundles.len())),
+                deprecations: Vec::with_capacity(total(|d| d.deprecations.len())),
+                lazy: LazyDocs {
+                    channels: Vec::with_capacity(total(|d| d.lazy.channels.len())),
+                    bundles: Vec::with_capacity(total(|d| d.lazy.bundles.len())),
+                    ..LazyDocs::default()
+                },
+                ..DeclarativeConfig::default()
+            };
+            let mut names = std::collections::HashMap::new();
+            for part in parts {
+                dc.lazy.append(part.dc.lazy, &mut names);
+                dc.packages.extend(part.dc.packages);
+                dc.channels.extend(part.dc.channels);
+                dc.bundles.extend(part.dc.bundles);
+                dc.deprecations.extend(part.dc.deprecations);
+                dc.others.extend(part.dc.others);
+                dc.others_count += part.dc.others_count;
+                dc.documents_read += part.dc.documents_read;
+                dc.skipped_packages.extend(part.dc.skipped_packages);
+            }
+            dc
+        }
+    };
     if options.digest {
         dc.digest = combine_digest(files.single_file, &digests);
     }
@@ -1796,11 +2314,12 @@ pub fn digest_only(path: &Path) -> Result<String, Error> {
     let files = catalog_files(path)?;
     let mut digests = Vec::with_capacity(files.files.len());
     for (file, rel) in &files.files {
-        let mut f = crate::fsread::open(file, None)
-            .map(|f| crate::fsread::Capped::new(f, MAX_CATALOG_FILE_BYTES))
-            .map_err(|source| Error::Io {
-                path: file.clone(),
-                source,
+        let mut f =
+            crate::fsread::open_capped(file, MAX_CATALOG_FILE_BYTES, None).map_err(|source| {
+                Error::Io {
+                    path: file.clone(),
+                    source,
+                }
             })?;
         let mut h = Sha256::new();
         let mut buf = vec![0u8; CHUNK];
@@ -2148,6 +2667,415 @@ mod tests {
         fn duplicate_keys_keep_the_last_value() {
             let dc = load_text("c.yaml", "schema: olm.package\nname: a\nname: b\n").unwrap();
             assert_eq!(dc.packages[0].item.name, "b");
+        }
+    }
+
+    mod lazy {
+        //! [`LoadOptions::lazy_documents`]: small channels and bundles of JSON files are left
+        //! there and decode again to what an eager load gives.
+        use super::*;
+
+        fn options(lazy_documents: bool) -> LoadOptions {
+            LoadOptions {
+                digest: false,
+                lazy_bundle_objects: true,
+                lazy_documents,
+                keep_csv_metadata: true,
+            }
+        }
+
+        /// Name, package, file name and line of each document, in load order.
+        fn listed<T: LazyDoc>(docs: &[Located<T>], name: impl Fn(&T) -> &str) -> Vec<String> {
+            docs.iter()
+                .map(|d| {
+                    let file = d.origin.file.file_name().unwrap().to_string_lossy();
+                    format!(
+                        "{} {} {file}:{}",
+                        name(&d.item),
+                        d.item.package(),
+                        d.origin.line
+                    )
+                })
+                .collect()
+        }
+
+        #[test]
+        fn documents_left_in_their_files_decode_as_an_eager_load_reads_them() {
+            let d = tempfile::tempdir().unwrap();
+            let big = "x".repeat(LAZY_DOCUMENT_BYTES);
+            let bundle = |p: &str, n: &str| {
+                format!(
+                    r#"{{"schema":"olm.bundle","package":"{p}","name":"{n}","properties":[{{"type":"olm.package","value":{{"packageName":"{p}","version":"1.0.0"}}}}]}}"#
+                )
+            };
+            // Two JSON files (their packages and files renumbered when merged), a bundle too
+            // large to leave in its file between small ones, and a YAML file (decoded).
+            write(
+                d.path(),
+                "a/catalog.json",
+                &format!(
+                    "{P}\n{C}\n{}\n{}\n{}\n",
+                    bundle("a", "a.v1"),
+                    bundle("a", "a.v2").replace(
+                        r#""properties""#,
+                        &format!(r#""description":"{big}","properties""#)
+                    ),
+                    bundle("a", "a.v3"),
+                ),
+            );
+            write(
+                d.path(),
+                "b/catalog.json",
+                &format!(
+                    "{}\n{}\n{}\n",
+                    r#"{"schema":"olm.package","name":"b","defaultChannel":"s"}"#,
+                    r#"{"schema":"olm.channel","package":"b","name":"s","entries":[{"name":"b.v1"}]}"#,
+                    bundle("b", "b.v1"),
+                ),
+            );
+            write(
+                d.path(),
+                "c/catalog.yaml",
+                "schema: olm.package\nname: c\n---\nschema: olm.channel\npackage: c\nname: s\nentries: []\n---\nschema: olm.bundle\npackage: c\nname: c.v1\n",
+            );
+            let eager = load_with(d.path(), &PackageFilter::All, &options(false)).unwrap();
+            let mut lazy = load_with(d.path(), &PackageFilter::All, &options(true)).unwrap();
+            assert!(lazy.channels.is_empty() && lazy.bundles.is_empty());
+            let in_file = lazy
+                .lazy
+                .bundles
+                .iter()
+                .filter(|b| matches!(b, Kept::InFile(_)))
+                .count();
+            assert_eq!((in_file, lazy.lazy.bundles.len()), (3, 5));
+            assert_eq!(lazy.lazy.files.len(), 3);
+            let packages: Vec<&str> = lazy
+                .lazy
+                .bundles
+                .iter()
+                .map(|b| lazy.lazy.package_of(b))
+                .collect();
+            assert_eq!(packages, ["a", "a", "a", "b", "c"]);
+            let taken = std::mem::take(&mut lazy.lazy.bundles);
+            let bundles = lazy.lazy.decode(taken).unwrap();
+            let taken = std::mem::take(&mut lazy.lazy.channels);
+            let channels = lazy.lazy.decode(taken).unwrap();
+            assert_eq!(
+                listed(&bundles, |b| &b.name),
+                listed(&eager.bundles, |b| &b.name)
+            );
+            assert_eq!(
+                listed(&channels, |c| &c.name),
+                listed(&eager.channels, |c| &c.name)
+            );
+            for (a, b) in bundles.iter().zip(&eager.bundles) {
+                assert_eq!(a.item.properties, b.item.properties);
+            }
+            assert_eq!(lazy.packages.len(), eager.packages.len());
+        }
+
+        #[test]
+        fn a_place_is_small() {
+            // What a million small bundles cost in `catalog validate` (issue 26 item 9), and
+            // an origin's share of every object (the file's path is shared, not copied).
+            assert_eq!(std::mem::size_of::<Kept<Bundle>>(), 32);
+            assert_eq!(std::mem::size_of::<Origin>(), 24);
+        }
+
+        #[test]
+        fn a_file_changed_since_the_load_is_an_error_when_read_back() {
+            let d = tempfile::tempdir().unwrap();
+            let b = r#"{"schema":"olm.bundle","package":"a","name":"a.v1"}"#;
+            write(d.path(), "c.json", &format!("{P}\n{C}\n{b}\n"));
+            let mut dc = load_with(d.path(), &PackageFilter::All, &options(true)).unwrap();
+            // The same length, another package.
+            write(
+                d.path(),
+                "c.json",
+                &format!(
+                    "{P}\n{C}\n{}\n",
+                    b.replace(r#""a","name""#, r#""z","name""#)
+                ),
+            );
+            let taken = std::mem::take(&mut dc.lazy.bundles);
+            let e = dc.lazy.decode(taken).unwrap_err();
+            assert!(e.to_string().contains("c.json"), "{e}");
+            assert!(
+                std::error::Error::source(&e)
+                    .unwrap()
+                    .to_string()
+                    .contains("changed since it was loaded"),
+                "{e}"
+            );
+        }
+    }
+
+    mod caps {
+        //! The size caps: a document over the cap is refused while its end is looked for
+        //! (small caps here, so no test writes GiBs), and a file reporting more than the
+        //! file cap is refused before it is read.
+        use super::*;
+
+        /// Read `text` as file `name` with `caps`.
+        fn load_capped(name: &str, text: &str, caps: Caps) -> Result<DeclarativeConfig, Error> {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let filter = PackageFilter::All;
+            let mut sink = TypedSink::new(&filter, false, false, true);
+            read_with(&Arc::from(path.as_path()), &mut sink, false, caps).map(|_| sink.out)
+        }
+
+        fn doc_caps(document: usize) -> Caps {
+            Caps {
+                file: MAX_CATALOG_FILE_BYTES,
+                document,
+            }
+        }
+
+        /// A reader that counts the bytes it gives.
+        struct Counting<R> {
+            inner: R,
+            read: usize,
+        }
+
+        impl<R: Read> Read for Counting<R> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.inner.read(buf)?;
+                self.read += n;
+                Ok(n)
+            }
+        }
+
+        /// `head` followed by `x`s for `total` bytes in all.
+        fn endless(head: &'static [u8], total: u64) -> Counting<impl Read> {
+            Counting {
+                inner: head.chain(std::io::repeat(b'x')).take(total),
+                read: 0,
+            }
+        }
+
+        fn sink(filter: &PackageFilter) -> TypedSink<'_> {
+            TypedSink::new(filter, false, false, true)
+        }
+
+        /// A JSON package document of exactly `len` bytes.
+        fn json_doc(name: &str, len: usize) -> String {
+            let head = format!(r#"{{"schema":"olm.package","name":"{name}","description":""#);
+            format!("{head}{}\"}}", "x".repeat(len - head.len() - 2))
+        }
+
+        #[test]
+        fn a_json_document_over_the_cap_is_refused_naming_its_line() {
+            let caps = doc_caps(100);
+            let dc =
+                load_capped("c.json", &format!("{P}\n{}\n", json_doc("b", 100)), caps).unwrap();
+            assert_eq!(dc.packages.len(), 2);
+            let e = load_capped("c.json", &format!("{P}\n\n{}\n", json_doc("b", 101)), caps)
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, limit: 100 } if origin.line == 3),
+                "{e}"
+            );
+            assert!(
+                e.to_string()
+                    .ends_with("c.json:3: the document starting here is larger than 100 bytes, the most one catalog document may hold (real ones, bundles with their manifests embedded, are at most a few MB); check that this file is a catalog"),
+                "{e}"
+            );
+            // Later in the file (no YAML fallback) it is refused just the same.
+            let text = format!("{P}\n{C}\n{}\n", json_doc("b", 101));
+            let e = load_capped("c.json", &text, caps).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 3),
+                "{e}"
+            );
+        }
+
+        #[test]
+        fn an_endless_json_document_is_refused_after_the_cap_and_one_chunk() {
+            // 64 chunks of one unterminated string: without the cap all of it is read and
+            // held, and the error is a truncated object.
+            let mut reader = endless(
+                br#"{"schema":"olm.package","description":""#,
+                64 * CHUNK as u64,
+            );
+            let filter = PackageFilter::All;
+            let mut sink = sink(&filter);
+            let e = match read_json(
+                &Arc::from(Path::new("c.json")),
+                &mut reader,
+                Vec::new(),
+                &mut sink,
+                doc_caps(CHUNK),
+            ) {
+                Err(JsonFailure::Fallback(e)) => *e,
+                Err(JsonFailure::Fatal(e)) => e,
+                Ok(()) => panic!("read"),
+            };
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+            assert!(reader.read <= 2 * CHUNK, "{} bytes read", reader.read);
+        }
+
+        #[test]
+        fn a_yaml_document_over_the_cap_is_refused_after_the_ones_before_it() {
+            let caps = doc_caps(200);
+            let small = "schema: olm.package\nname: a\n";
+            // A document of exactly `len` bytes, its content starting on its second line.
+            let doc = |len: usize| {
+                let head = "# big\nschema: olm.package\nname: b\ndescription: ";
+                format!("{head}{}\n", "x".repeat(len - head.len() - 1))
+            };
+            let dc = load_capped(
+                "c.yaml",
+                &format!("{small}---\n{}---\n{small}", doc(200)),
+                caps,
+            )
+            .unwrap();
+            assert_eq!(dc.packages.len(), 3);
+            let e = load_capped(
+                "c.yaml",
+                &format!("{small}---\n{}---\n{small}", doc(201)),
+                caps,
+            )
+            .unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, limit: 200 } if origin.line == 5),
+                "{e}"
+            );
+            assert!(
+                e.to_string()
+                    .contains("c.yaml:5: the document starting here is larger than 200 bytes"),
+                "{e}"
+            );
+            // The last document, and one that is the whole file.
+            let e = load_capped("c.yaml", &format!("{small}---\n{}", doc(201)), caps).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 5),
+                "{e}"
+            );
+            let e = load_capped("c.yaml", &doc(201), caps).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 2),
+                "{e}"
+            );
+            // An error in a document before it is reported first.
+            let e = load_capped(
+                "c.yaml",
+                &format!("name: nameless\n---\n{}", doc(201)),
+                caps,
+            )
+            .unwrap_err();
+            assert!(matches!(e, Error::MissingSchema { .. }), "{e}");
+        }
+
+        #[test]
+        fn a_yaml_document_at_the_cap_is_read_when_its_separator_straddles_a_read() {
+            // The document ends two bytes before the first read chunk does; its `---` line is
+            // cut by the end of the chunk, so the unfinished line must not count as the
+            // document's.
+            let head = "schema: olm.package\nname: a\ndescription: ";
+            let first = format!("{head}{}\n", "x".repeat(CHUNK - 2 - head.len() - 1));
+            assert_eq!(first.len(), CHUNK - 2);
+            let text = format!("{first}---\nschema: olm.package\nname: b\n");
+            let filter = PackageFilter::All;
+            let read = |cap: usize| {
+                let mut sink = sink(&filter);
+                let path = &Arc::from(Path::new("c.yaml"));
+                read_yaml(
+                    path,
+                    &mut text.as_bytes(),
+                    Vec::new(),
+                    &mut sink,
+                    doc_caps(cap),
+                )
+                .map(|()| sink.out.packages.len())
+            };
+            assert_eq!(read(CHUNK - 2).unwrap(), 2);
+            let e = read(CHUNK - 3).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+        }
+
+        #[test]
+        fn an_endless_yaml_line_is_refused_after_the_cap_and_one_chunk() {
+            let mut reader = endless(b"schema: olm.package\ndescription: ", 64 * CHUNK as u64);
+            let filter = PackageFilter::All;
+            let mut sink = sink(&filter);
+            let e = read_yaml(
+                &Arc::from(Path::new("c.yaml")),
+                &mut reader,
+                Vec::new(),
+                &mut sink,
+                doc_caps(CHUNK),
+            )
+            .unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+            assert!(reader.read <= 2 * CHUNK, "{} bytes read", reader.read);
+            // A separator line as long: refused too, at its line.
+            let mut reader = endless(b"schema: olm.package\nname: a\n---", 64 * CHUNK as u64);
+            let e = read_yaml(
+                &Arc::from(Path::new("c.yaml")),
+                &mut reader,
+                Vec::new(),
+                &mut sink,
+                doc_caps(CHUNK),
+            )
+            .unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 3),
+                "{e}"
+            );
+            assert!(reader.read <= 2 * CHUNK, "{} bytes read", reader.read);
+        }
+
+        #[test]
+        fn a_json_file_falling_back_to_yaml_is_refused_by_the_yaml_cap_too() {
+            // The first object is over the cap, so the file is read again as YAML, where the
+            // same bytes are one document over the cap: the JSON error is reported.
+            let text = format!("{}\n{P}\n", json_doc("b", 300));
+            let e = load_capped("c.json", &text, doc_caps(200)).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+        }
+
+        #[test]
+        fn leading_whitespace_over_the_cap_is_refused() {
+            let text = format!("{}{P}\n", " ".repeat(300 * 1024));
+            let e = load_capped("c.json", &text, doc_caps(100 * 1024)).unwrap_err();
+            assert!(
+                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
+                "{e}"
+            );
+            load_capped("c.json", &text, doc_caps(400 * 1024)).unwrap();
+        }
+
+        #[test]
+        fn a_file_reporting_more_than_the_file_cap_is_refused_before_reading() {
+            // A sparse file one byte over the 1 GiB cap. Read, it would be a line of NUL bytes
+            // refused by the document cap instead.
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("c.json");
+            std::fs::File::create(&path)
+                .unwrap()
+                .set_len(MAX_CATALOG_FILE_BYTES + 1)
+                .unwrap();
+            let e = load(&path, &PackageFilter::All).unwrap_err();
+            assert!(
+                matches!(e, Error::Io { ref source, .. } if source.kind() == std::io::ErrorKind::FileTooLarge),
+                "{e}"
+            );
+            let e = digest_only(&path).unwrap_err();
+            assert!(matches!(e, Error::Io { .. }), "{e}");
         }
     }
 

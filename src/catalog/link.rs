@@ -3,6 +3,11 @@
 //! does, except that every linking problem (rules 1–12 of §1.3) is collected instead of the
 //! first stopping the build. Reads the file format, the model, the properties and the problem
 //! type; the model knows nothing of it.
+//!
+//! The blobs are sorted into their packages first, then each package is linked on its own
+//! ([`build_with`] hands it out at once, so `catalog validate` checks and drops it): cost is
+//! linear in the documents, and the blobs of one package are all that is decoded at a time
+//! when the loader left the others in their file ([`fbc::LazyDocs`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -10,6 +15,7 @@ use base64::Engine as _;
 use rayon::prelude::*;
 use serde_json::value::RawValue;
 
+use super::Error;
 use super::fbc;
 use super::image;
 use super::model::{
@@ -100,12 +106,174 @@ fn check_property(
 /// stops on (rules 1–12 of §1.3, except a `defaultChannel` naming a missing channel, which
 /// upstream reports in model validation). Objects with problems are kept where possible (a
 /// bundle with a bad version gets `version: None`); objects that cannot be placed (unknown
-/// package, duplicates) are dropped.
-pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<Problem>) {
-    let mut problems = Vec::new();
-    let mut packages: PackageMap = BTreeMap::new();
+/// package, duplicates) are dropped. Fails only when blobs left in their file
+/// ([`fbc::LoadOptions::lazy_documents`]) cannot be read back.
+pub fn build(
+    dc: fbc::DeclarativeConfig,
+    opts: &BuildOptions,
+) -> Result<(Catalog, Vec<Problem>), Error> {
+    build_with(dc, opts, Some)
+}
 
-    for fbc::Located { item: p, origin } in dc.packages {
+/// [`build`], handing each package to `each` as soon as it is linked (in name order); the
+/// catalog keeps the packages `each` gives back. A caller that only checks the packages
+/// (`catalog validate`) gives none back, so the linked model is never held whole: at most
+/// the blobs not linked yet and one package. Blobs left in their file are decoded when their
+/// package is linked.
+///
+/// Cost is linear in the documents (issue 26 item 9): the blobs are sorted into their
+/// packages first, and duplicates are found per package by lookups that borrow the names
+/// (no copy of a name, no map of every bundle).
+pub fn build_with(
+    dc: fbc::DeclarativeConfig,
+    opts: &BuildOptions,
+    mut each: impl FnMut(Package) -> Option<Package>,
+) -> Result<(Catalog, Vec<Problem>), Error> {
+    let fbc::DeclarativeConfig {
+        packages: package_docs,
+        channels,
+        bundles,
+        deprecations,
+        others_count,
+        skipped_packages,
+        digest,
+        root,
+        mut lazy,
+        ..
+    } = dc;
+    let mut problems = Vec::new();
+    let packages = link_packages(package_docs, &mut problems);
+
+    let slot = |name: &str| {
+        packages
+            .binary_search_by(|p| p.name.as_str().cmp(name))
+            .ok()
+            .filter(|_| !name.is_empty())
+    };
+    let (channels, unplaced) = group(channels, packages.len(), |c| slot(&c.item.package));
+    unplaced_channels(unplaced, &mut problems);
+    let lazy_channels = std::mem::take(&mut lazy.channels);
+    let lazy_bundles = std::mem::take(&mut lazy.bundles);
+    let (lazy_channels, unplaced) =
+        group(lazy_channels, packages.len(), |c| slot(lazy.package_of(c)));
+    unplaced_channels(lazy.decode(unplaced)?, &mut problems);
+    let (bundles, unplaced) = group(bundles, packages.len(), |b| slot(&b.item.package));
+    unplaced_bundles(unplaced, &mut problems);
+    let (lazy_bundles, unplaced) =
+        group(lazy_bundles, packages.len(), |b| slot(lazy.package_of(b)));
+    unplaced_bundles(lazy.decode(unplaced)?, &mut problems);
+    let (deprecations, unplaced) = group(deprecations, packages.len(), |d| slot(&d.item.package));
+    for fbc::Located { item: d, origin } in unplaced {
+        problems.push(if d.package.is_empty() {
+            Problem::error(ProblemKind::DeprecationPackageEmpty).at(&origin)
+        } else {
+            Problem::error(ProblemKind::UnknownPackage {
+                schema: fbc::SCHEMA_DEPRECATIONS,
+            })
+            .package(&d.package)
+            .at(&origin)
+        });
+    }
+
+    let mut kept = Vec::new();
+    let groups = channels
+        .into_iter()
+        .zip(lazy_channels)
+        .zip(bundles.into_iter().zip(lazy_bundles))
+        .zip(deprecations);
+    for (mut pkg, (((channels, lazy_channels), (bundles, lazy_bundles)), deprecations)) in
+        packages.into_iter().zip(groups)
+    {
+        link_channels(
+            &mut pkg,
+            joined(channels, lazy.decode(lazy_channels)?),
+            &mut problems,
+        );
+        link_bundles(
+            &mut pkg,
+            joined(bundles, lazy.decode(lazy_bundles)?),
+            opts,
+            &mut problems,
+        );
+        link_entries(&mut pkg, &mut problems);
+        link_deprecations(&mut pkg, deprecations, &mut problems);
+        kept.extend(each(pkg));
+    }
+
+    sort_problems(&mut problems);
+    let catalog = Catalog {
+        packages: kept,
+        digest: if digest.is_empty() {
+            std::sync::OnceLock::new()
+        } else {
+            std::sync::OnceLock::from(digest)
+        },
+        source: root,
+        others_count,
+        skipped_packages: {
+            let mut names = skipped_packages;
+            names.sort();
+            names.dedup();
+            names
+        },
+    };
+    Ok((catalog, problems))
+}
+
+/// A package's blobs of one schema: the decoded ones, then those read back from their file
+/// (in a load, one of the two is empty).
+fn joined<T>(mut decoded: Vec<T>, read_back: Vec<T>) -> Vec<T> {
+    if decoded.is_empty() {
+        return read_back;
+    }
+    decoded.extend(read_back);
+    decoded
+}
+
+/// Rule 4's channels that name no (or an unknown) package.
+fn unplaced_channels(docs: Vec<fbc::Located<fbc::Channel>>, problems: &mut Vec<Problem>) {
+    for fbc::Located { item: c, origin } in docs {
+        problems.push(if c.package.is_empty() {
+            Problem::error(ProblemKind::ChannelPackageEmpty)
+                .channel(&c.name)
+                .at(&origin)
+        } else {
+            Problem::error(ProblemKind::UnknownPackage {
+                schema: fbc::SCHEMA_CHANNEL,
+            })
+            .package(&c.package)
+            .channel(&c.name)
+            .at(&origin)
+        });
+    }
+}
+
+/// Bundles that name no (or an unknown) package.
+fn unplaced_bundles(docs: Vec<fbc::Located<fbc::Bundle>>, problems: &mut Vec<Problem>) {
+    for fbc::Located { item: b, origin } in docs {
+        problems.push(if b.package.is_empty() {
+            Problem::error(ProblemKind::BundlePackageEmpty)
+                .bundle(&b.name)
+                .at(&origin)
+        } else {
+            Problem::error(ProblemKind::UnknownPackage {
+                schema: fbc::SCHEMA_BUNDLE,
+            })
+            .package(&b.package)
+            .bundle(&b.name)
+            .at(&origin)
+        });
+    }
+}
+
+/// Rules 1–3: the `olm.package` blobs become packages, sorted by name (duplicates and
+/// nameless ones dropped).
+fn link_packages(
+    docs: Vec<fbc::Located<fbc::Package>>,
+    problems: &mut Vec<Problem>,
+) -> Vec<Package> {
+    let mut packages: PackageMap = BTreeMap::new();
+    for fbc::Located { item: p, origin } in docs {
         if !crate::text::is_dns1123_label(&p.name) {
             problems.push(
                 Problem::error(ProblemKind::PackageNameInvalid {
@@ -148,30 +316,96 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
             },
         );
     }
+    packages.into_values().collect()
+}
 
-    // Where each (package, channel) was first declared: a lookup, not a scan of the package's
-    // channels, so a package of many channels costs linear time (issue 26 item 9).
-    let mut channel_origins: HashMap<(String, String), Origin> = HashMap::new();
-    for fbc::Located { item: c, origin } in dc.channels {
-        if c.package.is_empty() {
-            problems.push(
-                Problem::error(ProblemKind::ChannelPackageEmpty)
-                    .channel(&c.name)
-                    .at(&origin),
-            );
-            continue;
+/// Sort blobs into the lists of their `packages` packages (`slot_of`: the index of a blob's
+/// package, `None` when it is empty or unknown), keeping load order within each; blobs
+/// without a package come back apart, in order. Each list is allocated at its final size,
+/// and the input gives its memory back as it is emptied, so the blobs are not held twice.
+fn group<E>(
+    docs: Vec<E>,
+    packages: usize,
+    slot_of: impl Fn(&E) -> Option<usize>,
+) -> (Vec<Vec<E>>, Vec<E>) {
+    const NONE: u32 = u32::MAX;
+    let mut counts = vec![0usize; packages];
+    let slots: Vec<u32> = docs
+        .iter()
+        .map(|d| match slot_of(d) {
+            Some(s) => {
+                counts[s] += 1;
+                s as u32
+            }
+            None => NONE,
+        })
+        .collect();
+    let mut groups: Vec<Vec<E>> = counts.iter().map(|&n| Vec::with_capacity(n)).collect();
+    let mut unplaced = Vec::new();
+    for (doc, slot) in releasing(docs).zip(slots) {
+        match groups.get_mut(slot as usize) {
+            Some(group) => group.push(doc),
+            None => unplaced.push(doc),
         }
-        let Some(pkg) = packages.get_mut(&c.package) else {
-            problems.push(
-                Problem::error(ProblemKind::UnknownPackage {
-                    schema: fbc::SCHEMA_CHANNEL,
-                })
-                .package(&c.package)
-                .channel(&c.name)
-                .at(&origin),
-            );
-            continue;
-        };
+    }
+    (groups, unplaced)
+}
+
+/// The items of `v` in order, giving its memory back as they are taken (a large vector's
+/// buffer is its own mapping, and shrinking one just unmaps its end), so moving the items of
+/// a large vector elsewhere does not hold them twice.
+fn releasing<T>(mut v: Vec<T>) -> impl Iterator<Item = T> {
+    /// Items taken between two shrinks.
+    const STEP: usize = 1 << 14;
+    v.reverse();
+    std::iter::from_fn(move || {
+        let item = v.pop()?;
+        if v.capacity() - v.len() >= STEP {
+            v.shrink_to_fit();
+        }
+        Some(item)
+    })
+}
+
+/// Where each later copy of a name was first seen: `(index, first index)` for every item
+/// whose name (`None`: not counted) an earlier item has, in order. The names are borrowed.
+fn later_copies<'a, T>(
+    items: &'a [T],
+    name: impl Fn(&'a T) -> Option<&'a str>,
+) -> Vec<(usize, usize)> {
+    let mut copies = Vec::new();
+    if items.len() < 2 {
+        return copies;
+    }
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if let Some(n) = name(item) {
+            match first.entry(n) {
+                std::collections::hash_map::Entry::Occupied(e) => copies.push((i, *e.get())),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(i);
+                }
+            }
+        }
+    }
+    copies
+}
+
+/// Rule 4: a package's channels (named, no duplicates, entries unique).
+fn link_channels(
+    pkg: &mut Package,
+    docs: Vec<fbc::Located<fbc::Channel>>,
+    problems: &mut Vec<Problem>,
+) {
+    let copies: Vec<(usize, Origin)> = later_copies(&docs, |c| {
+        Some(c.item.name.as_str()).filter(|n| !n.is_empty())
+    })
+    .into_iter()
+    .map(|(i, first)| (i, docs[first].origin.clone()))
+    .collect();
+    let mut copies = copies.into_iter().peekable();
+    pkg.channels.reserve_exact(docs.len() - copies.len());
+    for (i, fbc::Located { item: c, origin }) in docs.into_iter().enumerate() {
         if c.name.is_empty() {
             problems.push(
                 Problem::error(ProblemKind::ChannelNameEmpty)
@@ -180,29 +414,27 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
             );
             continue;
         }
-        let key = (c.package.clone(), c.name.clone());
-        if let Some(first) = channel_origins.get(&key) {
+        if let Some((_, first)) = copies.next_if(|(j, _)| *j == i) {
             problems.push(
-                Problem::error(ProblemKind::DuplicateChannel {
-                    first: first.clone(),
-                })
-                .package(&c.package)
-                .channel(&c.name)
-                .at(&origin),
-            );
-            continue;
-        }
-        let mut seen = std::collections::HashSet::new();
-        let mut entries = Vec::with_capacity(c.entries.len());
-        for e in c.entries {
-            if !seen.insert(e.name.clone()) {
-                problems.push(
-                    Problem::error(ProblemKind::DuplicateEntry {
-                        entry: e.name.clone(),
-                    })
+                Problem::error(ProblemKind::DuplicateChannel { first })
                     .package(&c.package)
                     .channel(&c.name)
                     .at(&origin),
+            );
+            continue;
+        }
+        let mut repeated = later_copies(&c.entries, |e| Some(e.name.as_str()))
+            .into_iter()
+            .map(|(j, _)| j)
+            .peekable();
+        let mut entries = Vec::with_capacity(c.entries.len() - repeated.len());
+        for (j, e) in c.entries.into_iter().enumerate() {
+            if repeated.next_if_eq(&j).is_some() {
+                problems.push(
+                    Problem::error(ProblemKind::DuplicateEntry { entry: e.name })
+                        .package(&c.package)
+                        .channel(&c.name)
+                        .at(&origin),
                 );
                 continue;
             }
@@ -213,7 +445,6 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
                 skip_range: Some(e.skip_range).filter(|r| !r.is_empty()),
             });
         }
-        channel_origins.insert(key, origin.clone());
         pkg.channels.push(Channel {
             name: c.name,
             entries,
@@ -221,11 +452,24 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
             origin,
         });
     }
+}
 
+/// Rules 5–8: a package's bundles (no duplicates; properties, `olm.package`, images, version
+/// and release checked).
+fn link_bundles(
+    pkg: &mut Package,
+    docs: Vec<fbc::Located<fbc::Bundle>>,
+    opts: &BuildOptions,
+    problems: &mut Vec<Problem>,
+) {
+    let copies: Vec<(usize, Origin)> = later_copies(&docs, |b| Some(b.item.name.as_str()))
+        .into_iter()
+        .map(|(i, first)| (i, docs[first].origin.clone()))
+        .collect();
+    let mut copies = copies.into_iter().peekable();
     // Rule 5 (properties parse) is the costly one (it base64-decodes every embedded object
     // when asked to): run it on every core first, report it in order below.
-    let property_problems: Vec<Vec<(usize, String)>> = dc
-        .bundles
+    let property_problems: Vec<Vec<(usize, String)>> = docs
         .par_iter()
         .map(|b| {
             b.item
@@ -240,42 +484,19 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
                 .collect()
         })
         .collect();
-    let mut bundle_origins: HashMap<(String, String), Origin> = HashMap::new();
-    for (fbc::Located { item: b, origin }, property_problems) in
-        dc.bundles.into_iter().zip(property_problems)
+    pkg.bundles.reserve_exact(docs.len() - copies.len());
+    for (i, (fbc::Located { item: b, origin }, property_problems)) in
+        releasing(docs).zip(property_problems).enumerate()
     {
-        if b.package.is_empty() {
+        if let Some((_, first)) = copies.next_if(|(j, _)| *j == i) {
             problems.push(
-                Problem::error(ProblemKind::BundlePackageEmpty)
+                Problem::error(ProblemKind::DuplicateBundle { first })
+                    .package(&b.package)
                     .bundle(&b.name)
                     .at(&origin),
             );
             continue;
         }
-        let Some(pkg) = packages.get_mut(&b.package) else {
-            problems.push(
-                Problem::error(ProblemKind::UnknownPackage {
-                    schema: fbc::SCHEMA_BUNDLE,
-                })
-                .package(&b.package)
-                .bundle(&b.name)
-                .at(&origin),
-            );
-            continue;
-        };
-        let key = (b.package.clone(), b.name.clone());
-        if let Some(first) = bundle_origins.get(&key) {
-            problems.push(
-                Problem::error(ProblemKind::DuplicateBundle {
-                    first: first.clone(),
-                })
-                .package(&b.package)
-                .bundle(&b.name)
-                .at(&origin),
-            );
-            continue;
-        }
-        bundle_origins.insert(key, origin.clone());
         let here = |kind| {
             Problem::error(kind)
                 .package(&b.package)
@@ -389,130 +610,111 @@ pub fn build(dc: fbc::DeclarativeConfig, opts: &BuildOptions) -> (Catalog, Vec<P
             origin,
         });
     }
+}
 
-    // Rules 9 and 10: bundles and channel entries meet.
-    for pkg in packages.values_mut() {
-        pkg.channels.sort_by(|a, b| a.name.cmp(&b.name));
-        pkg.bundles.sort_by(|a, b| a.name.cmp(&b.name));
-        for ch in &pkg.channels {
-            for e in &ch.entries {
-                match pkg
-                    .bundles
-                    .binary_search_by(|b| b.name.as_str().cmp(&e.name))
-                {
-                    Ok(i) => pkg.bundles[i].channels.push(ch.name.clone()),
-                    Err(_) => problems.push(
-                        Problem::error(ProblemKind::EntryWithoutBundle {
-                            entry: e.name.clone(),
-                        })
-                        .package(&pkg.name)
-                        .channel(&ch.name)
-                        .at(&ch.origin),
-                    ),
-                }
-            }
-        }
-        for b in &mut pkg.bundles {
-            b.channels.sort();
-            if b.channels.is_empty() {
-                problems.push(
-                    Problem::error(ProblemKind::BundleNotInChannel)
-                        .package(&pkg.name)
-                        .bundle(&b.name)
-                        .at(&b.origin),
-                );
+/// Rules 9 and 10: a package's bundles and channel entries meet (every entry names a bundle,
+/// every bundle is in a channel). Sorts the channels and bundles by name.
+fn link_entries(pkg: &mut Package, problems: &mut Vec<Problem>) {
+    pkg.channels.sort_by(|a, b| a.name.cmp(&b.name));
+    pkg.bundles.sort_by(|a, b| a.name.cmp(&b.name));
+    for ch in &pkg.channels {
+        for e in &ch.entries {
+            match pkg
+                .bundles
+                .binary_search_by(|b| b.name.as_str().cmp(&e.name))
+            {
+                Ok(i) => pkg.bundles[i].channels.push(ch.name.clone()),
+                Err(_) => problems.push(
+                    Problem::error(ProblemKind::EntryWithoutBundle {
+                        entry: e.name.clone(),
+                    })
+                    .package(&pkg.name)
+                    .channel(&ch.name)
+                    .at(&ch.origin),
+                ),
             }
         }
     }
+    for b in &mut pkg.bundles {
+        b.channels.sort();
+        b.channels.shrink_to_fit();
+        if b.channels.is_empty() {
+            problems.push(
+                Problem::error(ProblemKind::BundleNotInChannel)
+                    .package(&pkg.name)
+                    .bundle(&b.name)
+                    .at(&b.origin),
+            );
+        }
+    }
+}
 
-    // Rule 12: deprecations.
-    let mut deprecation_seen: HashMap<String, Origin> = HashMap::new();
-    for fbc::Located { item: d, origin } in dc.deprecations {
-        if d.package.is_empty() {
-            problems.push(Problem::error(ProblemKind::DeprecationPackageEmpty).at(&origin));
+/// Rule 12: a package's `olm.deprecations` blob (at most one) attaches its messages.
+fn link_deprecations(
+    pkg: &mut Package,
+    docs: Vec<fbc::Located<fbc::Deprecation>>,
+    problems: &mut Vec<Problem>,
+) {
+    let mut docs = docs.into_iter();
+    let Some(fbc::Located { item: d, origin }) = docs.next() else {
+        return;
+    };
+    for later in docs {
+        problems.push(
+            Problem::error(ProblemKind::DuplicateDeprecations {
+                first: origin.clone(),
+            })
+            .package(&later.item.package)
+            .at(&later.origin),
+        );
+    }
+    let mut refs = std::collections::HashSet::new();
+    for (index, e) in d.entries.into_iter().enumerate() {
+        let r = &e.reference;
+        let here = |kind| Problem::error(kind).package(&d.package).at(&origin);
+        if r.schema.is_empty() {
+            problems.push(here(ProblemKind::DeprecationSchemaEmpty { index }));
             continue;
         }
-        let Some(pkg) = packages.get_mut(&d.package) else {
-            problems.push(
-                Problem::error(ProblemKind::UnknownPackage {
-                    schema: fbc::SCHEMA_DEPRECATIONS,
-                })
-                .package(&d.package)
-                .at(&origin),
-            );
-            continue;
-        };
-        if let Some(first) = deprecation_seen.get(&d.package) {
-            problems.push(
-                Problem::error(ProblemKind::DuplicateDeprecations {
-                    first: first.clone(),
-                })
-                .package(&d.package)
-                .at(&origin),
-            );
-            continue;
-        }
-        deprecation_seen.insert(d.package.clone(), origin.clone());
-        let mut refs = std::collections::HashSet::new();
-        for (index, e) in d.entries.into_iter().enumerate() {
-            let r = &e.reference;
-            let here = |kind| Problem::error(kind).package(&d.package).at(&origin);
-            if r.schema.is_empty() {
-                problems.push(here(ProblemKind::DeprecationSchemaEmpty { index }));
-                continue;
-            }
-            if !refs.insert((r.schema.clone(), r.name.clone())) {
-                problems.push(here(ProblemKind::DeprecationDuplicateEntry {
-                    schema: r.schema.clone(),
-                    name: r.name.clone(),
-                }));
-                continue;
-            }
-            let unknown = || ProblemKind::DeprecationUnknownReference {
+        if !refs.insert((r.schema.clone(), r.name.clone())) {
+            problems.push(here(ProblemKind::DeprecationDuplicateEntry {
                 schema: r.schema.clone(),
                 name: r.name.clone(),
-            };
-            match r.schema.as_str() {
-                fbc::SCHEMA_PACKAGE => {
-                    if !r.name.is_empty() {
-                        problems.push(here(ProblemKind::DeprecationPackageNameSet {
-                            name: r.name.clone(),
-                        }));
-                    } else {
-                        pkg.deprecation = Some(e.message);
-                    }
+            }));
+            continue;
+        }
+        let unknown = || ProblemKind::DeprecationUnknownReference {
+            schema: r.schema.clone(),
+            name: r.name.clone(),
+        };
+        // Channels and bundles are sorted by name (rules 9 and 10).
+        match r.schema.as_str() {
+            fbc::SCHEMA_PACKAGE => {
+                if !r.name.is_empty() {
+                    problems.push(here(ProblemKind::DeprecationPackageNameSet {
+                        name: r.name.clone(),
+                    }));
+                } else {
+                    pkg.deprecation = Some(e.message);
                 }
-                fbc::SCHEMA_CHANNEL => match pkg.channels.iter_mut().find(|c| c.name == r.name) {
-                    Some(c) => c.deprecation = Some(e.message),
-                    None => problems.push(here(unknown()).channel(&r.name)),
-                },
-                fbc::SCHEMA_BUNDLE => match pkg.bundles.iter_mut().find(|b| b.name == r.name) {
-                    Some(b) => b.deprecation = Some(e.message),
-                    None => problems.push(here(unknown()).bundle(&r.name)),
-                },
-                other => problems.push(here(ProblemKind::DeprecationUnknownSchema {
-                    schema: other.to_owned(),
-                })),
             }
+            fbc::SCHEMA_CHANNEL => match pkg
+                .channels
+                .binary_search_by(|c| c.name.as_str().cmp(&r.name))
+            {
+                Ok(i) => pkg.channels[i].deprecation = Some(e.message),
+                Err(_) => problems.push(here(unknown()).channel(&r.name)),
+            },
+            fbc::SCHEMA_BUNDLE => match pkg
+                .bundles
+                .binary_search_by(|b| b.name.as_str().cmp(&r.name))
+            {
+                Ok(i) => pkg.bundles[i].deprecation = Some(e.message),
+                Err(_) => problems.push(here(unknown()).bundle(&r.name)),
+            },
+            other => problems.push(here(ProblemKind::DeprecationUnknownSchema {
+                schema: other.to_owned(),
+            })),
         }
     }
-
-    sort_problems(&mut problems);
-    let catalog = Catalog {
-        packages: packages.into_values().collect(),
-        digest: if dc.digest.is_empty() {
-            std::sync::OnceLock::new()
-        } else {
-            std::sync::OnceLock::from(dc.digest)
-        },
-        source: dc.root,
-        others_count: dc.others_count,
-        skipped_packages: {
-            let mut names = dc.skipped_packages;
-            names.sort();
-            names.dedup();
-            names
-        },
-    };
-    (catalog, problems)
 }

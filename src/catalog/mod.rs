@@ -87,6 +87,17 @@ pub enum Error {
         /// What followed `---`.
         rest: String,
     },
+    /// One document (a JSON object, a YAML document) is larger than the loader reads: refused
+    /// while its end is being looked for, before it is parsed.
+    #[error(
+        "{origin}: the document starting here is larger than {limit} bytes, the most one catalog document may hold (real ones, bundles with their manifests embedded, are at most a few MB); check that this file is a catalog"
+    )]
+    DocumentTooLarge {
+        /// Where the document starts.
+        origin: Origin,
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// A document is not valid UTF-8.
     #[error("{origin}: document is not valid UTF-8")]
     NotUtf8 {
@@ -193,12 +204,15 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error
         filter,
         &fbc::LoadOptions {
             lazy_bundle_objects: true,
+            // The model is kept whole: leaving documents in the file would only decode them
+            // twice.
+            lazy_documents: false,
             // Computed on first use (see `model::Catalog::digest`).
             digest: false,
             keep_csv_metadata: true,
         },
     )?;
-    let (catalog, problems) = link::build(dc, &link::BuildOptions::default());
+    let (catalog, problems) = link::build(dc, &link::BuildOptions::default())?;
     // A bundle whose `olm.package` version does not parse is kept (with no parsed version):
     // OLM v1 resolves such catalogs, skipping the bundle unless it would be the answer
     // (`resolve`'s `broken_bundle_warnings` says so once per bundle). `catalog validate`

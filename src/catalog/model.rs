@@ -9,7 +9,8 @@
 //! Property values stay raw JSON ([`serde_json::value::RawValue`]) until a step needs them:
 //! `olm.bundle.object` blobs are only decoded for the bundles that resolution chose.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use base64::Engine as _;
 use serde_json::value::RawValue;
@@ -19,12 +20,29 @@ use super::decode::yaml_options;
 use super::property::{self, PropertyValue};
 
 /// Where a catalog object came from: the file and the 1-based line its document starts on.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+///
+/// The file's path is shared by every object read from it (one allocation per file, not one
+/// per document: a catalog of a million small bundles held a million copies).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Origin {
     /// The file the object was read from.
-    pub file: PathBuf,
+    #[serde(serialize_with = "serialize_path")]
+    pub file: Arc<Path>,
     /// 1-based line of the start of the object's document (0 when unknown).
     pub line: usize,
+}
+
+impl Default for Origin {
+    fn default() -> Self {
+        Origin {
+            file: Arc::from(Path::new("")),
+            line: 0,
+        }
+    }
+}
+
+fn serialize_path<S: serde::Serializer>(path: &Arc<Path>, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&**path, s)
 }
 
 impl std::fmt::Display for Origin {

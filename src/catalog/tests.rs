@@ -101,7 +101,8 @@ mod realdata {
                 .unwrap_or_else(|e| panic!("{rel}: {e}: {:?}", std::error::Error::source(&e)));
             assert!(!dc.packages.is_empty(), "{rel}");
             let (cat, problems) =
-                super::super::link::build(dc, &super::super::link::BuildOptions::default());
+                super::super::link::build(dc, &super::super::link::BuildOptions::default())
+                    .unwrap();
             assert!(problems.is_empty(), "{rel}: {problems:?}");
             assert!(!cat.packages.is_empty());
             assert_eq!(
@@ -571,6 +572,7 @@ mod csv_metadata_checked_not_kept {
             digest: false,
             lazy_bundle_objects: true,
             keep_csv_metadata: keep,
+            lazy_documents: false,
         };
         let value = |keep| {
             let dc = fbc::load_with(&path, &PackageFilter::All, &options(keep)).unwrap();

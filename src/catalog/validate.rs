@@ -84,10 +84,11 @@ impl fmt::Display for Report {
 
 /// `opm validate PATH`: load everything, link (collecting rules 1–12), then check the model
 /// (rules 13–16). Only I/O and parse errors are `Err`; every rule violation is in the report.
+///
+/// Each package is checked as soon as it is linked and then dropped, so the linked model is
+/// never held whole (issue 26 item 9: a million small bundles).
 pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
-    // Nothing of the catalog is kept past the report, so csv metadata is checked as it is
-    // read and not kept.
-    read_and_validate(path, options, false).map(|(_, report)| report)
+    check_path(path, options, false).map(|(_, report)| report)
 }
 
 /// [`validate_path`] that also returns the linked catalog (objects with linking problems
@@ -95,31 +96,36 @@ pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
 /// the catalog once. Validation does not need the content digest, so it is not computed:
 /// the catalog's `digest` is empty (see [`super::content_digest`]).
 pub fn load_and_validate(path: &Path, options: &Options) -> Result<(Catalog, Report), Error> {
-    read_and_validate(path, options, true)
+    check_path(path, options, true)
 }
 
-/// [`load_and_validate`], keeping `olm.csv.metadata` values or only their check.
-fn read_and_validate(
-    path: &Path,
-    options: &Options,
-    keep_csv_metadata: bool,
-) -> Result<(Catalog, Report), Error> {
+/// Load, link and check every package as it is linked; the catalog keeps the packages when
+/// `keep` is set. Without it, csv metadata is checked as it is read and not kept either.
+fn check_path(path: &Path, options: &Options, keep: bool) -> Result<(Catalog, Report), Error> {
     let dc = fbc::load_with(
         path,
         &PackageFilter::All,
         &fbc::LoadOptions {
             digest: false,
             lazy_bundle_objects: true,
-            keep_csv_metadata,
+            keep_csv_metadata: keep,
+            // Without the model kept, small documents stay in the file until their package
+            // is linked (issue 26 item 9: a million small bundles).
+            lazy_documents: !keep,
         },
     )?;
-    let (catalog, mut problems) = link::build(
+    let mut model_problems = Vec::new();
+    let (catalog, mut problems) = link::build_with(
         dc,
         &link::BuildOptions {
             check_bundle_objects: true,
         },
-    );
-    problems.extend(validate(&catalog, options).problems);
+        |pkg| {
+            validate_package(&pkg, options, &mut model_problems);
+            keep.then_some(pkg)
+        },
+    )?;
+    problems.extend(model_problems);
     sort_problems(&mut problems);
     Ok((catalog, Report { problems }))
 }
@@ -158,7 +164,8 @@ fn validate_package(pkg: &Package, options: &Options, out: &mut Vec<Problem>) {
         out.push(here(ProblemKind::DeprecationMessageEmpty));
     }
     // Unique version strings (version, plus `-release`).
-    let mut by_version: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    // The names are borrowed: only a repeated version's are copied.
+    let mut by_version: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
     for b in &pkg.bundles {
         let Some(v) = &b.version else { continue };
         let mut key = v.to_string();
@@ -166,11 +173,12 @@ fn validate_package(pkg: &Package, options: &Options, out: &mut Vec<Problem>) {
             key.push('-');
             key.push_str(r);
         }
-        by_version.entry(key).or_default().push(b.name.clone());
+        by_version.entry(key).or_default().push(&b.name);
     }
     for (version, mut bundles) in by_version {
         if bundles.len() > 1 {
-            bundles.sort();
+            bundles.sort_unstable();
+            let bundles = bundles.into_iter().map(str::to_owned).collect();
             out.push(here(ProblemKind::DuplicateVersion { version, bundles }));
         }
     }
@@ -1015,6 +1023,78 @@ pub(crate) mod tests {
             assert_eq!(json["problems"][0]["rule"], "channel-no-bundles");
             assert_eq!(json["problems"][0]["severity"], "error");
             assert_eq!(json["problems"][0]["package"], "a");
+        }
+
+        /// Blobs are linked package by package (issue 26 item 9): every problem still lands on
+        /// its object and line, whatever the order of the blobs (this report is the one the
+        /// linker gave before it grouped them). Rule 5's problems follow their bundles; a
+        /// bundle left out (unknown package, repeated name) has none.
+        #[test]
+        fn problems_keep_their_objects_when_blobs_are_linked_by_package() {
+            let bad = r#"{"type":"olm.gvk","value":{"group":1}}"#;
+            let b = |package: &str, name: &str, props: &str| {
+                bundle_with(package, name, &format!("quay.io/x/{package}:1"), props, "")
+            };
+            let with_bad =
+                |package: &str, version: &str| format!("{},{bad}", pkg_prop(package, version, ""));
+            let dep = r#"{"schema":"olm.deprecations","package":"a","entries":[{"reference":{"schema":"olm.bundle","name":"a.v1"},"message":"old"},{"reference":{"schema":"olm.channel","name":"nope"},"message":"x"}]}"#;
+            let lines = vec![
+                pkg("b", "stable"),
+                pkg("a", "stable"),
+                b("b", "b.v1", &with_bad("b", "1.0.0")),
+                b("zz", "zz.v1", bad),
+                b("a", "a.v1", &with_bad("a", "1.0.0")),
+                b("a", "a.v1", bad),
+                chan("a", "stable", r#"[{"name":"a.v1"},{"name":"a.v1"}]"#),
+                chan("b", "stable", r#"[{"name":"b.v1"},{"name":"b.v0"}]"#),
+                chan("a", "stable", r#"[{"name":"a.v1"}]"#),
+                chan("", "x", "[]"),
+                b("b", "b.v2", &with_bad("b", "2.0.0")),
+                dep.to_owned(),
+                dep.replace(r#""old""#, r#""again""#),
+                b("", "nameless", bad),
+            ];
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("catalog.json");
+            std::fs::write(&file, lines.join("\n")).unwrap();
+            let report = validate_path(dir.path(), &Options::default()).unwrap();
+            let text = report.to_string().replace(&file.display().to_string(), "c");
+            let gvk = "property #1 (olm.gvk) is invalid: invalid type: integer `1`, expected a string at line 1 column 10";
+            let want = [
+                r#"error: channel "x": channel has no package (c:10)"#.to_owned(),
+                r#"error: bundle "nameless": bundle has no package (c:14)"#.to_owned(),
+                r#"error: package "a": more than one olm.deprecations blob for the package (first at c:12) (c:13)"#.to_owned(),
+                r#"error: package "a", channel "nope": deprecation refers to unknown olm.channel "nope" (c:12)"#.to_owned(),
+                r#"error: package "a", channel "stable": duplicate channel (first defined at c:7) (c:9)"#.to_owned(),
+                r#"error: package "a", channel "stable": duplicate channel entry "a.v1" (c:7)"#.to_owned(),
+                r#"error: package "a", bundle "a.v1": duplicate bundle (first defined at c:5) (c:6)"#.to_owned(),
+                format!(r#"error: package "a", bundle "a.v1": {gvk} (c:5)"#),
+                r#"error: package "b", channel "stable": multiple channel heads found in graph: b.v0, b.v1 (c:8)"#.to_owned(),
+                r#"error: package "b", channel "stable": no olm.bundle blob found for channel entry "b.v0" (c:8)"#.to_owned(),
+                format!(r#"error: package "b", bundle "b.v1": {gvk} (c:3)"#),
+                r#"error: package "b", bundle "b.v2": bundle not found in any channel entries (c:11)"#.to_owned(),
+                format!(r#"error: package "b", bundle "b.v2": {gvk} (c:11)"#),
+                r#"error: package "zz", bundle "zz.v1": olm.bundle blob refers to unknown package (c:4)"#.to_owned(),
+            ];
+            assert_eq!(text.lines().collect::<Vec<_>>(), want, "{text}");
+            // The catalog kept by `load_and_validate` has the same report and the linked
+            // objects, with the deprecation attached.
+            let (catalog, again) = load_and_validate(dir.path(), &Options::default()).unwrap();
+            assert_eq!(again.to_string(), report.to_string());
+            let a = catalog.package("a").unwrap();
+            assert_eq!(
+                a.bundle("a.v1").unwrap().deprecation.as_deref(),
+                Some("old")
+            );
+            let names = |p: &str| {
+                let p = catalog.package(p).unwrap();
+                p.bundles
+                    .iter()
+                    .map(|b| b.name.as_str())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(names("b"), ["b.v1", "b.v2"]);
+            assert_eq!(names("a"), ["a.v1"]);
         }
     }
 }

@@ -150,4 +150,28 @@ fn generated_catalogs_are_valid_in_every_layout() {
         assert_eq!(read(&g.catalog), read(&again.catalog), "{}", layout.name());
         std::fs::remove_dir_all(dir.path().join("again")).unwrap();
     }
+    // The shapes (issue 26 item 9) count channels or bundles, not bytes.
+    for (layout, channels, bundles) in [(Layout::Channels, 2_500, 10), (Layout::Bundles, 1, 2_500)]
+    {
+        let spec = Spec {
+            size: 2_500,
+            seed: 7,
+            layout,
+        };
+        let g = generate(&spec, &dir.path().join(layout.name())).unwrap();
+        assert_eq!(g.bundles, bundles, "{}", layout.name());
+        let out = cmd()
+            .args(["catalog", "list", "channels", "-o", "json"])
+            .arg(&g.catalog)
+            .assert()
+            .success();
+        let listed: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let listed = listed.as_array().map_or(0, Vec::len);
+        assert_eq!(listed, channels * g.packages.len(), "{}", layout.name());
+        cmd()
+            .args(["catalog", "validate"])
+            .arg(&g.catalog)
+            .assert()
+            .success();
+    }
 }

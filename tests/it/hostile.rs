@@ -497,3 +497,55 @@ mod files {
         assert!(!d.path().join("manifests").exists());
     }
 }
+
+/// Issue 26 item 9: size refusals before parsing. One document over the 64 MiB cap is refused
+/// while its end is looked for, naming the file, the document's line and the cap; nothing is
+/// written.
+mod sizes {
+    use super::*;
+
+    /// One line of `x`s a little over the document cap after `head`, with no end.
+    fn huge_line(head: &str) -> String {
+        head.to_owned() + &"x".repeat(65 << 20)
+    }
+
+    #[test]
+    fn a_json_document_over_the_cap_is_refused_naming_file_line_and_cap() {
+        let d = example();
+        let file = d.path().join("catalog/acme-cert-operator/huge.json");
+        let head = "{\"schema\":\"olm.package\",\"name\":\"a\"}\n\n{\"schema\":\"olm.package\",\"name\":\"huge\",\"description\":\"";
+        std::fs::write(&file, huge_line(head)).unwrap();
+        refused(
+            d.path(),
+            1,
+            &[
+                "huge.json:3: the document starting here is larger than 67108864 bytes, the most one catalog document may hold",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_yaml_line_over_the_cap_is_refused_naming_file_line_and_cap() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("catalog.yaml");
+        std::fs::write(
+            &file,
+            huge_line("---\n# one long line\nschema: olm.package\nname: a\ndescription: "),
+        )
+        .unwrap();
+        let out = cmd()
+            .args(["catalog", "validate"])
+            .arg(&file)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(
+                "catalog.yaml:3: the document starting here is larger than 67108864 bytes"
+            ),
+            "{stderr}"
+        );
+    }
+}
