@@ -945,10 +945,11 @@ fn read_with<S: DocSink + Sync>(
     // Sniff the first non-whitespace byte. Whitespace beyond the document cap is read as the
     // start of a YAML document, which the cap then refuses (so this buffer stays bounded).
     let first = loop {
-        let start = buf.len();
-        buf.resize(start + 64 * 1024, 0);
-        let n = reader.read(&mut buf[start..]).map_err(io_err)?;
-        buf.truncate(start + n);
+        let n = reader
+            .by_ref()
+            .take(64 * 1024)
+            .read_to_end(&mut buf)
+            .map_err(io_err)?;
         if let Some(b) = buf.iter().find(|b| !b.is_ascii_whitespace()) {
             break Some(*b);
         }
@@ -1135,24 +1136,10 @@ fn read_json<R: Read, S: DocSink + Sync>(
 
 /// Append up to [`CHUNK`] bytes; returns `true` at end of file.
 fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<bool> {
-    let start = buf.len();
-    buf.resize(start + CHUNK, 0);
-    let mut filled = start;
-    while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => {
-                buf.truncate(filled);
-                return Ok(true);
-            }
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                buf.truncate(filled);
-                return Err(e);
-            }
-        }
-    }
-    Ok(false)
+    // `read_to_end` reads into the spare capacity without zeroing it first and grows the
+    // buffer by what arrives, so a small file costs its size, not a zeroed chunk.
+    let n = reader.by_ref().take(CHUNK as u64).read_to_end(buf)?;
+    Ok(n < CHUNK)
 }
 
 fn describe_json_start(b: u8) -> &'static str {
