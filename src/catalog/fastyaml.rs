@@ -71,6 +71,7 @@ pub fn to_json(doc: &str, out: &mut Vec<u8>) -> Option<()> {
         entries: 0,
         out: std::mem::take(out),
         keys: Vec::new(),
+        peeked: None,
     };
     let done = r.root();
     *out = r.out;
@@ -176,6 +177,9 @@ struct Reader<'a> {
     out: Vec<u8>,
     /// The keys of the mappings being read, innermost last (for the duplicate-key rule).
     keys: Vec<Cow<'a, str>>,
+    /// The last line [`Reader::peek`] found, with the `pos` and `inline` it was found at: a
+    /// line is looked at several times before it is consumed.
+    peeked: Option<(usize, Option<usize>, Line)>,
 }
 
 /// Keys of one mapping compared one by one; past this many, through a hash set.
@@ -222,6 +226,19 @@ impl<'a> Reader<'a> {
 
     /// The next line with content, skipping blank and comment lines; `None` at the end.
     fn peek(&mut self) -> Option<Line> {
+        if let Some((pos, inline, line)) = self.peeked
+            && pos == self.pos
+            && inline == self.inline
+        {
+            return Some(line);
+        }
+        let line = self.find_line()?;
+        self.peeked = Some((self.pos, self.inline, line));
+        Some(line)
+    }
+
+    /// [`Reader::peek`] without the memory of the last line.
+    fn find_line(&mut self) -> Option<Line> {
         if let Some(col) = self.inline {
             let (end, next) = self.line_end(self.pos);
             return Some(Line {

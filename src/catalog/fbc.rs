@@ -218,7 +218,8 @@ impl<'de> Deserialize<'de> for Property {
                 let place = DOC_PLACE.get();
                 // Inside an `olm.bundle` read as JSON text by a load for validation alone:
                 // values can be borrowed, and csv metadata is checked, not kept.
-                let check_only = CHECK_CSV_ONLY.get();
+                let csv = CSV_CHECK.get();
+                let check_only = csv != CsvCheck::Keep;
                 let mut ty: Option<String> = None;
                 let mut value: Option<PropertyValue> = None;
                 let mut borrowed: Option<&'de RawValue> = None;
@@ -245,9 +246,7 @@ impl<'de> Deserialize<'de> for Property {
                     .filter(|b| check_only && ty == PROPERTY_CSV_METADATA && b.get() != "null")
                 {
                     borrowed = None;
-                    value = Some(PropertyValue::Checked(super::property::check_csv_metadata(
-                        b.get(),
-                    )));
+                    value = Some(PropertyValue::Checked(csv_outcome(csv, b.get())));
                 }
                 if let (Some(b), None) = (borrowed, place) {
                     value = Some(PropertyValue::Json(b.to_owned()));
@@ -314,9 +313,32 @@ impl DocPlace {
 
 thread_local! {
     static DOC_PLACE: std::cell::Cell<Option<DocPlace>> = const { std::cell::Cell::new(None) };
-    /// Set only while [`TypedSink`] decodes an `olm.bundle` from JSON text for a load that
-    /// does not keep csv metadata ([`LoadOptions::keep_csv_metadata`]).
-    static CHECK_CSV_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Other than `Keep` only while [`TypedSink`] decodes an `olm.bundle` from JSON text for
+    /// a load that does not keep csv metadata ([`LoadOptions::keep_csv_metadata`]).
+    static CSV_CHECK: std::cell::Cell<CsvCheck> = const { std::cell::Cell::new(CsvCheck::Keep) };
+}
+
+/// What the `olm.bundle` being decoded on this thread does with its csv metadata values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CsvCheck {
+    /// Keep them.
+    Keep,
+    /// Check them (rule 5) and keep the outcome only.
+    Check,
+    /// The same, for text the fast YAML reader wrote ([`super::fastyaml::to_json`]): that is
+    /// `serde_json`'s own writing of a value (finite numbers, valid strings, at most 48
+    /// levels deep), so an object there decodes as a map by construction and is not walked
+    /// again. Debug builds (every test) walk it anyway and compare.
+    Written,
+}
+
+/// Rule 5's outcome for one csv metadata value's JSON text.
+fn csv_outcome(how: CsvCheck, text: &str) -> Result<(), String> {
+    if how == CsvCheck::Written && text.starts_with('{') {
+        debug_assert_eq!(super::property::check_csv_metadata(text), Ok(()), "{text}");
+        return Ok(());
+    }
+    super::property::check_csv_metadata(text)
 }
 
 /// Whether a bundle object value is exactly `{"data":"…"}` with non-empty, valid standard
@@ -2075,14 +2097,15 @@ fn decode_value<T: for<'a> Deserialize<'a>>(
 impl TypedSink<'_> {
     /// Run `decode`, which reads the `olm.bundle` document `doc` (JSON text; at file offset
     /// `offset` when it is the file's own bytes), with this load's settings for property
-    /// values in place ([`DOC_PLACE`], [`CHECK_CSV_ONLY`]).
+    /// values in place ([`DOC_PLACE`], [`CSV_CHECK`]). `offset` is `None` exactly for text the
+    /// fast YAML reader wrote.
     fn in_bundle<R>(&self, offset: Option<u64>, doc: &[u8], decode: impl FnOnce() -> R) -> R {
         /// Clears the settings however `decode` ends.
         struct Reset;
         impl Drop for Reset {
             fn drop(&mut self) {
                 DOC_PLACE.set(None);
-                CHECK_CSV_ONLY.set(false);
+                CSV_CHECK.set(CsvCheck::Keep);
             }
         }
         let place = offset.filter(|_| self.lazy).map(|offset| DocPlace {
@@ -2091,7 +2114,11 @@ impl TypedSink<'_> {
             offset,
         });
         DOC_PLACE.set(place);
-        CHECK_CSV_ONLY.set(!self.keep_csv);
+        CSV_CHECK.set(match (self.keep_csv, offset) {
+            (true, _) => CsvCheck::Keep,
+            (false, Some(_)) => CsvCheck::Check,
+            (false, None) => CsvCheck::Written,
+        });
         let _reset = Reset;
         decode()
     }
