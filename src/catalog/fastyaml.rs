@@ -1,11 +1,12 @@
 //! A fast reader for the block-style YAML that catalogs are written in: what `opm render -o
 //! yaml` (sigs.k8s.io/yaml, go-yaml v2's emitter) writes and what catalog authors write by
 //! hand. It owns one question: "is this document in the subset, and if so, what JSON value
-//! is it?". [`to_value`] answers with exactly the value serde-saphyr gives for the document
-//! under [`super::decode::yaml_options`] (read into a `serde_json::Value`), or with `None`, and
-//! the caller then reads the document with serde-saphyr as before. So every error, with its
-//! file and line, still comes from serde-saphyr: anything doubtful, malformed or merely
-//! unusual is a `None`, never a guess.
+//! is it?". [`to_json`] answers with exactly the JSON text `serde_json` writes for the value
+//! serde-saphyr gives for the document under [`super::decode::yaml_options`] (read into a
+//! `serde_json::Value`), without building that value, or with `None`, and the caller then
+//! reads the document with serde-saphyr as before ([`to_value`] is the same answer read back
+//! into a value). So every error, with its file and line, still comes from serde-saphyr:
+//! anything doubtful, malformed or merely unusual is a `None`, never a guess.
 //!
 //! The subset: block mappings and block sequences (a sequence under a key at the key's
 //! indentation, as go-yaml writes it, or indented), compact nested nodes in sequence items
