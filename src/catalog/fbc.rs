@@ -634,10 +634,6 @@ impl<R: Read> Read for HashingReader<R> {
 
 const CHUNK: usize = 1 << 20;
 
-/// Where a YAML document lies in its file: offset, length and the line its text starts on
-/// (`None` when its bytes were not read from a file at a known offset).
-type YamlPlace = Option<(u64, usize, usize)>;
-
 /// Receives the documents of one file, as JSON text, in order.
 trait DocSink {
     /// One document starting at `line`, at file offset `offset` when `doc` is the file's
@@ -667,8 +663,8 @@ trait DocSink {
     /// settle at once, is then decoded from the value as before, so that messages and results
     /// stay the same.
     fn decode_yaml_json(&self, path: &Arc<Path>, line: usize, json: &[u8]) -> Option<Self::Yaml>;
-    /// Keep one decoded YAML document, found at `place` in the file.
-    fn take_yaml(&mut self, item: Self::Yaml, place: YamlPlace);
+    /// Keep one decoded YAML document.
+    fn take_yaml(&mut self, item: Self::Yaml);
 }
 
 /// [`routing`] for a document already read into a value (YAML).
@@ -926,7 +922,7 @@ impl DocSink for MetaSink<'_> {
         }
         meta_of(path, line, json, schema, r).ok().map(Some)
     }
-    fn take_yaml(&mut self, item: Option<Meta>, _place: YamlPlace) {
+    fn take_yaml(&mut self, item: Option<Meta>) {
         self.out.read += 1;
         self.out.metas.extend(item);
     }
@@ -1227,8 +1223,6 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
     let mut doc_start = 0usize;
     let mut doc_line = 1usize;
     let mut pending: Vec<YamlDoc> = Vec::new();
-    // The file offset of `buf[0]` (the reader starts at the file's first byte).
-    let mut base = 0u64;
     loop {
         // Look at every complete line (or the last, unterminated one at end of file).
         // `stop`: an error that ends the reading once the documents before it are parsed.
@@ -1315,7 +1309,7 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
         let batch_bytes =
             pending.last().map_or(0, |d| d.end) - pending.first().map_or(0, |d| d.start);
         if eof || stop.is_some() || batch_bytes >= YAML_BATCH {
-            yaml_batch(path, &buf, base, &pending, sink)?;
+            yaml_batch(path, &buf, &pending, sink)?;
             pending.clear();
             if let Some(e) = stop {
                 return Err(e);
@@ -1325,7 +1319,6 @@ fn read_yaml<R: Read, S: DocSink + Sync>(
             }
             // Drop what was parsed; the current document and the unread line stay.
             buf.drain(..doc_start);
-            base += doc_start as u64;
             pos -= doc_start;
             searched = searched.saturating_sub(doc_start);
             doc_start = 0;
@@ -1349,7 +1342,6 @@ fn content_line(doc: &[u8], first_line: usize) -> Option<usize> {
 fn yaml_batch<S: DocSink + Sync>(
     path: &Arc<Path>,
     buf: &[u8],
-    base: u64,
     docs: &[YamlDoc],
     sink: &mut S,
 ) -> Result<(), Error> {
@@ -1358,10 +1350,9 @@ fn yaml_batch<S: DocSink + Sync>(
         .par_iter()
         .map(|d| yaml_doc(path, d.first_line, &buf[d.start..d.end], shared))
         .collect();
-    for (item, d) in parsed.into_iter().zip(docs) {
+    for item in parsed {
         if let Some(item) = item? {
-            let place = (base + d.start as u64, d.end - d.start, d.first_line);
-            sink.take_yaml(item, Some(place));
+            sink.take_yaml(item);
         }
     }
     Ok(())
@@ -1523,29 +1514,25 @@ pub struct DeclarativeConfig {
 /// ([`LoadOptions::lazy_bundle_objects`]) and are not worth decoding twice.
 pub const LAZY_DOCUMENT_BYTES: usize = 64 << 10;
 
-/// Where a document left in its file is (see [`LoadOptions::lazy_documents`]).
+/// Where a document left in its JSON file is (see [`LoadOptions::lazy_documents`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DocRef {
     /// The file: an index into [`LazyDocs::files`].
     pub file: u32,
     /// Its `package`: an index into [`LazyDocs::packages`].
     pub package: u32,
-    /// The line it starts on (for a YAML document, the line its text starts on, before any
-    /// comment or blank line).
+    /// The line it starts on.
     pub line: u32,
     /// Its length in bytes.
     pub len: u32,
     /// The file offset of its first byte.
     pub offset: u64,
-    /// A YAML document: read back the way it was read first (the fast reader's JSON text, or
-    /// serde-saphyr), not as JSON.
-    pub yaml: bool,
 }
 
 /// A channel or bundle as a load with [`LoadOptions::lazy_documents`] keeps it.
 #[derive(Debug)]
 pub enum Kept<T> {
-    /// Decoded: a large document (or one read from a stream).
+    /// Decoded: a large document, or one from a YAML file.
     Decoded(Box<Located<T>>),
     /// Left in its file.
     InFile(DocRef),
@@ -1566,9 +1553,6 @@ pub struct LazyDocs {
     /// Whether bundle object values stay in the file when bundles are decoded again
     /// ([`LoadOptions::lazy_bundle_objects`]).
     pub lazy_bundle_objects: bool,
-    /// Whether csv metadata values are kept when YAML bundles are decoded again
-    /// ([`LoadOptions::keep_csv_metadata`]).
-    pub keep_csv_metadata: bool,
 }
 
 /// What [`LazyDocs`] keeps: a channel or a bundle.
@@ -1581,8 +1565,6 @@ pub(crate) trait LazyDoc: for<'a> Deserialize<'a> + Compact {
     fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>>;
     /// Its list in [`LazyDocs`].
     fn lazy(docs: &mut LazyDocs) -> &mut Vec<Kept<Self>>;
-    /// The document, if `item` is one of this kind.
-    fn from_item(item: YamlItem) -> Option<Located<Self>>;
 }
 
 impl LazyDoc for Channel {
@@ -1596,12 +1578,6 @@ impl LazyDoc for Channel {
     fn lazy(docs: &mut LazyDocs) -> &mut Vec<Kept<Self>> {
         &mut docs.channels
     }
-    fn from_item(item: YamlItem) -> Option<Located<Self>> {
-        match item {
-            YamlItem::Channel(c) => Some(c),
-            _ => None,
-        }
-    }
 }
 
 impl LazyDoc for Bundle {
@@ -1614,12 +1590,6 @@ impl LazyDoc for Bundle {
     }
     fn lazy(docs: &mut LazyDocs) -> &mut Vec<Kept<Self>> {
         &mut docs.bundles
-    }
-    fn from_item(item: YamlItem) -> Option<Located<Self>> {
-        match item {
-            YamlItem::Bundle(b) => Some(b),
-            _ => None,
-        }
     }
 }
 
@@ -1700,32 +1670,11 @@ impl LazyDocs {
             f.seek(SeekFrom::Start(start)).map_err(io_err)?;
             f.read_exact(&mut bytes).map_err(io_err)?;
         }
-        // YAML documents are read again as they were read first: the same bytes give the same
-        // item, by the fast reader's JSON text or by serde-saphyr.
-        let yaml_sink = TypedSink::new(&PackageFilter::All, false, false, self.keep_csv_metadata);
         for r in run.drain(..) {
             let at = (r.offset - start) as usize;
             let Some(doc) = bytes.get(at..at + r.len as usize) else {
                 return Err(changed(file));
             };
-            if r.yaml {
-                let item = yaml_doc(file, r.line as usize, doc, &yaml_sink)
-                    .ok()
-                    .flatten()
-                    .and_then(T::from_item)
-                    .filter(|d| {
-                        Some(d.item.package())
-                            == self.packages.get(r.package as usize).map(String::as_str)
-                    });
-                match item {
-                    Some(mut d) => {
-                        d.origin.file = file.clone();
-                        out.push(d);
-                    }
-                    None => return Err(changed(file)),
-                }
-                continue;
-            }
             let place = (T::BUNDLE && self.lazy_bundle_objects).then_some(DocPlace {
                 start: doc.as_ptr() as usize,
                 len: doc.len(),
@@ -1781,7 +1730,6 @@ impl LazyDocs {
             }));
         self.files.extend(other.files);
         self.lazy_bundle_objects |= other.lazy_bundle_objects;
-        self.keep_csv_metadata |= other.keep_csv_metadata;
     }
 }
 
@@ -1846,21 +1794,20 @@ impl TypedSink<'_> {
 
     /// Keep a decoded channel or bundle. With [`LoadOptions::lazy_documents`], a small one of
     /// a JSON file (`place`: its offset and length) is left there: only its place is kept.
-    fn keep<T: LazyDoc>(&mut self, doc: Located<T>, place: Option<Place>) {
+    fn keep<T: LazyDoc>(&mut self, doc: Located<T>, place: Option<(u64, usize)>) {
         if !self.lazy_docs {
             T::eager(&mut self.out).push(doc);
             return;
         }
         let in_file = place
-            .filter(|p| p.len <= LAZY_DOCUMENT_BYTES)
-            .and_then(|p| {
+            .filter(|&(_, len)| len <= LAZY_DOCUMENT_BYTES)
+            .and_then(|(offset, len)| {
                 Some(DocRef {
                     file: 0,
                     package: 0,
-                    line: u32::try_from(p.yaml_line.unwrap_or(doc.origin.line)).ok()?,
-                    len: u32::try_from(p.len).ok()?,
-                    offset: p.offset,
-                    yaml: p.yaml_line.is_some(),
+                    line: u32::try_from(doc.origin.line).ok()?,
+                    len: u32::try_from(len).ok()?,
+                    offset,
                 })
             });
         let kept = match in_file {
@@ -1876,17 +1823,6 @@ impl TypedSink<'_> {
         };
         T::lazy(&mut self.out.lazy).push(kept);
     }
-}
-
-/// Where a document read from a file lies in it.
-#[derive(Debug, Clone, Copy)]
-struct Place {
-    /// File offset of its first byte.
-    offset: u64,
-    /// Its length.
-    len: usize,
-    /// For a YAML document, the line its text starts on (`None`: JSON, the file's own bytes).
-    yaml_line: Option<usize>,
 }
 
 /// Gives back what decoding over-allocated: serde grows a list from an unknown length (a
@@ -1990,12 +1926,7 @@ impl DocSink for TypedSink<'_> {
         doc: &[u8],
     ) -> Result<(), Error> {
         if let Some(item) = self.sniffed(path, line, offset, doc) {
-            let place = offset.map(|offset| Place {
-                offset,
-                len: doc.len(),
-                yaml_line: None,
-            });
-            self.take(item, place);
+            self.take(item, offset.map(|offset| (offset, doc.len())));
             return Ok(());
         }
         let (schema, r, kept) = routing(path, line, doc, self.filter)?;
@@ -2008,11 +1939,7 @@ impl DocSink for TypedSink<'_> {
             }
             return Ok(());
         }
-        let in_file = offset.map(|offset| Place {
-            offset,
-            len: doc.len(),
-            yaml_line: None,
-        });
+        let in_file = offset.map(|offset| (offset, doc.len()));
         match schema.as_str() {
             SCHEMA_PACKAGE => {
                 let package = decode(path, line, doc, &schema, &r)?;
@@ -2092,21 +2019,14 @@ impl DocSink for TypedSink<'_> {
             _ => YamlItem::Other(meta_of(path, line, json, schema, r).ok()?),
         })
     }
-    fn take_yaml(&mut self, item: YamlItem, place: YamlPlace) {
-        self.take(
-            item,
-            place.map(|(offset, len, line)| Place {
-                offset,
-                len,
-                yaml_line: Some(line),
-            }),
-        );
+    fn take_yaml(&mut self, item: YamlItem) {
+        self.take(item, None);
     }
 }
 
 impl TypedSink<'_> {
-    /// Keep one decoded document, found at `in_file` when it was read from a file.
-    fn take(&mut self, item: YamlItem, in_file: Option<Place>) {
+    /// Keep one decoded document; `in_file` is its place when it is a JSON file's own bytes.
+    fn take(&mut self, item: YamlItem, in_file: Option<(u64, usize)>) {
         if let YamlItem::Channel(_) | YamlItem::Bundle(_) = item {
             self.out.documents_read += 1;
             match item {
@@ -2134,7 +2054,7 @@ impl TypedSink<'_> {
 }
 
 /// One document as [`TypedSink`] keeps it.
-pub(crate) enum YamlItem {
+enum YamlItem {
     Package(Located<Package>),
     Channel(Located<Channel>),
     Bundle(Located<Bundle>),
@@ -2292,7 +2212,6 @@ fn decode_file(
     if options.lazy_documents {
         sink.out.lazy.files = vec![file];
         sink.out.lazy.lazy_bundle_objects = lazy;
-        sink.out.lazy.keep_csv_metadata = options.keep_csv_metadata;
     }
     Ok(FileConfig {
         dc: sink.out,
@@ -2804,8 +2723,7 @@ mod tests {
                 )
             };
             // Two JSON files (their packages and files renumbered when merged), a bundle too
-            // large to leave in its file between small ones, and a YAML file (left there too,
-            // read back through the fast reader or serde-saphyr, as it was read first).
+            // large to leave in its file between small ones, and a YAML file (decoded).
             write(
                 d.path(),
                 "a/catalog.json",
@@ -2832,7 +2750,7 @@ mod tests {
             write(
                 d.path(),
                 "c/catalog.yaml",
-                "schema: olm.package\nname: c\n---\nschema: olm.channel\npackage: c\nname: s\nentries: []\n---\n# a comment first\n\nschema: olm.bundle\npackage: c\nname: c.v1\n---\nschema: olm.bundle\npackage: c\nname: c.v2\nproperties: [{type: olm.package, value: {packageName: c, version: 2.0.0}}]\n",
+                "schema: olm.package\nname: c\n---\nschema: olm.channel\npackage: c\nname: s\nentries: []\n---\nschema: olm.bundle\npackage: c\nname: c.v1\n",
             );
             let eager = load_with(d.path(), &PackageFilter::All, &options(false)).unwrap();
             let mut lazy = load_with(d.path(), &PackageFilter::All, &options(true)).unwrap();
@@ -2843,7 +2761,7 @@ mod tests {
                 .iter()
                 .filter(|b| matches!(b, Kept::InFile(_)))
                 .count();
-            assert_eq!((in_file, lazy.lazy.bundles.len()), (5, 6));
+            assert_eq!((in_file, lazy.lazy.bundles.len()), (3, 5));
             assert_eq!(lazy.lazy.files.len(), 3);
             let packages: Vec<&str> = lazy
                 .lazy
@@ -2851,7 +2769,7 @@ mod tests {
                 .iter()
                 .map(|b| lazy.lazy.package_of(b))
                 .collect();
-            assert_eq!(packages, ["a", "a", "a", "b", "c", "c"]);
+            assert_eq!(packages, ["a", "a", "a", "b", "c"]);
             let taken = std::mem::take(&mut lazy.lazy.bundles);
             let bundles = lazy.lazy.decode(taken).unwrap();
             let taken = std::mem::take(&mut lazy.lazy.channels);
@@ -2866,44 +2784,8 @@ mod tests {
             );
             for (a, b) in bundles.iter().zip(&eager.bundles) {
                 assert_eq!(a.item.properties, b.item.properties);
-                assert_eq!(a.origin, b.origin);
             }
             assert_eq!(lazy.packages.len(), eager.packages.len());
-        }
-
-        /// A YAML file read in several batches: every document's place is its place in the
-        /// file, whatever was dropped from the read buffer before it.
-        #[test]
-        fn yaml_documents_across_read_batches_are_read_back_from_their_place() {
-            let d = tempfile::tempdir().unwrap();
-            let filler = "y".repeat(2000);
-            let mut text = String::from("schema: olm.package\nname: p\n");
-            for i in 0..(3 * YAML_BATCH / 2000) {
-                text.push_str(&format!(
-                    "---\nschema: olm.bundle\npackage: p\nname: p.v{i}\nproperties:\n- type: olm.csv.metadata\n  value:\n    description: {filler}{i}\n"
-                ));
-                if i % 7 == 0 {
-                    text.push_str("# between\n\n");
-                }
-            }
-            assert!(text.len() > 2 * YAML_BATCH);
-            write(d.path(), "p/catalog.yaml", &text);
-            let eager = load_with(d.path(), &PackageFilter::All, &options(false)).unwrap();
-            let mut lazy = load_with(d.path(), &PackageFilter::All, &options(true)).unwrap();
-            assert!(
-                lazy.lazy
-                    .bundles
-                    .iter()
-                    .all(|b| matches!(b, Kept::InFile(_)))
-            );
-            let taken = std::mem::take(&mut lazy.lazy.bundles);
-            let bundles = lazy.lazy.decode(taken).unwrap();
-            assert_eq!(bundles.len(), eager.bundles.len());
-            for (a, b) in bundles.iter().zip(&eager.bundles) {
-                assert_eq!(a.item.name, b.item.name);
-                assert_eq!(a.item.properties, b.item.properties);
-                assert_eq!(a.origin, b.origin);
-            }
         }
 
         #[test]
