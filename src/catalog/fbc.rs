@@ -2824,6 +2824,79 @@ mod tests {
         }
     }
 
+    /// The fast YAML road answers for the documents catalogs are made of, so that a change
+    /// which sends them all back to the value's road fails here, not only in a benchmark.
+    mod fast_road {
+        use super::*;
+
+        fn json_of(yaml: &str) -> Vec<u8> {
+            let mut out = Vec::new();
+            crate::catalog::fastyaml::to_json(yaml, &mut out).expect("in the fast subset");
+            out
+        }
+
+        #[test]
+        fn typical_documents_are_decoded_from_their_json_text() {
+            let filter = PackageFilter::All;
+            let path: Arc<Path> = Arc::from(Path::new("c.yaml"));
+            let docs = [
+                "schema: olm.package\nname: p\ndefaultChannel: stable\nicon:\n  base64data: PHN2Zy8+\n  mediatype: image/svg+xml\n",
+                "schema: olm.channel\npackage: p\nname: stable\nentries:\n- name: p.v1.0.0\n- name: p.v1.1.0\n  replaces: p.v1.0.0\n  skipRange: '>=1.0.0 <1.1.0'\n",
+                "schema: olm.bundle\npackage: p\nname: p.v1.0.0\nimage: quay.io/p@sha256:0\nproperties:\n- type: olm.package\n  value:\n    packageName: p\n    version: 1.0.0\n- type: olm.csv.metadata\n  value:\n    displayName: P\n    description: |\n      Two\n      lines\nrelatedImages:\n- image: quay.io/p@sha256:0\n  name: ''\n",
+                "schema: olm.deprecations\npackage: p\nentries:\n- reference:\n    schema: olm.bundle\n    name: p.v1.0.0\n  message: use 1.1\n",
+            ];
+            for keep_csv in [true, false] {
+                let sink = TypedSink::new(&filter, false, false, keep_csv);
+                for doc in docs {
+                    let item = sink.decode_yaml_json(&path, 1, &json_of(doc));
+                    assert!(
+                        matches!(
+                            item,
+                            Some(
+                                YamlItem::Package(_)
+                                    | YamlItem::Channel(_)
+                                    | YamlItem::Bundle(_)
+                                    | YamlItem::Deprecation(_)
+                            )
+                        ),
+                        "{doc}"
+                    );
+                }
+                // The csv metadata of a load for validation is checked, not kept.
+                let Some(YamlItem::Bundle(b)) = sink.decode_yaml_json(&path, 1, &json_of(docs[2]))
+                else {
+                    panic!("the bundle is decoded from its JSON text");
+                };
+                let csv = &b.item.properties[1].value;
+                if keep_csv {
+                    assert!(
+                        csv.text()
+                            .is_some_and(|t| t.starts_with("{\"displayName\""))
+                    );
+                } else {
+                    assert_eq!(csv, &PropertyValue::Checked(Ok(())));
+                }
+            }
+        }
+
+        #[test]
+        fn an_error_goes_back_to_the_value_road() {
+            let filter = PackageFilter::All;
+            let path: Arc<Path> = Arc::from(Path::new("c.yaml"));
+            let sink = TypedSink::new(&filter, false, false, true);
+            for doc in [
+                "schema: olm.channel\npackage: p\nname: c\nentries: 5\n",
+                "schema: olm.bundle\npackage: p\nname: b\nproperties:\n- type: olm.package\n",
+                "name: no-schema\n",
+            ] {
+                assert!(
+                    sink.decode_yaml_json(&path, 1, &json_of(doc)).is_none(),
+                    "{doc}"
+                );
+            }
+        }
+    }
+
     mod caps {
         //! The size caps: a document over the cap is refused while its end is looked for
         //! (small caps here, so no test writes GiBs), and a file reporting more than the
