@@ -3088,39 +3088,34 @@ mod tests {
             );
         }
 
+        /// An endless YAML stream starting with `head`, read with a one-chunk document cap:
+        /// the line of the refused document, and how much was read.
+        fn endless_yaml_refusal(head: &'static [u8]) -> (usize, usize) {
+            let mut reader = endless(head, 64 * CHUNK as u64);
+            let filter = PackageFilter::All;
+            let e = read_yaml(
+                &Arc::from(Path::new("c.yaml")),
+                &mut reader,
+                Vec::new(),
+                &mut sink(&filter),
+                doc_caps(CHUNK),
+            )
+            .unwrap_err();
+            match e {
+                Error::DocumentTooLarge { origin, .. } => (origin.line, reader.read),
+                other => panic!("not refused for its size: {other}"),
+            }
+        }
+
         #[test]
         fn an_endless_yaml_line_is_refused_after_the_cap_and_one_chunk() {
-            let mut reader = endless(b"schema: olm.package\ndescription: ", 64 * CHUNK as u64);
-            let filter = PackageFilter::All;
-            let mut sink = sink(&filter);
-            let e = read_yaml(
-                &Arc::from(Path::new("c.yaml")),
-                &mut reader,
-                Vec::new(),
-                &mut sink,
-                doc_caps(CHUNK),
-            )
-            .unwrap_err();
-            assert!(
-                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 1),
-                "{e}"
-            );
-            assert!(reader.read <= 2 * CHUNK, "{} bytes read", reader.read);
+            let (line, read) = endless_yaml_refusal(b"schema: olm.package\ndescription: ");
+            assert_eq!(line, 1);
+            assert!(read <= 2 * CHUNK, "{read} bytes read");
             // A separator line as long: refused too, at its line.
-            let mut reader = endless(b"schema: olm.package\nname: a\n---", 64 * CHUNK as u64);
-            let e = read_yaml(
-                &Arc::from(Path::new("c.yaml")),
-                &mut reader,
-                Vec::new(),
-                &mut sink,
-                doc_caps(CHUNK),
-            )
-            .unwrap_err();
-            assert!(
-                matches!(e, Error::DocumentTooLarge { ref origin, .. } if origin.line == 3),
-                "{e}"
-            );
-            assert!(reader.read <= 2 * CHUNK, "{} bytes read", reader.read);
+            let (line, read) = endless_yaml_refusal(b"schema: olm.package\nname: a\n---");
+            assert_eq!(line, 3);
+            assert!(read <= 2 * CHUNK, "{read} bytes read");
         }
 
         #[test]

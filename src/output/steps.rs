@@ -136,7 +136,9 @@ pub(super) fn journal_folders<'a, 'e>(
 ) -> Result<(&'a Path, OtherFolder<'a, 'e>), String> {
     let m = match folder {
         Some(name) => journal_folder(name, allowed)?,
-        None => allowed[0],
+        None => *allowed
+            .first()
+            .ok_or("names no folder, and this run writes none")?,
     };
     let elsewhere = match elsewhere {
         Some(e) => {
