@@ -325,7 +325,11 @@ enum CsvCheck {
     Keep,
     /// Check them (rule 5) and keep the outcome only.
     Check,
-    /// The same, for text the fast YAML reader wrote ([`super::fastyaml::to_json`]): that is
+    /// Neither kept nor checked: the document stays in its file
+    /// ([`LoadOptions::lazy_documents`]) and is decoded again with its package, when its
+    /// values are checked; what is decoded now is dropped but for its place.
+    Later,
+    /// The same as `Check`, for text the fast YAML reader wrote ([`super::fastyaml::to_json`]): that is
     /// `serde_json`'s own writing of a value (finite numbers, valid strings, at most 48
     /// levels deep), so an object there decodes as a map by construction and is not walked
     /// again. Debug builds (every test) walk it anyway and compare.
@@ -334,6 +338,9 @@ enum CsvCheck {
 
 /// Rule 5's outcome for one csv metadata value's JSON text.
 fn csv_outcome(how: CsvCheck, text: &str) -> Result<(), String> {
+    if how == CsvCheck::Later {
+        return Ok(());
+    }
     if how == CsvCheck::Written && text.starts_with('{') {
         debug_assert_eq!(super::property::check_csv_metadata(text), Ok(()), "{text}");
         return Ok(());
@@ -1553,6 +1560,9 @@ pub struct LazyDocs {
     /// Whether bundle object values stay in the file when bundles are decoded again
     /// ([`LoadOptions::lazy_bundle_objects`]).
     pub lazy_bundle_objects: bool,
+    /// Whether csv metadata values are kept when bundles are decoded again
+    /// ([`LoadOptions::keep_csv_metadata`]); without it they are checked as they are read.
+    pub keep_csv_metadata: bool,
 }
 
 /// What [`LazyDocs`] keeps: a channel or a bundle.
@@ -1681,8 +1691,13 @@ impl LazyDocs {
                 offset: r.offset,
             });
             DOC_PLACE.set(place);
+            if T::BUNDLE && !self.keep_csv_metadata {
+                // Checked now, as a bundle read once is: the first read only kept its place.
+                CSV_CHECK.set(CsvCheck::Check);
+            }
             let item = serde_json::from_slice::<T>(doc);
             DOC_PLACE.set(None);
+            CSV_CHECK.set(CsvCheck::Keep);
             match item {
                 Ok(item)
                     if Some(item.package())
@@ -1730,6 +1745,7 @@ impl LazyDocs {
             }));
         self.files.extend(other.files);
         self.lazy_bundle_objects |= other.lazy_bundle_objects;
+        self.keep_csv_metadata |= other.keep_csv_metadata;
     }
 }
 
@@ -1792,6 +1808,13 @@ impl TypedSink<'_> {
         }
     }
 
+    /// Whether a document of `len` bytes read at `offset` (a JSON file's own bytes) is left
+    /// in its file once decoded ([`LoadOptions::lazy_documents`]): decided before it is
+    /// decoded, so that its csv metadata is not checked twice ([`CsvCheck::Later`]).
+    fn stays_in_file(&self, offset: Option<u64>, len: usize) -> bool {
+        self.lazy_docs && offset.is_some() && len <= LAZY_DOCUMENT_BYTES
+    }
+
     /// Keep a decoded channel or bundle. With [`LoadOptions::lazy_documents`], a small one of
     /// a JSON file (`place`: its offset and length) is left there: only its place is kept.
     fn keep<T: LazyDoc>(&mut self, doc: Located<T>, place: Option<(u64, usize)>) {
@@ -1800,15 +1823,14 @@ impl TypedSink<'_> {
             return;
         }
         let in_file = place
-            .filter(|&(_, len)| len <= LAZY_DOCUMENT_BYTES)
-            .and_then(|(offset, len)| {
-                Some(DocRef {
-                    file: 0,
-                    package: 0,
-                    line: u32::try_from(doc.origin.line).ok()?,
-                    len: u32::try_from(len).ok()?,
-                    offset,
-                })
+            .filter(|&(offset, len)| self.stays_in_file(Some(offset), len))
+            .map(|(offset, len)| DocRef {
+                file: 0,
+                package: 0,
+                // A file is at most 1 GiB, so its lines and a small document's length fit.
+                line: u32::try_from(doc.origin.line).unwrap_or(u32::MAX),
+                len: u32::try_from(len).unwrap_or(u32::MAX),
+                offset,
             });
         let kept = match in_file {
             Some(r) => Kept::InFile(DocRef {
@@ -2116,6 +2138,7 @@ impl TypedSink<'_> {
         DOC_PLACE.set(place);
         CSV_CHECK.set(match (self.keep_csv, offset) {
             (true, _) => CsvCheck::Keep,
+            (false, Some(_)) if self.stays_in_file(offset, doc.len()) => CsvCheck::Later,
             (false, Some(_)) => CsvCheck::Check,
             (false, None) => CsvCheck::Written,
         });
@@ -2212,6 +2235,7 @@ fn decode_file(
     if options.lazy_documents {
         sink.out.lazy.files = vec![file];
         sink.out.lazy.lazy_bundle_objects = lazy;
+        sink.out.lazy.keep_csv_metadata = options.keep_csv_metadata;
     }
     Ok(FileConfig {
         dc: sink.out,
