@@ -421,7 +421,8 @@ mod digest {
 }
 
 /// The fast YAML road (the fast reader's JSON text, decoded as a JSON file is) gives exactly
-/// what serde-saphyr's road gives: every item, property value text and error message.
+/// what serde-saphyr's road gives: every item, property value text and error message, in a
+/// typed load and in a walk of the documents' JSON text.
 mod fast_yaml_road {
     use std::path::Path;
 
@@ -432,10 +433,20 @@ mod fast_yaml_road {
     fn loaded(path: &Path, filter: &PackageFilter, fast: bool) -> String {
         fbc::set_fast_yaml(fast);
         let got = fbc::load(path, filter);
+        // The walk keeps each document as its routing keys and JSON text (`Meta`).
+        let mut metas = Vec::new();
+        let walked = fbc::walk(path, filter, |m| {
+            metas.push(m);
+            Ok(())
+        });
         fbc::set_fast_yaml(true);
-        match got {
-            Ok(dc) => format!("{dc:?}"),
+        let walked = match walked {
+            Ok(digest) => format!("{digest} {metas:?}"),
             Err(e) => format!("error: {e}"),
+        };
+        match got {
+            Ok(dc) => format!("{dc:?}\n{walked}"),
+            Err(e) => format!("error: {e}\n{walked}"),
         }
     }
 
