@@ -65,6 +65,14 @@ fbc_struct! {
 }
 
 fbc_struct! {
+    /// Value of an `olm.label` property (OLM v0 `olm.label.required` dependencies match it).
+    pub struct LabelProperty {
+        /// The label.
+        "label" => pub label: String,
+    }
+}
+
+fbc_struct! {
     /// Value of an `olm.channel` property.
     pub struct ChannelProperty {
         /// Channel name.

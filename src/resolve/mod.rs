@@ -21,6 +21,7 @@
 pub mod explain;
 pub mod facts;
 pub mod installed;
+pub mod olmv0;
 
 use std::cmp::Ordering;
 

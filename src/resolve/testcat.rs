@@ -128,3 +128,23 @@ impl Fbc {
         }
     }
 }
+
+/// Several packages loaded through the real loader as one catalog `name`.
+pub(crate) fn load_packages(name: &str, packages: &[Fbc]) -> LoadedCatalog {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (i, p) in packages.iter().enumerate() {
+        std::fs::write(
+            dir.path().join(format!("{i}-{}.json", p.package)),
+            p.to_json(),
+        )
+        .expect("write catalog");
+    }
+    let catalog = catalog::load(dir.path(), &PackageFilter::All).expect("test catalog loads");
+    LoadedCatalog {
+        name: name.into(),
+        priority: 0,
+        image: None,
+        location: format!("test:{name}"),
+        catalog,
+    }
+}

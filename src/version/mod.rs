@@ -89,6 +89,36 @@ pub(crate) fn parse_strict(text: &str) -> Result<semver::Version, String> {
     Ok(version)
 }
 
+/// blang v4.0.0 `ParseTolerant`, which OLM v0 reads a bundle's version with (its cache
+/// entries, `newOperatorFromBundle`) and `semver_compare` its arguments: surrounding spaces and
+/// one leading `v` are dropped, leading zeros are cut from each of the first three dot-separated
+/// parts, and a version of one or two parts is filled up with `.0` (unless its last part has
+/// prerelease or build metadata); what is left must then parse strictly.
+pub fn parse_tolerant(text: &str) -> Result<semver::Version, String> {
+    let text = text.trim();
+    let text = text.strip_prefix('v').unwrap_or(text);
+    let mut parts: Vec<String> = text.splitn(3, '.').map(str::to_owned).collect();
+    for part in &mut parts {
+        if part.len() > 1 {
+            let trimmed = part.trim_start_matches('0');
+            *part = if trimmed.is_empty() || !trimmed.as_bytes()[0].is_ascii_digit() {
+                format!("0{trimmed}")
+            } else {
+                trimmed.to_owned()
+            };
+        }
+    }
+    if parts.len() < 3 {
+        if parts.last().is_some_and(|p| p.contains(['+', '-'])) {
+            return Err("Short version cannot contain PreRelease/Build meta data".into());
+        }
+        while parts.len() < 3 {
+            parts.push("0".into());
+        }
+    }
+    parse_strict(&parts.join("."))
+}
+
 /// OLM v1 bundle order (`reference` §4.3): SemVer precedence on `major.minor.patch-pre`, then
 /// build metadata read as a "release".
 ///
@@ -174,6 +204,34 @@ mod tests {
                 "invalid version \"1.0.0-18446744073709551616\": prerelease identifier \
                  18446744073709551616 does not fit in a 64-bit number"
             );
+        }
+    }
+
+    mod parse_tolerant {
+        use super::super::*;
+
+        #[test]
+        fn fills_trims_and_strips_as_blang_does() {
+            for (text, want) in [
+                ("1.2.3", "1.2.3"),
+                ("v1.2.3", "1.2.3"),
+                (" v1.2 ", "1.2.0"),
+                ("1", "1.0.0"),
+                ("01.002.0003", "1.2.3"),
+                ("1.0.0-rc.1+b", "1.0.0-rc.1+b"),
+                ("00.0.0", "0.0.0"),
+            ] {
+                assert_eq!(parse_tolerant(text).unwrap().to_string(), want, "{text:?}");
+            }
+        }
+
+        #[test]
+        fn refuses_what_blang_refuses() {
+            for text in ["", "v", "1.2-rc", "1+b", "vv1.0.0", "1.2.3.4", "a.b.c"] {
+                assert!(parse_tolerant(text).is_err(), "{text:?} should fail");
+            }
+            // The third part loses its leading zeros as a whole, prerelease and all.
+            assert_eq!(parse_tolerant("1.2.03-x").unwrap().to_string(), "1.2.3-x");
         }
     }
 
