@@ -414,9 +414,11 @@ impl<'c, 'a> Builder<'c, 'a> {
                     .push(v);
             }
         }
+        // Sorted, not deduplicated: a bundle that declares one API twice is listed twice, and
+        // then can never be installed while the group's constraint holds (OLM's `AtMost(1, …)`
+        // counts it twice).
         let describe = |vars: &[Var], members: &mut Vec<usize>| -> Vec<String> {
             members.sort_by(|&a, &b| vars[a].id.cmp(&vars[b].id));
-            members.dedup();
             members.iter().map(|&m| vars[m].id.clone()).collect()
         };
         for ((group, version, kind), mut members) in by_gvk {
@@ -589,5 +591,7 @@ fn conflict_messages(problem: &Problem, core: &[Constraint]) -> Vec<String> {
     out
 }
 
+#[cfg(test)]
+mod differential;
 #[cfg(test)]
 mod tests;
