@@ -282,6 +282,7 @@ fn resolution_help(e: &resolve::Error) -> String {
         }
         resolve::Error::Ambiguous { .. } => "give the operator a `catalog:`, or give the catalogs different priorities".into(),
         resolve::Error::UnparsableVersion { .. } => "give the operator a `version:` range, which such a bundle never matches, or fix the bundle's olm.package version in the catalog".into(),
+        resolve::Error::Subscription { hints, .. } => hints.iter().map(|h| format!("hint: {h}")).collect::<Vec<_>>().join("\n"),
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod install;
 mod span;
 mod strict;
+pub mod subscription;
 pub mod upgrade;
 
 use std::collections::BTreeSet;
@@ -20,6 +21,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 pub use span::{SourceFile, Span};
+pub use subscription::{Approval, InstallMode, OperatorProfile, SubscriptionSettings};
 pub use upgrade::{InstalledBundle, UpgradeConstraintPolicy, UpgradePolicy};
 
 use crate::openshift::ClusterVersion;
@@ -48,6 +50,8 @@ pub struct Config {
     /// The installer that reads the install directory (`installer:`), when the config says:
     /// where `create` writes and how `check` reads.
     pub installer: Option<Located<rules::Installer>>,
+    /// The profile every non-bootstrap operator asks for (`profile:`), unless it names its own.
+    pub profile: Option<Located<OperatorProfile>>,
 }
 
 /// A value with the span of the YAML node it came from.
@@ -124,6 +128,12 @@ pub struct Operator {
     /// OwnNamespace (equal to `namespace`) or SingleNamespace (another) mode; `None`: all
     /// namespaces. Whether the target release honours it is checked against the release table.
     pub watch_namespace: Option<Located<String>>,
+    /// The profile it asks for: its own `profile:`, else the configuration's (for an operator
+    /// that is not a bootstrap one); `None` for the target release's default.
+    pub profile: Option<Located<OperatorProfile>>,
+    /// Its subscription-profile settings (`startingCSV`, `installMode`, `targetNamespaces`,
+    /// `installPlanApproval`).
+    pub subscription: SubscriptionSettings,
     /// Span of the whole entry.
     pub span: Span,
 }
@@ -232,6 +242,7 @@ struct RawInstallConfigKey {
 struct RawSpec {
     cluster_version: Option<Spanned<String>>,
     installer: Option<Spanned<String>>,
+    profile: Option<Spanned<String>>,
     #[serde(default)]
     catalogs: Vec<Spanned<RawCatalog>>,
     #[serde(default)]
@@ -266,6 +277,13 @@ struct RawOperator {
     role: Option<Spanned<String>>,
     waive: Option<Vec<Spanned<RawWaive>>>,
     watch_namespace: Option<Spanned<String>>,
+    // The subscription profile (OLM v0).
+    profile: Option<Spanned<String>>,
+    #[serde(rename = "startingCSV")]
+    starting_csv: Option<Spanned<String>>,
+    install_mode: Option<Spanned<String>>,
+    target_namespaces: Option<Spanned<Vec<Spanned<String>>>>,
+    install_plan_approval: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -426,6 +444,17 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
                     message,
                     Some("the installer that reads the install directory: openshift-install (the default), agent or assisted".into()),
                 );
+                None
+            }
+        }
+    });
+
+    let profile = spec.profile.as_ref().and_then(|p| {
+        let span = span_of(&file, p);
+        match OperatorProfile::parse(&p.value) {
+            Ok(value) => Some(Located { value, span }),
+            Err(message) => {
+                problem(span, "profile".into(), message, None);
                 None
             }
         }
@@ -704,7 +733,61 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
         {
             problem(n.span, field("watchNamespace"), m, None);
         }
+        // The subscription profile (OLM v0).
+        let bootstrap_flag = o.bootstrap.as_ref().is_some_and(|b| b.value.0);
+        let own_profile = o.profile.as_ref().and_then(|p| {
+            let span = span_of(&file, p);
+            OperatorProfile::parse(&p.value)
+                .map(|value| Located { value, span })
+                .map_err(|m| problem(span, field("profile"), m, None))
+                .ok()
+        });
+        let op_profile = own_profile.or_else(|| profile.clone().filter(|_| !bootstrap_flag));
+        let starting_csv = o.starting_csv.as_ref().map(|s| located(&file, s));
+        if let Some(s) = &starting_csv
+            && s.value.trim().is_empty()
+        {
+            problem(
+                s.span,
+                field("startingCSV"),
+                "startingCSV is empty".into(),
+                None,
+            );
+        }
+        let install_mode = o.install_mode.as_ref().and_then(|m| {
+            let span = span_of(&file, m);
+            InstallMode::parse(&m.value)
+                .map(|value| Located { value, span })
+                .map_err(|msg| problem(span, field("installMode"), msg, None))
+                .ok()
+        });
+        let target_namespaces: Vec<Located<String>> = o
+            .target_namespaces
+            .iter()
+            .flat_map(|t| t.value.iter().map(|n| located(&file, n)))
+            .collect();
+        for n in &target_namespaces {
+            if let Err(m) = check_dns_label(&n.value, 63) {
+                problem(n.span, field("targetNamespaces"), m, None);
+            }
+        }
+        let install_plan_approval = o.install_plan_approval.as_ref().and_then(|a| {
+            let span = span_of(&file, a);
+            Approval::parse(&a.value)
+                .map(|value| Located { value, span })
+                .map_err(|msg| problem(span, field("installPlanApproval"), msg, None))
+                .ok()
+        });
+        let subscription_settings = SubscriptionSettings {
+            starting_csv,
+            install_mode,
+            target_namespaces_span: o.target_namespaces.as_ref().map(|t| span_of(&file, t)),
+            target_namespaces,
+            install_plan_approval,
+        };
         operators.push(Operator {
+            profile: op_profile,
+            subscription: subscription_settings,
             watch_namespace,
             role: role.unwrap_or_default(),
             waive,
@@ -728,6 +811,18 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
             installed,
             span,
         });
+        // What the profile asked for cannot take, or settings of a profile not asked for.
+        let op = operators.last().expect("just pushed");
+        if op.profile.is_some() || op.bootstrap {
+            let found = if op.bootstrap && op.profile.is_none() {
+                subscription::misplaced(op).into_iter().collect()
+            } else {
+                subscription::problems(op)
+            };
+            for p in found {
+                problem(p.span, field(p.field), p.message, p.help);
+            }
+        }
     }
 
     if !problems.is_empty() {
@@ -740,6 +835,7 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
         catalogs,
         operators,
         installer,
+        profile,
     })
 }
 

@@ -27,6 +27,20 @@ pub enum Error {
         /// The cause (boxed: it is large, and `Result<_, Error>` is returned everywhere).
         source: Box<crate::catalog::Error>,
     },
+    /// A catalog of the subscription profile that `opm serve` would refuse to serve.
+    #[error(
+        "catalog \"{name}\" ({location}) breaks {} of `opm validate`'s rules, which `opm serve` checks on start: its CatalogSource would never serve, and OLM v0 would resolve nothing in any namespace that sees it:\n{}",
+        problems.len(),
+        problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n")
+    )]
+    Unservable {
+        /// Configured name.
+        name: String,
+        /// Where it is.
+        location: String,
+        /// What breaks the rules.
+        problems: Vec<crate::catalog::problem::Problem>,
+    },
     /// A catalog's content does not match its pinned digest.
     #[error(
         "catalog \"{name}\" ({location}) has digest sha256:{actual}, but the configuration pins sha256:{expected}"

@@ -25,6 +25,7 @@ pub mod outcome;
 pub mod pin;
 pub mod plan;
 pub mod sources;
+pub mod subscription;
 pub mod upgrade;
 pub mod warnings;
 
@@ -169,6 +170,14 @@ impl Install {
         self.dir.join(self.other_output_folder().name())
     }
 
+    /// Whether the install is disconnected: install-config has mirror rules
+    /// (`imageDigestSources`, `imageContentSources`).
+    pub fn disconnected(&self) -> bool {
+        self.install
+            .as_ref()
+            .is_some_and(|i| !crate::mirror::rules(&i.config).is_empty())
+    }
+
     /// `featureSet` from install-config, if any.
     pub fn feature_set(&self) -> Option<&str> {
         self.install
@@ -199,7 +208,12 @@ impl Install {
             .collect();
         packages.sort();
         packages.dedup();
-        let filter = PackageFilter::Only(packages);
+        let whole = self.uses_subscriptions();
+        let filter = if whole {
+            PackageFilter::All
+        } else {
+            PackageFilter::Only(packages)
+        };
         let mut loaded = Vec::new();
         let mut fetcher = None;
         for source in &self.config.catalogs {
@@ -214,11 +228,15 @@ impl Install {
                     self.fetch_catalog(fetcher, source, url)?
                 }
             };
-            let catalog = catalog::load(&path, &filter).map_err(|e| Error::Catalog {
-                name: source.name.value.clone(),
-                location: location.clone(),
-                source: Box::new(e),
-            })?;
+            let catalog = if whole {
+                self.load_servable(&path, &source.name.value, &location)?
+            } else {
+                catalog::load(&path, &filter).map_err(|e| Error::Catalog {
+                    name: source.name.value.clone(),
+                    location: location.clone(),
+                    source: Box::new(e),
+                })?
+            };
             if let Some(pin) = &source.sha256 {
                 let actual = catalog.digest().map_err(|e| Error::Catalog {
                     name: source.name.value.clone(),
@@ -248,6 +266,36 @@ impl Install {
 }
 
 impl Install {
+    /// Load a whole catalog for the subscription profile, refusing one that `opm serve` would
+    /// not serve (it runs `opm validate`'s rules on start): its CatalogSource would never
+    /// become ready, and OLM v0 then resolves nothing in any namespace that sees it.
+    fn load_servable(
+        &self,
+        path: &Path,
+        name: &str,
+        location: &str,
+    ) -> Result<crate::catalog::model::Catalog, Error> {
+        let error = |e| Error::Catalog {
+            name: name.to_string(),
+            location: location.to_string(),
+            source: Box::new(e),
+        };
+        let (mut catalog, report) =
+            crate::catalog::validate::load_and_validate(path, &Default::default())
+                .map_err(error)?;
+        if !report.is_valid() {
+            let problems: Vec<crate::catalog::problem::Problem> =
+                report.errors().cloned().collect();
+            return Err(Error::Unservable {
+                name: name.to_string(),
+                location: location.to_string(),
+                problems,
+            });
+        }
+        catalog.source = Some(path.to_path_buf());
+        Ok(catalog)
+    }
+
     /// The fetcher for `https://` catalogs: the flags, install-config `additionalTrustBundle`
     /// and `proxy`, and the proxy environment variables (`HTTPS_PROXY`/`https_proxy` with
     /// `NO_PROXY`/`no_proxy`), which take precedence over install-config `proxy` when set.
@@ -330,20 +378,50 @@ impl Install {
             .and_then(|t| t.olm_v1())
     }
 
-    /// The output profile for the non-bootstrap operators on `cluster_version`; `None` when
-    /// every operator is a bootstrap one.
+    /// The release's default output profile for non-bootstrap operators on `cluster_version`;
+    /// `None` when every operator is a bootstrap one or asks for its own profile.
     pub fn profile_for(
         &self,
         cluster_version: &ClusterVersion,
     ) -> Result<Option<crate::render::Profile>, Error> {
-        Ok(if self.config.operators.iter().any(|o| !o.bootstrap) {
-            Some(crate::render::Profile::for_cluster(
-                cluster_version,
-                self.feature_set(),
-                self.feature_gates(),
-            )?)
-        } else {
-            None
+        let default = crate::render::Profile::for_cluster(
+            cluster_version,
+            self.feature_set(),
+            self.feature_gates(),
+        )?;
+        Ok(self
+            .config
+            .operators
+            .iter()
+            .any(|o| !o.bootstrap && o.profile.is_none())
+            .then_some(default))
+    }
+
+    /// The profile an operator is written with on `cluster_version` (`None` for a bootstrap
+    /// operator, which is written as its own objects).
+    pub fn operator_profile(
+        &self,
+        op: &config::Operator,
+        cluster_version: Option<&ClusterVersion>,
+    ) -> Option<crate::render::Profile> {
+        if op.bootstrap {
+            return None;
+        }
+        if op.profile.is_some() {
+            return Some(crate::render::Profile::Subscription);
+        }
+        cluster_version.and_then(|v| {
+            crate::render::Profile::for_cluster(v, self.feature_set(), self.feature_gates()).ok()
+        })
+    }
+
+    /// Whether any operator is written with the subscription profile on the target release:
+    /// then every configured catalog is read whole (OLM v0 looks for dependencies in all of
+    /// them) and must be one `opm serve` serves.
+    pub fn uses_subscriptions(&self) -> bool {
+        self.config.operators.iter().any(|o| {
+            self.operator_profile(o, self.cluster_version.as_ref())
+                == Some(crate::render::Profile::Subscription)
         })
     }
 

@@ -16,6 +16,9 @@ pub struct Outcome<'a> {
     pub problems: Vec<Problem>,
     /// Warnings (the choice stands).
     pub warnings: Vec<Warning>,
+    /// The subscription profile's plan of it (namespace, OperatorGroup, Subscription, what
+    /// OLM v0 pulls in and where Automatic approval takes it), for an operator that uses it.
+    pub subscription: Option<super::subscription::SubscriptionPlan<'a>>,
 }
 
 impl Outcome<'_> {
@@ -52,12 +55,23 @@ pub fn resolve_all<'a>(
     cluster: &Cluster,
     only_from: Option<&str>,
 ) -> Vec<Outcome<'a>> {
+    let operators: Vec<&'a config::Operator> = config.operators.iter().collect();
+    resolve_these(&operators, catalogs, cluster, only_from)
+}
+
+/// [`resolve_all`] for some of the operators.
+fn resolve_these<'a>(
+    operators: &[&'a config::Operator],
+    catalogs: &'a [LoadedCatalog],
+    cluster: &Cluster,
+    only_from: Option<&str>,
+) -> Vec<Outcome<'a>> {
     use rayon::prelude::*;
     // Operators resolve independently; reading their candidates' CSVs is the costly part, so
     // they share the cores. `collect` keeps the configuration's order.
-    config
-        .operators
+    operators
         .par_iter()
+        .copied()
         .map(|operator| {
             let channels: Vec<String> = operator.channels.iter().map(|c| c.value.clone()).collect();
             let request = Request {
@@ -155,6 +169,7 @@ impl<'a> Outcome<'a> {
             resolution,
             problems,
             warnings,
+            subscription: None,
         }
     }
 }
@@ -168,7 +183,28 @@ pub fn resolve_for_release<'a>(inv: &'a Install, cluster: &Cluster) -> Vec<Outco
     let source = crate::openshift::PLATFORM_OPERATOR_CATALOG;
     let only_from =
         (platform_operators && inv.catalogs.iter().any(|c| c.name == source)).then_some(source);
-    let mut outcomes = resolve_all(&inv.config, &inv.catalogs, cluster, only_from);
+    // The subscription profile's operators resolve with OLM v0, namespace by namespace; the
+    // others one by one with OLM v1's (or the PlatformOperator manager's) rules.
+    let uses = |o: &config::Operator| {
+        inv.operator_profile(o, cluster.version.as_ref())
+            == Some(crate::render::Profile::Subscription)
+    };
+    let (olm_v0, others): (Vec<&config::Operator>, Vec<&config::Operator>) =
+        inv.config.operators.iter().partition(|o| uses(o));
+    let mut planned = super::subscription::resolve_all(inv, cluster, &olm_v0).into_iter();
+    let mut resolved = resolve_these(&others, &inv.catalogs, cluster, only_from).into_iter();
+    let mut outcomes: Vec<Outcome<'a>> = inv
+        .config
+        .operators
+        .iter()
+        .map(|o| {
+            if uses(o) {
+                planned.next().expect("one outcome per operator")
+            } else {
+                resolved.next().expect("one outcome per operator")
+            }
+        })
+        .collect();
     if platform_operators {
         for o in &mut outcomes {
             if let Some(p) = platform_operator_catalog_problem(inv, o) {
@@ -183,6 +219,25 @@ pub fn resolve_for_release<'a>(inv: &'a Install, cluster: &Cluster) -> Vec<Outco
     });
     fit_to_release(&mut outcomes, olm.as_ref());
     outcomes
+}
+
+/// Every bundle an outcome installs: the one resolved, and for the subscription profile what
+/// OLM v0 pulls in and the bundles Automatic approval moves them to, each with its catalog.
+pub fn installed_bundles<'o, 'a>(
+    outcome: &'o Outcome<'a>,
+) -> Vec<(&'a LoadedCatalog, &'a crate::catalog::model::Bundle)> {
+    let Ok(r) = &outcome.resolution else {
+        return Vec::new();
+    };
+    let mut out = vec![(r.catalog, r.bundle)];
+    if let Some(s) = &outcome.subscription {
+        out.extend(s.hops.iter().map(|b| (r.catalog, *b)));
+        for d in &s.dependencies {
+            out.push((d.catalog, d.bundle));
+            out.extend(d.ends_at.map(|b| (d.catalog, b)));
+        }
+    }
+    out
 }
 
 /// The PlatformOperator manager (4.12–4.15) resolves every platform operator from the

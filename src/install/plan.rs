@@ -172,7 +172,18 @@ pub fn plan_outcomes<'a>(
     let mut owners: Vec<(String, String, Vec<String>)> = Vec::new();
     let mut operators = Vec::with_capacity(outcomes.len());
     let total = outcomes.len();
+    // The subscription profile writes each namespace's Namespace and OperatorGroup once.
+    let mut namespaces_written = std::collections::BTreeSet::new();
     for (index, mut outcome) in outcomes.into_iter().enumerate() {
+        let op_profile = if outcome.subscription.is_some() {
+            Some(Profile::Subscription)
+        } else {
+            profile
+        };
+        let first_in_namespace = outcome
+            .subscription
+            .as_ref()
+            .is_some_and(|s| namespaces_written.insert(s.namespace.clone()));
         if !outcome.ok() {
             operators.push(OperatorPlan {
                 outcome,
@@ -204,7 +215,8 @@ pub fn plan_outcomes<'a>(
         });
         let refusal = match render_operator(
             templates,
-            profile,
+            op_profile,
+            first_in_namespace,
             &outcome,
             content,
             default_catalogs,
@@ -254,9 +266,21 @@ pub fn plan_outcomes<'a>(
         };
         operators.push(OperatorPlan { outcome, refusal });
     }
+    let mut warnings = super::warnings::for_release(inv, cluster_version);
+    if operators
+        .iter()
+        .any(|o: &OperatorPlan<'_>| o.outcome.subscription.is_some())
+    {
+        warnings.extend(super::subscription::hermeticity_warnings(
+            inv,
+            &Cluster {
+                version: Some(cluster_version.clone()),
+            },
+        ));
+    }
     let mut plan = Plan {
         profile,
-        warnings: super::warnings::for_release(inv, cluster_version),
+        warnings,
         operators,
         file_check: None,
         install: None,
@@ -292,6 +316,13 @@ fn stage(
     objects.extend(super::images::marketplace_objects(
         templates, profile, &outcomes,
     )?);
+    objects.extend(super::subscription::marketplace_objects(
+        inv,
+        templates,
+        cluster_version,
+        &outcomes,
+    )?);
+    let objects = without_repeated_marketplace_objects(objects);
     let mut objects = without_repeated_namespaces(objects);
     check_capabilities(inv, &objects)?;
     super::images::check_planned(inv, &outcomes, &objects, !mirror_check)?;
@@ -529,9 +560,11 @@ fn ownership_conflict(
 
 /// The objects for one resolved operator, by its profile (bootstrap operators: Namespace and
 /// the converted bundle; otherwise the profile's custom resources).
+#[allow(clippy::too_many_arguments)]
 fn render_operator(
     templates: &Templates,
     profile: Option<Profile>,
+    first_in_namespace: bool,
     outcome: &Outcome<'_>,
     content: &BundleContent,
     default_catalogs: &[(&str, i32)],
@@ -647,9 +680,47 @@ fn render_operator(
                 applied = converted;
                 (objects, Some(namespace))
             }
+            Some(Profile::Subscription) => {
+                let plan = outcome
+                    .subscription
+                    .as_ref()
+                    .ok_or("the subscription profile's plan is missing")?;
+                crate::output::names::check_install_namespace(&plan.namespace, true)?;
+                let group = plan
+                    .operator_group
+                    .as_deref()
+                    .map(|name| profile::GroupContext {
+                        name,
+                        namespace: &plan.namespace,
+                        target_namespaces: &plan.target_namespaces,
+                    });
+                let objects = profile::subscription(
+                    templates,
+                    &op.name.value,
+                    (first_in_namespace && plan.writes_namespace)
+                        .then_some(plan.namespace.as_str()),
+                    group.as_ref().filter(|_| first_in_namespace),
+                    &profile::SubscriptionContext {
+                        name: &op.name.value,
+                        namespace: &plan.namespace,
+                        package: &op.package.value,
+                        channel: plan.channel.as_deref(),
+                        source: &plan.source.name,
+                        source_namespace: &plan.source.namespace,
+                        starting_csv: plan.starting_csv.as_deref(),
+                        approval: plan.approval.name(),
+                    },
+                )
+                .map_err(text)?;
+                (objects, Some(plan.namespace.clone()))
+            }
             None => return Err("no output profile applies to this operator".into()),
         }
     };
+    let subscription = outcome
+        .subscription
+        .as_ref()
+        .map(|plan| super::subscription::locked(plan, r));
     Ok(RenderedOperator {
         objects,
         owned_crds,
@@ -665,6 +736,7 @@ fn render_operator(
             namespace,
             waivers: super::locked_waivers(op),
             not_a_pin: pinned.not_a_pin,
+            subscription,
         },
     })
 }
@@ -823,6 +895,26 @@ fn cluster_catalogs(
             )
             .map_err(Error::from)
         })
+        .collect()
+}
+
+/// Keep one OperatorHub and one CatalogSource of each name: the PlatformOperator profile and
+/// the subscription profile may both write them for one catalog (the later one, the
+/// subscription profile's, says at least as much).
+fn without_repeated_marketplace_objects(objects: Vec<RenderedObject>) -> Vec<RenderedObject> {
+    let key = |o: &RenderedObject| (o.kind().to_string(), o.name().to_string());
+    let marketplace = |o: &RenderedObject| matches!(o.kind(), "OperatorHub" | "CatalogSource");
+    let last: std::collections::BTreeMap<(String, String), usize> = objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| marketplace(o))
+        .map(|(i, o)| (key(o), i))
+        .collect();
+    objects
+        .into_iter()
+        .enumerate()
+        .filter(|(i, o)| !marketplace(o) || last.get(&key(o)) == Some(i))
+        .map(|(_, o)| o)
         .collect()
 }
 

@@ -180,6 +180,71 @@ pub struct LockedOperator {
     /// Check rules waived for this operator's objects, with the reasons (config `waive:`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waivers: Vec<LockedWaiver>,
+    /// For the subscription profile: what the Subscription names, where it ends and what OLM
+    /// v0 pulls in (`bundle` and `version` above are what it installs first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscription: Option<LockedSubscription>,
+}
+
+/// The subscription profile's record of one operator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LockedSubscription {
+    /// The CatalogSource the Subscription names, `name/namespace`.
+    pub catalog_source: String,
+    /// The channel it names (none: every channel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    /// Its `startingCSV`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        rename = "startingCSV"
+    )]
+    pub starting_csv: Option<String>,
+    /// `installPlanApproval`.
+    pub install_plan_approval: String,
+    /// The OperatorGroup's install mode.
+    pub install_mode: String,
+    /// Where Automatic approval ends, when past the first bundle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_at: Option<LockedBundle>,
+    /// What OLM v0 pulls in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<LockedDependency>,
+    /// Set when the catalog is not pinned by digest on the cluster (a tag, or the release's
+    /// live default source): says that the resolution is not a pin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_a_pin: Option<String>,
+}
+
+/// A bundle and its version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LockedBundle {
+    /// Bundle name.
+    pub bundle: String,
+    /// Its version.
+    pub version: String,
+}
+
+/// A bundle OLM v0 pulls in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LockedDependency {
+    /// Its package.
+    pub package: String,
+    /// The bundle.
+    pub bundle: String,
+    /// Its version.
+    pub version: String,
+    /// The channel OLM v0 picks it in.
+    pub channel: String,
+    /// The configured catalog.
+    pub catalog: String,
+    /// Where Automatic approval takes it, when it moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_at: Option<LockedBundle>,
 }
 
 /// A waived check rule.
@@ -421,6 +486,30 @@ fn operator_difference(old: &LockedOperator, now: &LockedOperator) -> String {
             "the image is now pinned by digest".to_string()
         });
     }
+    if old.subscription != now.subscription {
+        let describe = |s: &Option<LockedSubscription>| match s {
+            None => "none".to_string(),
+            Some(s) => format!(
+                "ends at {}, pulls in [{}]",
+                s.ends_at
+                    .as_ref()
+                    .map_or("its first bundle".to_string(), |e| format!(
+                        "{} {}",
+                        e.bundle, e.version
+                    )),
+                s.dependencies
+                    .iter()
+                    .map(|d| format!("{} {}", d.bundle, d.version))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        what.push(format!(
+            "the Subscription's plan ({}) is now ({})",
+            describe(&old.subscription),
+            describe(&now.subscription)
+        ));
+    }
     if old.waivers != now.waivers {
         let rules = |w: &[LockedWaiver]| {
             let r: Vec<&str> = w.iter().map(|w| w.rule.as_str()).collect();
@@ -486,6 +575,7 @@ mod tests {
             namespace: None,
             waivers: Vec::new(),
             not_a_pin: None,
+            subscription: None,
         }
     }
 

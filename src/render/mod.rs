@@ -44,6 +44,8 @@ pub const EMBEDDED_TEMPLATES: &[(&str, &str)] = embedded_templates![
     "clustercatalog.yaml.j2",
     "operatorhub.yaml.j2",
     "catalogsource.yaml.j2",
+    "operatorgroup.yaml.j2",
+    "subscription.yaml.j2",
 ];
 
 /// One rendered object, with the operator it belongs to.

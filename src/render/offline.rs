@@ -16,10 +16,21 @@ pub fn marketplace_objects(
     catalog_name: &str,
     image: &str,
 ) -> Result<Vec<RenderedObject>, Error> {
-    let context = json!({"catalog": {"name": catalog_name, "image": image}});
+    let hub = json!({"hub": {"disable_all": false, "disabled": ["redhat-operators"]}});
+    let source = json!({
+        "catalog": {"name": catalog_name},
+        "source": {
+            "name": "redhat-operators",
+            "image": image,
+            "display_name": "Red Hat Operators (mirror)",
+            "publisher": "Red Hat",
+            "priority": 0,
+            "pod_config": null,
+        },
+    });
     Ok(vec![
-        templates.render("operatorhub.yaml.j2", MARKETPLACE, &context)?,
-        templates.render("catalogsource.yaml.j2", MARKETPLACE, &context)?,
+        templates.render("operatorhub.yaml.j2", MARKETPLACE, &hub)?,
+        templates.render("catalogsource.yaml.j2", MARKETPLACE, &source)?,
     ])
 }
 

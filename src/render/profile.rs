@@ -1,11 +1,12 @@
 //! Output profiles: which objects an operator becomes on a given OpenShift release.
 //!
-//! | release | profile |
+//! | release | default profile |
 //! |---|---|
 //! | 4.12–4.15 with `featureSet: TechPreviewNoUpgrade` (or the `PlatformOperators` gate) | [`Profile::PlatformOperator`] |
-//! | 4.16–4.17 | none: the PlatformOperator API was removed in 4.16 and `ClusterExtension` is GA from 4.18 |
+//! | 4.12–4.17 otherwise (the PlatformOperator API needs a tech preview and was removed in 4.16; `ClusterExtension` is GA from 4.18) | [`Profile::Subscription`] |
 //! | ≥ 4.18 | [`Profile::ClusterExtension`] |
 //!
+//! An operator with `profile: subscription` gets [`Profile::Subscription`] on every release.
 //! Operators with `bootstrap: true` are written as their own objects in every profile and on
 //! every release, so a configuration of only bootstrap operators needs no profile. The facts
 //! come from [`crate::openshift`]'s release table.
@@ -23,6 +24,9 @@ pub enum Profile {
     PlatformOperator,
     /// OLM v1 `ClusterExtension` (OpenShift ≥ 4.18).
     ClusterExtension,
+    /// OLM v0: Namespace, OperatorGroup, `Subscription`, CatalogSource (every release; the
+    /// default where neither of the others applies).
+    Subscription,
 }
 
 /// Why no profile can write the configured operators for the target cluster.
@@ -49,13 +53,32 @@ pub enum ProfileError {
 }
 
 impl Profile {
-    /// The profile for a target cluster, from [`crate::openshift`]'s table.
+    /// The default profile for a target cluster, from [`crate::openshift`]'s table: OLM v0
+    /// Subscriptions wherever neither PlatformOperators nor OLM v1 can take the operators.
     pub fn for_target(target: &Target) -> Result<Profile, ProfileError> {
+        match target.operator_api() {
+            OperatorApi::PlatformOperator => Ok(Profile::PlatformOperator),
+            OperatorApi::ClusterExtension => Ok(Profile::ClusterExtension),
+            OperatorApi::None => Ok(Profile::Subscription),
+        }
+    }
+
+    /// The name written in the lock file and in `resolve -o json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::PlatformOperator => "PlatformOperator",
+            Profile::ClusterExtension => "ClusterExtension",
+            Profile::Subscription => "subscription",
+        }
+    }
+
+    /// Why the release gives no PlatformOperator API, for a message about the default the
+    /// subscription profile takes (`None` where PlatformOperators are the default or OLM v1 is).
+    pub fn why_no_platform_operators(target: &Target) -> Option<ProfileError> {
         let version = &target.release.name;
         match (target.release.row.api, target.operator_api()) {
-            (_, OperatorApi::PlatformOperator) => Ok(Profile::PlatformOperator),
-            (_, OperatorApi::ClusterExtension) => Ok(Profile::ClusterExtension),
-            (OperatorApi::PlatformOperator, OperatorApi::None) => Err(ProfileError::FeatureSet {
+            (_, OperatorApi::PlatformOperator | OperatorApi::ClusterExtension) => None,
+            (OperatorApi::PlatformOperator, OperatorApi::None) => Some(ProfileError::FeatureSet {
                 version: version.clone(),
                 found: match &target.feature_set {
                     FeatureSet::Default => "none".into(),
@@ -70,11 +93,10 @@ impl Profile {
                 let first_ce = crate::openshift::api_releases(OperatorApi::ClusterExtension)
                     .map(|(first, _)| first)
                     .unwrap_or_default();
-                Err(ProfileError::UnsupportedRelease {
+                Some(ProfileError::UnsupportedRelease {
                     version: version.clone(),
                     reason: format!(
-                        "the PlatformOperator API ends with {last_po} and OLM v1's ClusterExtension is generally available only from {first_ce}; \
-                         either target OpenShift {first_ce} or later (ClusterExtension profile), or mark the operator `bootstrap: true` to install its own objects"
+                        "the PlatformOperator API ends with {last_po} and OLM v1's ClusterExtension is generally available only from {first_ce}"
                     ),
                 })
             }
@@ -235,6 +257,100 @@ pub fn platform_operator(
     ])
 }
 
+/// What the templates see of one Subscription and its namespace.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SubscriptionContext<'a> {
+    /// `metadata.name` (the operator's name).
+    pub name: &'a str,
+    /// Its namespace.
+    pub namespace: &'a str,
+    /// The package.
+    pub package: &'a str,
+    /// The channel, when one is named.
+    pub channel: Option<&'a str>,
+    /// The CatalogSource.
+    pub source: &'a str,
+    /// Its namespace.
+    pub source_namespace: &'a str,
+    /// `startingCSV`, when one is pinned.
+    pub starting_csv: Option<&'a str>,
+    /// `Automatic` or `Manual`.
+    pub approval: &'a str,
+}
+
+/// The OperatorGroup of a namespace.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GroupContext<'a> {
+    /// Its name.
+    pub name: &'a str,
+    /// Its namespace.
+    pub namespace: &'a str,
+    /// `targetNamespaces` (empty: AllNamespaces).
+    pub target_namespaces: &'a [String],
+}
+
+/// The subscription profile's objects for one operator: its Namespace and OperatorGroup when
+/// it is the first of its namespace and OpenShift creates neither, then its Subscription.
+pub fn subscription(
+    templates: &Templates,
+    operator: &str,
+    namespace: Option<&str>,
+    group: Option<&GroupContext<'_>>,
+    subscription: &SubscriptionContext<'_>,
+) -> Result<Vec<RenderedObject>, Error> {
+    let mut out = Vec::new();
+    if let Some(ns) = namespace {
+        out.push(templates.render("namespace.yaml.j2", operator, &json!({ "namespace": ns }))?);
+    }
+    if let Some(g) = group {
+        out.push(templates.render("operatorgroup.yaml.j2", operator, &json!({ "group": g }))?);
+    }
+    out.push(templates.render(
+        "subscription.yaml.j2",
+        operator,
+        &json!({ "subscription": subscription }),
+    )?);
+    Ok(out)
+}
+
+/// A CatalogSource in `openshift-marketplace` serving a configured catalog's image, for the
+/// subscription profile (`pod_config`: the release's `grpcPodConfig`).
+pub fn catalog_source(
+    templates: &Templates,
+    catalog: &CatalogContext<'_>,
+    pod_config: &serde_json::Value,
+) -> Result<RenderedObject, Error> {
+    templates.render(
+        "catalogsource.yaml.j2",
+        super::offline::MARKETPLACE,
+        &json!({
+            "catalog": {"name": catalog.name},
+            "source": {
+                "name": catalog.name,
+                "image": catalog.image,
+                "display_name": catalog.name,
+                "publisher": "po-manifests",
+                "priority": catalog.priority,
+                "pod_config": pod_config,
+            },
+        }),
+    )
+}
+
+/// The OperatorHub `cluster` of the subscription profile: every default source disabled
+/// (disconnected), or only the ones whose names written CatalogSources take.
+pub fn operator_hub(
+    templates: &Templates,
+    disable_all: bool,
+    disabled: &[&str],
+) -> Result<RenderedObject, Error> {
+    templates.render(
+        "operatorhub.yaml.j2",
+        super::offline::MARKETPLACE,
+        &json!({"hub": {"disable_all": disable_all, "disabled": disabled}}),
+    )
+}
+
 /// A bootstrap operator's Namespace object.
 pub fn namespace(
     templates: &Templates,
@@ -278,10 +394,20 @@ mod tests {
     }
 
     #[test]
-    fn default_feature_set_is_refused() {
-        let e = Profile::for_cluster(&cv("4.13"), None, &[]).unwrap_err();
-        assert!(e.to_string().contains("TechPreviewNoUpgrade"), "{e}");
-        assert!(Profile::for_cluster(&cv("4.13"), Some("CustomNoUpgrade"), &[]).is_err());
+    fn without_the_tech_preview_it_is_subscriptions() {
+        assert_eq!(
+            Profile::for_cluster(&cv("4.13"), None, &[]),
+            Ok(Profile::Subscription)
+        );
+        assert_eq!(
+            Profile::for_cluster(&cv("4.13"), Some("CustomNoUpgrade"), &[]),
+            Ok(Profile::Subscription)
+        );
+        let target = Target::new(&cv("4.13"), None, &[]).unwrap();
+        let why = Profile::why_no_platform_operators(&target)
+            .unwrap()
+            .to_string();
+        assert!(why.contains("TechPreviewNoUpgrade"), "{why}");
     }
 
     #[test]
@@ -297,11 +423,18 @@ mod tests {
     }
 
     #[test]
-    fn releases_without_the_api_are_refused_with_both_options() {
-        let e = Profile::for_cluster(&cv("4.16"), Some("TechPreviewNoUpgrade"), &[])
-            .unwrap_err()
+    fn releases_without_either_api_get_subscriptions() {
+        for v in ["4.16", "4.17.3"] {
+            assert_eq!(
+                Profile::for_cluster(&cv(v), Some("TechPreviewNoUpgrade"), &[]),
+                Ok(Profile::Subscription)
+            );
+        }
+        let target = Target::new(&cv("4.16"), None, &[]).unwrap();
+        let why = Profile::why_no_platform_operators(&target)
+            .unwrap()
             .to_string();
-        assert!(e.contains("4.18") && e.contains("bootstrap: true"), "{e}");
+        assert!(why.contains("4.18") && why.contains("4.15"), "{why}");
         assert!(Profile::for_cluster(&cv("4.11"), Some("TechPreviewNoUpgrade"), &[]).is_err());
     }
 }

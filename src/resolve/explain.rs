@@ -60,6 +60,10 @@ impl Rejection {
             Rejection::NotASuccessor { installed } => format!(
                 "not a direct successor of the installed {installed} (upgradeConstraintPolicy: CatalogProvided)"
             ),
+            Rejection::PassedOver { by } => format!(
+                "passed over by OLM v0 for {by} (its dependencies, or the namespace's other Subscriptions, rule it out)"
+            ),
+            Rejection::NotInOrder => "not on the channel's replaces chain (reached only through skips or skipRange), or not the startingCSV, so OLM v0 never picks it".into(),
         }
     }
 }

@@ -165,6 +165,15 @@ pub enum Rejection {
         /// The installed bundle.
         installed: String,
     },
+    /// OLM v0 passed over it for a later entry of the Subscription's list (its dependencies,
+    /// or the namespace's other Subscriptions, rule it out).
+    PassedOver {
+        /// The bundle OLM v0 installs instead.
+        by: String,
+    },
+    /// Not in the Subscription's order: off the channel's `replaces` chain (reached only
+    /// through `skips` or `skipRange`), or not the `startingCSV`.
+    NotInOrder,
 }
 
 impl Rejection {
@@ -175,6 +184,7 @@ impl Rejection {
             Rejection::Outranked { .. }
                 | Rejection::OtherCatalog { .. }
                 | Rejection::UnparsableRankedLast { .. }
+                | Rejection::PassedOver { .. }
         )
     }
 }
@@ -254,6 +264,17 @@ pub enum Error {
         /// Every candidate.
         candidates: Vec<Candidate>,
     },
+    /// OLM v0 does not resolve the Subscriptions of the operator's namespace (the
+    /// subscription profile): why, in OLM's words where it has them.
+    #[error("{message}")]
+    Subscription {
+        /// The package.
+        package: String,
+        /// What fails.
+        message: String,
+        /// What would help.
+        hints: Vec<String>,
+    },
 }
 
 impl Error {
@@ -263,7 +284,7 @@ impl Error {
             Error::NoCandidate { candidates, .. }
             | Error::Ambiguous { candidates, .. }
             | Error::UnparsableVersion { candidates, .. } => candidates,
-            Error::UnknownPackage { .. } => &[],
+            Error::UnknownPackage { .. } | Error::Subscription { .. } => &[],
         }
     }
 }
@@ -568,7 +589,7 @@ fn broken_bundle_warnings(loaded: &LoadedCatalog, package: &Package) -> Vec<Warn
 
 /// Whether a bundle fits the target cluster: `olm.maxOpenShiftVersion` not below its minor,
 /// `minKubeVersion` not above its Kubernetes. Always fits when no cluster version is known.
-fn cluster_fit(bundle: &Bundle, cluster: &Cluster) -> Option<Rejection> {
+pub(crate) fn cluster_fit(bundle: &Bundle, cluster: &Cluster) -> Option<Rejection> {
     let cv = cluster.version.as_ref()?;
     match facts::max_openshift_version(bundle) {
         MaxOpenShiftVersion::Valid { major, minor, raw }
@@ -600,7 +621,8 @@ fn cluster_fit(bundle: &Bundle, cluster: &Cluster) -> Option<Rejection> {
     None
 }
 
-fn unknown_package(package: &str, searched: &[&LoadedCatalog]) -> Error {
+/// The error for a package no searched catalog has, with the names that are close.
+pub(crate) fn unknown_package(package: &str, searched: &[&LoadedCatalog]) -> Error {
     let mut scored: Vec<(f64, &str)> = searched
         .iter()
         .flat_map(|c| {

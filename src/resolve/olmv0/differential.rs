@@ -302,7 +302,7 @@ fn our_answer(world: &World, paths: &[PathBuf]) -> Answer {
         .zip(&keys)
         .zip(&loaded)
         .map(|((c, key), catalog)| Source {
-            key,
+            key: key.clone(),
             priority: c.priority,
             catalog: Some(catalog),
         })
@@ -531,7 +531,7 @@ fn write_one_world() {
         .zip(&keys)
         .zip(&sources_loaded)
         .map(|((c, key), catalog)| Source {
-            key,
+            key: key.clone(),
             priority: c.priority,
             catalog: Some(catalog),
         })
@@ -709,7 +709,7 @@ fn real_answer(realdata: &Path, q: &RealQuery) -> Answer {
         .zip(&keys)
         .zip(&loaded)
         .map(|(((_, priority, _), key), catalog)| Source {
-            key,
+            key: key.clone(),
             priority: *priority,
             catalog: Some(catalog),
         })

@@ -243,10 +243,10 @@ pub struct Installed<'a> {
 }
 
 /// A visible catalog: its key, its priority and its content.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Source<'a> {
     /// Where it is.
-    pub key: &'a SourceKey,
+    pub key: SourceKey,
     /// `spec.priority`.
     pub priority: i32,
     /// Its content (`None` for the `@existing` catalog).

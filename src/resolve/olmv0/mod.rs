@@ -85,6 +85,8 @@ pub struct Pick<'a> {
     /// The Subscription it is the answer to: `None` for a dependency OLM pulls in (it then
     /// creates a Subscription for it).
     pub subscription: Option<String>,
+    /// The bundles installed with it whose dependencies it is the first to satisfy (names).
+    pub required_by: Vec<String>,
 }
 
 /// The outcome of one namespace's resolution.
@@ -531,6 +533,24 @@ pub fn resolve_in<'a>(cache: &Cache<'a>, query: &Query<'_, 'a>) -> Result<Resolv
             )));
         }
     };
+    // Which held bundle satisfies which held bundle's dependency lists: the first held
+    // candidate of each list (the one the search guessed, or reused).
+    let held_set: std::collections::HashSet<usize> = held.iter().copied().collect();
+    let mut required_by: HashMap<usize, Vec<String>> = HashMap::new();
+    for &v in &held {
+        let Origin::Entry(e) = b.origins[v] else {
+            continue;
+        };
+        for (cands, _) in &b.problem.vars[v].deps {
+            if let Some(&c) = cands.iter().find(|c| held_set.contains(c)) {
+                let names = required_by.entry(c).or_default();
+                let name = cache.entries[e].bundle.name.clone();
+                if c != v && !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+    }
     let mut picks = Vec::new();
     let mut kept = Vec::new();
     for v in held {
@@ -559,11 +579,54 @@ pub fn resolve_in<'a>(cache: &Cache<'a>, query: &Query<'_, 'a>) -> Result<Resolv
             channel: entry.channel.to_owned(),
             replaces,
             subscription,
+            required_by: required_by.remove(&v).unwrap_or_default(),
         });
     }
     picks.sort_by(|a, b| a.bundle.name.cmp(&b.bundle.name));
     kept.sort();
     Ok(Resolved { picks, kept })
+}
+
+/// The bundles a Subscription's candidates are, in OLM's order of preference (each bundle
+/// once, at its first place), with nothing installed: the package's entries in its catalog
+/// and channel (every channel when `channel` is empty), or only `starting_csv` when given.
+/// `Err` with OLM's message when a channel has no order.
+pub fn subscription_candidates<'a>(
+    catalog: &'a crate::catalog::model::Catalog,
+    package: &str,
+    channel: &str,
+    starting_csv: &str,
+) -> Result<Vec<&'a crate::catalog::model::Bundle>, String> {
+    let key = SourceKey::new("catalog", "namespace");
+    let cache = Cache::new(
+        &[Source {
+            key,
+            priority: 0,
+            catalog: Some(catalog),
+        }],
+        "namespace",
+        &[],
+    );
+    let entries: Vec<usize> = cache
+        .of_package(package)
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let e = &cache.entries[i];
+            e.package == package
+                && (channel.is_empty() || e.channel == channel)
+                && (starting_csv.is_empty() || e.bundle.name == starting_csv)
+        })
+        .collect();
+    let sorted = order::subscription_order(&cache, entries).map_err(|e| e.0)?;
+    let mut out: Vec<&'a crate::catalog::model::Bundle> = Vec::new();
+    for i in sorted {
+        let b = cache.entries[i].bundle;
+        if !out.iter().any(|x| std::ptr::eq(*x, b)) {
+            out.push(b);
+        }
+    }
+    Ok(out)
 }
 
 /// The messages of a minimal conflict, in the order OLM's variables would list them: each

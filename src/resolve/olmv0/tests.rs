@@ -50,7 +50,7 @@ impl World {
         self.catalogs
             .iter()
             .map(|(c, key, priority)| Source {
-                key,
+                key: key.clone(),
                 priority: *priority,
                 catalog: Some(&c.catalog),
             })
