@@ -509,9 +509,11 @@ pub(crate) fn objects<'f>(
             sink.push("decode", file, 0, None, "holds no object".into());
             continue;
         }
-        if installer == Installer::Agent && file.dir == Dir::Openshift {
-            agent_landing(file, &docs, sink);
-        }
+        let landed = if installer == Installer::Agent && file.dir == Dir::Openshift {
+            agent_landing(file, &docs, sink)
+        } else {
+            docs.len()
+        };
         let split = docs.len() > 1 && split_by(installer, file);
         let docs = if split {
             let (who, first) = if installer == Installer::Agent {
@@ -534,7 +536,7 @@ pub(crate) fn objects<'f>(
                 file,
                 docs[1].line(""),
                 None,
-                format!("holds {} YAML documents; {who} {} files ({first}, …), one object each, and each is checked as the object it is", docs.len(), docs.len()),
+                format!("holds {} YAML documents; {who} {} files ({first}, …), one object each, and each is checked as the object it is", docs.len(), landed.max(docs.len())),
             );
             docs
         } else {
@@ -579,7 +581,8 @@ const EXACT_IN_F64: u64 = 1 << 53;
 /// `{}`), decodes each into `map[string]interface{}` through `encoding/json` (every number a
 /// float64) and writes it again with `yaml.Marshal` (keys sorted, comments and quotes gone).
 /// The objects keep their meaning but for an integer past 2^53, which lands rounded.
-fn agent_landing(file: &ManifestFile, docs: &[Document], sink: &mut Sink) {
+/// Returns how many files the file lands as.
+fn agent_landing(file: &ManifestFile, docs: &[Document], sink: &mut Sink) -> usize {
     let mut chunks: Vec<(usize, usize)> = Vec::new();
     let mut start: Option<usize> = None;
     let lines: Vec<&str> = file.text.split_inclusive('\n').collect();
@@ -616,6 +619,7 @@ fn agent_landing(file: &ManifestFile, docs: &[Document], sink: &mut Sink) {
             sink.push("reserialized-number", file, doc.line(&pointer), None, format!("{} is {value}, past 2^53: the Agent-based installer reads every number as a 64-bit float and writes it back rounded; quote it if it is text", super::pointer_field(&pointer)));
         }
     }
+    chunks.len()
 }
 
 fn large_integers(v: &Value, pointer: String, out: &mut Vec<String>) {
