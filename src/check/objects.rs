@@ -231,15 +231,14 @@ fn placeholder_exempt(kind: &str, pointer: &str) -> bool {
 fn encoded_value(text: &str) -> bool {
     let text = text.trim();
     let mut fields = text.split('$');
-    let crypt = fields.next() == Some("")
+    fields.next() == Some("")
         && fields.next().is_some_and(|id| {
             !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
         })
         && text.matches('$').count() >= 2
         && !text
             .bytes()
-            .any(|b| b.is_ascii_whitespace() || b == b'{' || b == b'}');
-    crypt
+            .any(|b| b.is_ascii_whitespace() || b == b'{' || b == b'}')
 }
 
 /// The first unresolved placeholder in `text`: `${…}`, `{{ … }}` or `$VAR` (upper case). A

@@ -494,17 +494,8 @@ fn an_agent_install_whose_feature_set_never_reaches_the_cluster_is_refused() {
 /// comments only lands as `{}`, an integer past 2^53 lands rounded.
 #[test]
 fn the_lock_and_check_describe_what_the_agent_lands() {
-    let dir = crate::common::example();
+    let dir = crate::common::agent_example();
     let d = dir.path();
-    let ic = std::fs::read_to_string(d.join("install-config.yaml")).unwrap();
-    std::fs::write(
-        d.join("install-config.yaml"),
-        ic.replace("featureSet: TechPreviewNoUpgrade\n", ""),
-    )
-    .unwrap();
-    let config = std::fs::read_to_string(d.join("platform-operators.yaml")).unwrap();
-    let cert = "  - name: cert-operator\n    package: acme-cert-operator\n    channel: stable\n    version: \">=1.0.0 <2.0.0\"\n";
-    std::fs::write(d.join("platform-operators.yaml"), config.replace(cert, "")).unwrap();
     let out = cmd()
         .arg("create")
         .arg("--dir")

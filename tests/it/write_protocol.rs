@@ -253,33 +253,12 @@ fn create_killed_at(dir: &Path, k: usize, env: &[(&str, &str)]) -> std::process:
         .unwrap()
 }
 
-/// The example as the Agent-based installer can install it on 4.14: no featureSet (which that
-/// installer does not carry to the cluster, issue 33 item 5), so no PlatformOperator either;
-/// the bootstrap CCM alone.
-fn agent_example() -> tempfile::TempDir {
-    let d = example();
-    let path = d.path().join("install-config.yaml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let text: String = text
-        .lines()
-        .filter(|l| !l.starts_with("featureSet:"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(&path, text).unwrap();
-    let path = d.path().join("platform-operators.yaml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let cert = "  - name: cert-operator\n    package: acme-cert-operator\n    channel: stable\n    version: \">=1.0.0 <2.0.0\"\n";
-    assert!(text.contains(cert), "{text}");
-    std::fs::write(&path, text.replace(cert, "")).unwrap();
-    d
-}
-
 /// After a run with `--installer agent` (files in `openshift/`), kill a run for openshift-install
 /// (files to `manifests/`) at every crash point: at each kill our files are in one folder or, between
 /// the exchange and the last removal from `openshift/`, in both; the next run (for `next`)
 /// recovers to exactly what uninterrupted runs leave.
 fn kill_at_every_point_while_switching(env: &[(&str, &str)]) {
-    let start = agent_example();
+    let start = crate::common::agent_example();
     create_with(start.path(), &["--installer", "agent"], env);
     let agent = po_entries(&start.path().join("openshift"));
     assert!(!agent.is_empty());
