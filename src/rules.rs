@@ -69,12 +69,15 @@ impl Role {
 /// Which installer reads the install directory: it decides which files are read and how a
 /// file becomes objects (`check --installer`, `create --installer`, config `installer:`).
 ///
-/// - `openshift-install` reads every file of `manifests/` and `openshift/*.yaml|yml|json`, and
-///   cluster-bootstrap creates the first YAML document of each file only.
+/// - `openshift-install` reads `manifests/` and `openshift/` `*.yaml`, `*.yml` and `*.json`
+///   (case-sensitive globs; openshift/installer `pkg/asset/manifests/operators.go`,
+///   `openshift.go`), and cluster-bootstrap creates the first YAML document of each file only.
 /// - `agent` (the Agent-based installer) embeds `openshift/*.yaml` and `openshift/*.yml` only
-///   (openshift/installer `pkg/asset/agent/manifests/extramanifests.go`) and registers them with
-///   assisted-service as custom manifests of the `openshift` folder (assisted-service
-///   `cmd/agentbasedinstaller/register.go`, `RegisterExtraManifests`), which splits them.
+///   (openshift/installer `pkg/asset/agent/manifests/extramanifests.go`), each document
+///   re-serialized into `/etc/assisted/extra-manifests/NAME-N.EXT` (`pkg/asset/agent/image/
+///   ignition.go`, `addExtraManifests`), and registers those with assisted-service as custom
+///   manifests of the `openshift` folder (assisted-service `cmd/agentbasedinstaller/register.go`,
+///   `RegisterExtraManifests`).
 /// - `assisted` (the Assisted Installer): the `manifests/` and `openshift/` folders uploaded as
 ///   custom manifests; assisted-service splits every multi-document `.yaml`/`.yml` file into one
 ///   file per non-empty document before running the installer (`internal/ignition/
@@ -173,22 +176,22 @@ pub const RULES: &[Rule] = &[
         id: "file-type",
         severity: Error,
         applies: All,
-        fact: "every file in manifests/ is put into the bootstrap ignition and decoded by cluster-bootstrap; only .yaml, .yml and .json files hold objects",
-        source: "openshift/installer pkg/asset/manifests/operators.go (Manifests.Load reads manifests/*); cluster-bootstrap creater.go load",
+        fact: "assisted-service refuses to upload a custom manifest whose extension is not exactly .yaml, .yml, .json or .patch*",
+        source: "openshift/assisted-service internal/manifests/manifests.go (validateUserSuppliedManifest)",
     },
     Rule {
         id: "file-ignored",
         severity: Warning,
         applies: All,
-        fact: "the installer reads only openshift/*.yaml, *.yml and *.json; any other file or directory there is never applied",
-        source: "openshift/installer pkg/asset/manifests/openshift.go (Openshift.Load)",
+        fact: "openshift-install reads only manifests/ and openshift/ *.yaml, *.yml and *.json (case-sensitive globs), the Agent-based installer only openshift/*.yaml and *.yml; any other file or folder is left out silently and never applied",
+        source: "openshift/installer pkg/asset/manifests/operators.go (Manifests.Load), pkg/asset/manifests/openshift.go (Openshift.Load), pkg/asset/agent/manifests/extramanifests.go (ExtraManifests.Load)",
     },
     Rule {
         id: "subdirectory",
         severity: Error,
         applies: All,
-        fact: "manifests/ is read with a glob and os.ReadFile: a subdirectory cannot be read and fails the ignition assets",
-        source: "openshift/installer pkg/asset/store/filefetcher.go (FetchByPattern)",
+        fact: "a folder named like a manifest (x.yaml/) matches openshift-install's glob and os.ReadFile fails on it, failing the ignition assets; assisted-service refuses a name with a folder in it",
+        source: "openshift/installer pkg/asset/store/filefetcher.go (FetchByPattern); openshift/assisted-service validateManifestFileNames",
     },
     Rule {
         id: "dotfile",
@@ -245,6 +248,13 @@ pub const RULES: &[Rule] = &[
         applies: All,
         fact: "cluster-bootstrap decodes only the first YAML document of a file; the others are dropped silently (with --installer agent or assisted a note: assisted-service splits the file into one file per document)",
         source: "openshift/cluster-bootstrap pkg/start/start.go and vendored library-go pkg/assets/create/creater.go; openshift/assisted-service internal/ignition/installmanifests.go (expandMultiDocYaml)",
+    },
+    Rule {
+        id: "reserialized-number",
+        severity: Error,
+        applies: All,
+        fact: "the Agent-based installer decodes each extra manifest into map[string]interface{} through encoding/json and marshals it again: every number becomes a float64, so an integer past 2^53 lands rounded",
+        source: "openshift/installer pkg/asset/agent/image/ignition.go (addExtraManifests), pkg/asset/agent/manifests GetMultipleYamls (apimachinery YAMLToJSONDecoder)",
     },
     Rule {
         id: "name-clash",

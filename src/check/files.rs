@@ -1,11 +1,12 @@
 //! The file rules: what the installer reads from `manifests/` and `openshift/`, and whether each
 //! file decodes as exactly one object the way cluster-bootstrap decodes it.
 //!
-//! The installer reads every top-level file of `manifests/` (`Manifests.Load`), but only
-//! `openshift/*.yaml`, `*.yml` and `*.json` (`Openshift.Load`, openshift/installer
-//! `pkg/asset/manifests/openshift.go`). bootkube.sh copies `openshift/*` over `manifests/`, and
-//! cluster-bootstrap decodes each file's first YAML document only (library-go
-//! `pkg/assets/create/creater.go`, yaml.v2 `YAMLToJSON`).
+//! openshift-install reads `manifests/*.yaml`, `*.yml` and `*.json` (`Manifests.Load`) and the
+//! same globs of `openshift/` (`Openshift.Load`, openshift/installer
+//! `pkg/asset/manifests/openshift.go`), case-sensitively; any other file is left out of the
+//! bootstrap silently, which `check` reports as `file-ignored`. bootkube.sh copies `openshift/*`
+//! over `manifests/`, and cluster-bootstrap decodes each file's first YAML document only
+//! (library-go `pkg/assets/create/creater.go`, yaml.v2 `YAMLToJSON`).
 
 use std::path::{Path, PathBuf};
 
@@ -126,11 +127,17 @@ fn reserved_kind(dir: Dir, name: &str) -> Option<&'static str> {
     })
 }
 
-fn manifest_extension(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    [".yaml", ".yml", ".json"]
-        .iter()
-        .any(|e| lower.ends_with(e))
+/// The extensions openshift-install reads from `manifests/` and `openshift/`, exactly (Go's
+/// `filepath.Glob` is case-sensitive: `x.YAML` is not read).
+const READ_EXTENSIONS: [&str; 3] = [".yaml", ".yml", ".json"];
+
+/// Whether openshift-install reads a file of this name: `manifests/*.yaml`, `*.yml`, `*.json`
+/// (`Manifests.Load`, openshift/installer `pkg/asset/manifests/operators.go`) and the same three
+/// globs of `openshift/` (`Openshift.Load`, `pkg/asset/manifests/openshift.go`, read at commit
+/// 025c622). A real 4.15 `openshift-install create ignition-configs` left `probe.txt` and
+/// `probe-upper.YAML` out of the bootstrap silently (issue 33). Go's `*` matches a leading dot.
+fn read_by_openshift_install(name: &str) -> bool {
+    READ_EXTENSIONS.iter().any(|e| name.ends_with(e))
 }
 
 /// How the chosen installer treats a file name in a folder.
@@ -138,32 +145,44 @@ enum Reading {
     /// The installer reads it.
     Read,
     /// The installer never reads it (rule `file-ignored`, with why).
-    Ignored(&'static str),
+    Ignored(String),
     /// The installer refuses it (rule and why).
     Refused(&'static str, &'static str),
     /// An assisted-service patch: applied to another manifest, not an object itself.
     Patch,
 }
 
+/// Why openshift-install leaves `name` in `dir` out of the bootstrap.
+fn ignored_by_openshift_install(dir: Dir, name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let case = READ_EXTENSIONS
+        .iter()
+        .find(|e| lower.ends_with(*e))
+        .map(|e| format!(" (the extension is matched case-sensitively: rename it to end in {e})"))
+        .unwrap_or_default();
+    format!(
+        "openshift-install reads only {0}/*.yaml, {0}/*.yml and {0}/*.json{case}: this file never reaches the bootstrap and is never applied",
+        dir.name()
+    )
+}
+
 fn reading(installer: Installer, dir: Dir, name: &str) -> Reading {
     match installer {
         Installer::OpenshiftInstall => {
-            if dir == Dir::Manifests || manifest_extension(name) {
+            if read_by_openshift_install(name) {
                 Reading::Read
             } else {
-                Reading::Ignored(
-                    "not a .yaml, .yml or .json file: the installer does not read it from openshift/",
-                )
+                Reading::Ignored(ignored_by_openshift_install(dir, name))
             }
         }
         // Go's filepath.Glob is case-sensitive: `*.yaml` and `*.yml` only.
         Installer::Agent => match dir {
             Dir::Manifests => Reading::Ignored(
-                "the Agent-based installer reads extra manifests from openshift/*.yaml and openshift/*.yml only: this file is never applied",
+                "the Agent-based installer reads extra manifests from openshift/*.yaml and openshift/*.yml only: this file is never applied".into(),
             ),
             Dir::Openshift if name.ends_with(".yaml") || name.ends_with(".yml") => Reading::Read,
             Dir::Openshift => Reading::Ignored(
-                "not a .yaml or .yml file: the Agent-based installer embeds only openshift/*.yaml and openshift/*.yml",
+                "not a .yaml or .yml file (matched case-sensitively): the Agent-based installer embeds only openshift/*.yaml and openshift/*.yml, so this file is never applied".into(),
             ),
         },
         // filepath.Ext is case-sensitive too.
@@ -174,14 +193,14 @@ fn reading(installer: Installer, dir: Dir, name: &str) -> Reading {
                     "file-name",
                     "the name has a space: assisted-service refuses the upload",
                 )
-            } else if [".yaml", ".yml", ".json"].contains(&ext) {
+            } else if READ_EXTENSIONS.contains(&ext) {
                 Reading::Read
             } else if ext.starts_with(".patch") {
                 Reading::Patch
             } else {
                 Reading::Refused(
                     "file-type",
-                    "not a .yaml, .yml, .json or .patch file: assisted-service refuses to upload it as a custom manifest",
+                    "not a .yaml, .yml, .json or .patch file (extensions are matched case-sensitively): assisted-service refuses to upload it as a custom manifest",
                 )
             }
         }
@@ -295,17 +314,18 @@ pub(crate) fn read_dir(
             };
             file.size = meta.len();
             if meta.is_dir() {
-                match (installer, sub) {
-                    (Installer::OpenshiftInstall, Dir::Manifests) => sink.push("subdirectory", &file, 0, None, "a directory in manifests/: the installer cannot read it as a manifest, and its files are never applied".into()),
-                    (Installer::Assisted, _) => sink.push("subdirectory", &file, 0, None, "a directory: custom manifests are files, and assisted-service refuses a name with a folder in it".into()),
-                    _ => sink.push("file-ignored", &file, 0, None, format!("a directory in {}/: the installer does not read it, so its files are never applied", sub.name())),
+                match installer {
+                    // The glob matches a folder named like a manifest, and os.ReadFile fails on it.
+                    Installer::OpenshiftInstall if read_by_openshift_install(&name) => sink.push("subdirectory", &file, 0, None, format!("a directory named like a manifest in {}/: openshift-install's glob matches it and reading it fails the ignition assets", sub.name())),
+                    Installer::Assisted => sink.push("subdirectory", &file, 0, None, "a directory: custom manifests are files, and assisted-service refuses a name with a folder in it".into()),
+                    _ => sink.push("file-ignored", &file, 0, None, format!("a directory in {}/: the installer does not read folders, so its files are never applied", sub.name())),
                 }
                 continue;
             }
             match reading(installer, sub, &name) {
                 Reading::Read => {}
                 Reading::Ignored(why) => {
-                    sink.push("file-ignored", &file, 0, None, why.into());
+                    sink.push("file-ignored", &file, 0, None, why);
                     continue;
                 }
                 Reading::Refused(rule, why) => {
@@ -333,10 +353,6 @@ pub(crate) fn read_dir(
             }
             if meta.len() > MAX_DECODE_BYTES {
                 sink.push("file-size", &file, 0, None, format!("{} bytes, more than the {MAX_FILE_BYTES} a manifest may have (not read further)", meta.len()));
-                continue;
-            }
-            if !manifest_extension(&name) {
-                sink.push("file-type", &file, 0, None, "not a .yaml, .yml or .json file, yet the installer puts every file of manifests/ into the bootstrap and cluster-bootstrap fails on it".into());
                 continue;
             }
             let bytes = match crate::fsread::read(&file_path, MAX_DECODE_BYTES, Some(dir)) {
@@ -493,20 +509,34 @@ pub(crate) fn objects<'f>(
             sink.push("decode", file, 0, None, "holds no object".into());
             continue;
         }
+        let landed = if installer == Installer::Agent && file.dir == Dir::Openshift {
+            agent_landing(file, &docs, sink)
+        } else {
+            docs.len()
+        };
         let split = docs.len() > 1 && split_by(installer, file);
         let docs = if split {
-            let stem = file
-                .name
-                .rsplit_once('.')
-                .map(|(s, e)| format!("{s}-<token>-00.{e}"))
-                .unwrap_or_default();
+            let (who, first) = if installer == Installer::Agent {
+                (
+                    "the Agent-based installer writes it as",
+                    landed_name(&file.name, 0),
+                )
+            } else {
+                (
+                    "assisted-service splits it into",
+                    file.name
+                        .rsplit_once('.')
+                        .map(|(s, e)| format!("{s}-<token>-00.{e}"))
+                        .unwrap_or_default(),
+                )
+            };
             sink.push_as(
                 "one-object-per-file",
                 Severity::Note,
                 file,
                 docs[1].line(""),
                 None,
-                format!("holds {} YAML documents; assisted-service splits it into {} files ({stem}, …), one object each, and each is checked as the object it is", docs.len(), docs.len()),
+                format!("holds {} YAML documents; {who} {} files ({first}, …), one object each, and each is checked as the object it is", docs.len(), landed.max(docs.len())),
             );
             docs
         } else {
@@ -529,6 +559,92 @@ pub(crate) fn objects<'f>(
         }
     }
     out
+}
+
+/// The name the Agent-based installer gives document `n` (from 0) of `name` in
+/// `/etc/assisted/extra-manifests/`: `STEM-n.EXT`, every document of every file, one alone
+/// too (openshift/installer `pkg/asset/agent/image/ignition.go`, `addExtraManifests`: `fmt.Sprintf
+/// ("%s-%d%s", base, n, filepath.Ext(name))`).
+pub fn landed_name(name: &str, n: usize) -> String {
+    match name.rfind('.') {
+        Some(i) if i > 0 => format!("{}-{n}{}", &name[..i], &name[i..]),
+        _ => format!("{name}-{n}"),
+    }
+}
+
+/// The largest integer a 64-bit float holds exactly (2^53).
+const EXACT_IN_F64: u64 = 1 << 53;
+
+/// What the Agent-based installer does to a file of `openshift/` that a plain read does not
+/// show: it reads the file with apimachinery's `YAMLToJSONDecoder` (a document is whatever lies
+/// between two `---` lines, so a document of comments or blank lines only is kept, and lands as
+/// `{}`), decodes each into `map[string]interface{}` through `encoding/json` (every number a
+/// float64) and writes it again with `yaml.Marshal` (keys sorted, comments and quotes gone).
+/// The objects keep their meaning but for an integer past 2^53, which lands rounded.
+/// Returns how many files the file lands as.
+fn agent_landing(file: &ManifestFile, docs: &[Document], sink: &mut Sink) -> usize {
+    let mut chunks: Vec<(usize, usize)> = Vec::new();
+    let mut start: Option<usize> = None;
+    let lines: Vec<&str> = file.text.split_inclusive('\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        let n = i + 1;
+        if let Some(rest) = line.strip_prefix("---") {
+            let rest = rest.trim();
+            if rest.is_empty() || rest.starts_with('#') {
+                if let Some(s) = start.take() {
+                    chunks.push((s, n - 1));
+                }
+                continue;
+            }
+        }
+        start.get_or_insert(n);
+    }
+    if let Some(s) = start {
+        chunks.push((s, lines.len()));
+    }
+    for (index, (first, last)) in chunks.iter().enumerate() {
+        if !docs.iter().any(|d| (*first..=*last).contains(&d.line(""))) {
+            sink.push("type-meta", file, *first, None, format!("lines {first}–{last} hold no object (only comments or blank lines) between two `---`: the Agent-based installer keeps them as a document and writes {} holding `{{}}`, which cluster-bootstrap cannot create; remove them", landed_name(&file.name, index)));
+        }
+    }
+    for doc in docs {
+        let mut big = Vec::new();
+        large_integers(&doc.value, String::new(), &mut big);
+        for pointer in big {
+            let value = doc
+                .value
+                .pointer(&pointer)
+                .map(Value::to_string)
+                .unwrap_or_default();
+            sink.push("reserialized-number", file, doc.line(&pointer), None, format!("{} is {value}, past 2^53: the Agent-based installer reads every number as a 64-bit float and writes it back rounded; quote it if it is text", super::pointer_field(&pointer)));
+        }
+    }
+    chunks.len()
+}
+
+fn large_integers(v: &Value, pointer: String, out: &mut Vec<String>) {
+    match v {
+        Value::Number(n) => {
+            let exact = n
+                .as_u64()
+                .map(|u| u <= EXACT_IN_F64)
+                .or_else(|| n.as_i64().map(|i| i.unsigned_abs() <= EXACT_IN_F64));
+            if exact == Some(false) {
+                out.push(pointer);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                large_integers(item, format!("{pointer}/{i}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, item) in map {
+                large_integers(item, format!("{pointer}/{}", super::yaml::escape(k)), out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// One document as the object it would be created as, or the problem that stops it.

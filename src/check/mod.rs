@@ -31,6 +31,10 @@ use crate::rules::{self, Installer, Role, Severity};
 /// later `check` can tell which rules apply.
 pub const ROLE_LABEL: &str = "po-manifests.openshift.io/role";
 
+/// What the Agent-based installer does to the files of `openshift/` (openshift/installer
+/// `pkg/asset/agent/image/ignition.go`, `addExtraManifests`), said once per check.
+pub const AGENT_RESERIALIZES: &str = "the Agent-based installer writes each document of openshift/*.yaml and *.yml as /etc/assisted/extra-manifests/NAME-N.EXT (N from 0, one document alone too), decoded and marshalled again: keys sorted, comments and needless quotes dropped, numbers read as 64-bit floats; the objects land, not these bytes (the lock file's `lands:` names each landed file with the digest of its object)";
+
 /// Which of the installer's two manifest directories a file is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -299,6 +303,9 @@ pub fn check(files: &[ManifestFile], options: &Options<'_>) -> Report {
     readiness::check(&set, options, &mut sink);
     if options.install.is_none() {
         notes.push("no install-config found: the install-config rules were not checked".into());
+    }
+    if options.installer == Installer::Agent && files.iter().any(|f| f.dir == Dir::Openshift) {
+        notes.push(AGENT_RESERIALIZES.into());
     }
     let mut problems = sink.problems;
     problems.sort();

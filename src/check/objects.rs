@@ -224,9 +224,29 @@ fn placeholder_exempt(kind: &str, pointer: &str) -> bool {
         || pointer.starts_with("/metadata/annotations")
 }
 
-/// The first unresolved placeholder in `text`: `${…}`, `{{ … }}` or `$VAR` (upper case).
+/// Whether `text` is a whole encoded value in which `$` or braces are data, not a template:
+/// a password hash in the modular crypt format (`$2a$10$…` as the installer's
+/// `99_kubeadmin-password-secret.yaml` holds, bcrypt from openshift/installer
+/// `pkg/asset/password/password.go`; `$6$…`, `$y$…`, `$argon2id$…`), one token without spaces.
+fn encoded_value(text: &str) -> bool {
+    let text = text.trim();
+    let mut fields = text.split('$');
+    fields.next() == Some("")
+        && fields.next().is_some_and(|id| {
+            !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        })
+        && text.matches('$').count() >= 2
+        && !text
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b == b'{' || b == b'}')
+}
+
+/// The first unresolved placeholder in `text`: `${…}`, `{{ … }}` or `$VAR` (upper case). A
+/// `$VAR` is a whole word: the `$` does not follow a letter, digit or `$`, and every letter of
+/// the name after it is upper case (`$PKQ3xy` inside a hash is not `$PKQ3`). Encoded values
+/// (password hashes; base64 has no `$`, `{` or `}`) hold none.
 pub(crate) fn find_placeholder(text: &str) -> Option<String> {
-    if text.starts_with("#!") {
+    if text.starts_with("#!") || encoded_value(text) {
         return None;
     }
     if let Some(i) = text.find("{{")
@@ -245,13 +265,20 @@ pub(crate) fn find_placeholder(text: &str) -> Option<String> {
             }
             continue;
         }
+        if i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'$') {
+            continue;
+        }
         let rest = &text[i + 1..];
-        let len = rest
+        let word = rest
             .bytes()
-            .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
             .count();
-        if len >= 2 && rest.as_bytes()[0].is_ascii_uppercase() {
-            return Some(text[i..i + 1 + len].to_string());
+        let name = &rest[..word];
+        if word >= 2
+            && name.as_bytes()[0].is_ascii_uppercase()
+            && !name.bytes().any(|c| c.is_ascii_lowercase())
+        {
+            return Some(text[i..i + 1 + word].to_string());
         }
     }
     None
@@ -448,5 +475,45 @@ mod tests {
         );
         assert_eq!(find_placeholder("price: $5, hash $2a$10$abc"), None);
         assert_eq!(find_placeholder("#!/bin/bash\necho $HOME"), None);
+        assert_eq!(
+            find_placeholder("path: /opt/$APP_HOME/bin").as_deref(),
+            Some("$APP_HOME")
+        );
+    }
+
+    /// The hash of a fresh `openshift-install create manifests` (issue 33: 6 runs in 20 had a
+    /// salt starting with two capitals, read as `$PKQ3`).
+    #[test]
+    fn a_bcrypt_hash_is_no_placeholder() {
+        for hash in [
+            "$2a$10$PKQ3Jv1lWpJ0xVvQ7pT9P.2qmQb4Xc1y5Rk9u8Wn3sZpE6fD7hGiK",
+            "$2a$10$ABcdefghijklmnopqrstuv1234567890ABCDEFGHIJKLMNOPQRSTU",
+            "$6$SALTSALT$HASHhash/.",
+            "$y$j9T$ZZ$YYYY",
+        ] {
+            assert_eq!(find_placeholder(hash), None, "{hash}");
+            assert_eq!(find_placeholder(&format!("{hash}\n")), None, "{hash}");
+        }
+    }
+
+    proptest::proptest! {
+        /// No bcrypt hash (the alphabet `./A-Za-z0-9`, any cost) is read as a placeholder, nor
+        /// is base64 of any bytes; a real `$VAR` or `${…}` written in text still is.
+        #[test]
+        fn encoded_values_hold_no_placeholder(
+            salt in "[./A-Za-z0-9]{53}",
+            cost in 4u8..32,
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..128),
+            var in "[A-Z][A-Z0-9_]{1,12}",
+        ) {
+            let hash = format!("$2a${cost:02}${salt}");
+            proptest::prop_assert_eq!(find_placeholder(&hash), None);
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            proptest::prop_assert_eq!(find_placeholder(&b64), None);
+            let text = format!("value: ${var} and more");
+            proptest::prop_assert_eq!(find_placeholder(&text), Some(format!("${var}")));
+            let braced = format!("value: ${{{var}}}");
+            proptest::prop_assert_eq!(find_placeholder(&braced), Some(format!("${{{var}}}")));
+        }
     }
 }

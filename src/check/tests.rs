@@ -818,6 +818,7 @@ fn directory_rules_for_dotfiles_and_ignored_files() {
     std::fs::create_dir_all(dir.path().join("manifests")).unwrap();
     std::fs::create_dir_all(dir.path().join("openshift/sub")).unwrap();
     std::fs::write(dir.path().join("manifests/.gitkeep"), "").unwrap();
+    std::fs::write(dir.path().join("manifests/.hidden.yaml"), NAMESPACE).unwrap();
     std::fs::write(dir.path().join("openshift/notes.txt"), "x").unwrap();
     std::fs::write(dir.path().join("manifests/ns.yaml"), NAMESPACE).unwrap();
     let version = crate::openshift::ClusterVersion::parse("4.16").unwrap();
@@ -837,12 +838,75 @@ fn directory_rules_for_dotfiles_and_ignored_files() {
     assert_eq!(
         found,
         [
-            ("dotfile", "manifests/.gitkeep"),
+            ("file-ignored", "manifests/.gitkeep"),
+            ("dotfile", "manifests/.hidden.yaml"),
             ("file-ignored", "openshift/notes.txt"),
             ("file-ignored", "openshift/sub")
         ]
     );
     assert!(report.notes.iter().any(|n| n.contains("install-config")));
+}
+
+/// What a real 4.15 `openshift-install create ignition-configs` did (issue 33): only `*.yaml`,
+/// `*.yml` and `*.json`, matched case-sensitively, reach the bootstrap from either folder; any
+/// other file is left out silently, so it is a warning naming why, never an error; a folder is
+/// an error only when the glob matches it.
+#[test]
+fn openshift_install_reads_yaml_yml_and_json_only_in_both_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["manifests", "openshift"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("manifests/extra")).unwrap();
+    std::fs::create_dir_all(dir.path().join("manifests/looks-like.yaml")).unwrap();
+    std::fs::write(dir.path().join("manifests/probe.txt"), "not yaml: [").unwrap();
+    std::fs::write(dir.path().join("manifests/probe-upper.YAML"), NAMESPACE).unwrap();
+    std::fs::write(dir.path().join("openshift/probe-upper.Yml"), NAMESPACE).unwrap();
+    std::fs::write(dir.path().join("manifests/ns.yaml"), NAMESPACE).unwrap();
+    let version = crate::openshift::ClusterVersion::parse("4.15").unwrap();
+    let options = Options {
+        release: Provided::new(Some(&version), None),
+        install: None,
+        roles: Default::default(),
+        waivers: Vec::new(),
+        installer: Installer::OpenshiftInstall,
+    };
+    let report = check_dir(dir.path(), &options).unwrap();
+    let found: Vec<(&str, Severity, &str)> = report
+        .problems
+        .iter()
+        .map(|p| (p.rule, p.severity, p.file.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("file-ignored", Severity::Warning, "manifests/extra"),
+            ("subdirectory", Severity::Error, "manifests/looks-like.yaml"),
+            (
+                "file-ignored",
+                Severity::Warning,
+                "manifests/probe-upper.YAML"
+            ),
+            ("file-ignored", Severity::Warning, "manifests/probe.txt"),
+            (
+                "file-ignored",
+                Severity::Warning,
+                "openshift/probe-upper.Yml"
+            ),
+        ],
+        "{}",
+        report.text()
+    );
+    let upper = &report.problems[2].message;
+    assert!(
+        upper.contains("case-sensitively") && upper.contains(".yaml"),
+        "{upper}"
+    );
+    assert!(
+        report.problems[3]
+            .message
+            .contains("never reaches the bootstrap")
+    );
 }
 
 #[test]

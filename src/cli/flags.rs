@@ -345,8 +345,8 @@ pub struct InputArgs {
     /// writes manifests/).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// The platformOperators configuration file (default: DIR/platform-operators.yaml, else the
-    /// `platformOperators` key of DIR/install-config.yaml).
+    /// The platformOperators configuration file (default: DIR/platform-operators.yaml; a
+    /// `platformOperators` key in DIR/install-config.yaml is refused: the installer drops it).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Target OpenShift release (overrides the configuration's clusterVersion).

@@ -175,7 +175,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// No configuration was found in the install directory.
-    #[error("no platformOperators configuration found: looked for {} and a `platformOperators:` key in {}", standalone.display(), install_config.display())]
+    #[error("no platformOperators configuration found: looked for {} (a `platformOperators:` key in {} is not read: `openshift-install create manifests` drops it; write the list into platform-operators.yaml)", standalone.display(), install_config.display())]
     NotFound {
         /// The standalone file looked for.
         standalone: PathBuf,
@@ -231,10 +231,12 @@ struct RawFile {
     platform_operators: Spanned<RawSpec>,
 }
 
+/// install-config.yaml, only to see whether it has a `platformOperators:` key (its value is
+/// never read: that placement is refused, see [`discover`]).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RawInstallConfigKey {
-    platform_operators: Option<Spanned<RawSpec>>,
+    platform_operators: Option<Spanned<serde::de::IgnoredAny>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -361,22 +363,46 @@ fn read_file_in(path: &Path, root: Option<&Path>) -> Result<Config, Error> {
     build(file, raw.platform_operators)
 }
 
-/// Read the `platformOperators:` key of an `install-config.yaml`; `Ok(None)` when it has none.
-pub fn read_install_config_key(path: &Path) -> Result<Option<Config>, Error> {
-    read_install_config_key_in(path, None)
-}
-
-fn read_install_config_key_in(path: &Path, root: Option<&Path>) -> Result<Option<Config>, Error> {
+/// Where `install-config.yaml` has a `platformOperators:` key; `Ok(None)` when it has none.
+fn install_config_key_in(
+    path: &Path,
+    root: Option<&Path>,
+) -> Result<Option<(Arc<SourceFile>, Span)>, Error> {
     let file = read_source_in(path, root)?;
     let raw: RawInstallConfigKey = parse_yaml_strict(&file)?;
-    raw.platform_operators
-        .map(|spec| build(file, spec))
-        .transpose()
+    Ok(raw.platform_operators.map(|value| {
+        // The key itself (a top-level key starts its line), else where its value starts.
+        const KEY: &str = "platformOperators:";
+        let key = file
+            .text
+            .match_indices(KEY)
+            .map(|(i, _)| i)
+            .find(|i| *i == 0 || file.text.as_bytes()[i - 1] == b'\n');
+        let span = match key {
+            Some(i) => Span::from_bytes(&file.text, i, KEY.len() - 1),
+            None => span_of(&file, &value),
+        };
+        (file, span)
+    }))
 }
 
+/// Why a `platformOperators:` key in install-config.yaml is refused, and the order that works.
+///
+/// openshift-install warns about the unknown key and goes on, but `create manifests` consumes
+/// install-config.yaml and keeps only what its `InstallConfig` type holds: `AssetBase.RecordFile`
+/// re-marshals the typed struct (openshift/installer `pkg/asset/installconfig/
+/// installconfigbase.go`), and that is what `.openshift_install_state.json` and
+/// `manifests/cluster-config.yaml` (ConfigMap `cluster-config-v1`) keep. So after the installer's
+/// step, the order the README gives, the key is nowhere to be read (issue 33 item 3).
+pub const INSTALL_CONFIG_KEY_REFUSED: &str = "platformOperators is not read from install-config.yaml: `openshift-install create manifests` consumes that file and keeps only the fields of its own InstallConfig type (re-marshalled into .openshift_install_state.json and manifests/cluster-config.yaml), so this list would be gone by the time po-manifests runs";
+
+/// The order that works, for [`INSTALL_CONFIG_KEY_REFUSED`].
+pub const INSTALL_CONFIG_KEY_HELP: &str = "move the platformOperators: block into platform-operators.yaml beside install-config.yaml, then run `openshift-install create manifests --dir D`, then `po-manifests create --dir D`";
+
 /// Find and read the configuration for an install directory: `--config` if given, else
-/// `D/platform-operators.yaml`, else the `platformOperators:` key of `D/install-config.yaml`
-/// (a symbolic link there that leaves `D` is refused, never read).
+/// `D/platform-operators.yaml`. Without that file, a `platformOperators:` key in
+/// `D/install-config.yaml` is refused with the order that works ([`INSTALL_CONFIG_KEY_REFUSED`]),
+/// never read. A symbolic link there that leaves `D` is refused, never read.
 pub fn discover(dir: &Path, explicit: Option<&Path>) -> Result<Config, Error> {
     if let Some(path) = explicit {
         return read_file(path);
@@ -387,9 +413,17 @@ pub fn discover(dir: &Path, explicit: Option<&Path>) -> Result<Config, Error> {
     }
     let install_config = dir.join("install-config.yaml");
     if install_config.is_file()
-        && let Some(config) = read_install_config_key_in(&install_config, Some(dir))?
+        && let Some((file, span)) = install_config_key_in(&install_config, Some(dir))?
     {
-        return Ok(config);
+        return Err(Error::Invalid {
+            file,
+            problems: vec![Problem {
+                span,
+                field: "platformOperators".into(),
+                message: INSTALL_CONFIG_KEY_REFUSED.into(),
+                help: Some(INSTALL_CONFIG_KEY_HELP.into()),
+            }],
+        });
     }
     Err(Error::NotFound {
         standalone,

@@ -204,8 +204,11 @@ mod error {
 mod discover {
     use super::*;
 
+    /// openshift-install drops an unknown install-config key when `create manifests` consumes
+    /// the file (issue 33 item 3): without a standalone file the key is refused at its line, with
+    /// the order that works.
     #[test]
-    fn install_config_key_is_used_when_there_is_no_standalone_file() {
+    fn an_install_config_key_is_refused_with_the_order_that_works() {
         let dir = tempfile::tempdir().unwrap();
         let body = VALID;
         std::fs::write(
@@ -213,8 +216,25 @@ mod discover {
             format!("apiVersion: v1\nplatform: {{none: {{}}}}\n{body}"),
         )
         .unwrap();
-        let c = discover(dir.path(), None).unwrap();
-        assert_eq!(c.operators.len(), 2);
+        {
+            let e = discover(dir.path(), None).unwrap_err();
+            let Error::Invalid { problems, .. } = &e else {
+                panic!("{e}");
+            };
+            assert_eq!(problems.len(), 1);
+            assert_eq!(problems[0].span.line, 3, "{:?}", problems[0]);
+            assert!(problems[0].message.contains("create manifests"));
+            let help = problems[0].help.as_deref().unwrap();
+            assert!(
+                help.contains("platform-operators.yaml")
+                    && help.find("openshift-install create manifests")
+                        < help.find("po-manifests create"),
+                "{help}"
+            );
+        }
+        // The standalone file is the place: beside it, the key is left to the installer.
+        std::fs::write(dir.path().join("platform-operators.yaml"), VALID).unwrap();
+        assert_eq!(discover(dir.path(), None).unwrap().operators.len(), 2);
     }
 
     #[test]

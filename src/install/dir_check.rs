@@ -15,7 +15,7 @@ use crate::rules::{Installer, Role, Severity};
 
 /// Check the install directory `dir`: `roles` are the workloads' roles given by name,
 /// `version` the target release (else the configuration's `clusterVersion`, else the lock
-/// file's), `installer` the installer that reads it (else the configuration's `installer:`,
+/// file's, else the one the installer's own files name: [`config::install::named_release`]), `installer` the installer that reads it (else the configuration's `installer:`,
 /// else openshift-install). An install-config or lock file that cannot be read (a FIFO, a
 /// link out of `dir`) is a problem of the report, never followed.
 pub fn check_dir(
@@ -59,15 +59,18 @@ pub fn check_dir(
         })
         .unwrap_or_default();
     let configured = configured.and_then(|c| c.cluster_version.map(|v| v.value));
-    let version = match version {
-        Some(v) => Some(v),
-        None => configured.or_else(|| {
-            previous
-                .as_ref()
-                .and_then(|l| l.cluster_version.as_deref())
-                .and_then(|t| ClusterVersion::parse(t).ok())
-        }),
+    let given = version.or(configured).or_else(|| {
+        previous
+            .as_ref()
+            .and_then(|l| l.cluster_version.as_deref())
+            .and_then(|t| ClusterVersion::parse(t).ok())
+    });
+    // Else the release the installer's own files name (issue 33 item 7).
+    let named = match given {
+        Some(_) => None,
+        None => config::install::named_release(dir),
     };
+    let version = given.or_else(|| named.as_ref().map(|n| n.version.clone()));
     let waivers: Vec<Waiver> = previous
         .iter()
         .flat_map(|l| &l.operators)
@@ -109,11 +112,16 @@ pub fn check_dir(
             dir.display()
         ));
     }
-    if version.is_none() {
-        report.notes.push(format!(
-            "no target release given (--cluster-version, or clusterVersion in the configuration or lock file): checked against OpenShift {}",
+    match (&version, &named) {
+        (None, _) => report.notes.push(format!(
+            "no target release given (--cluster-version, or clusterVersion in the configuration or lock file) and none named by the installer's own files: checked against OpenShift {}",
             options.release.release_name()
-        ));
+        )),
+        (Some(v), Some(n)) => report.notes.push(format!(
+            "target release {v}, as the installer's own {} names it",
+            n.file
+        )),
+        (Some(_), None) => {}
     }
     // A file a po-manifests run wrote belongs to its operator (for waivers).
     for p in report.problems.iter_mut() {

@@ -61,6 +61,9 @@ pub enum Error {
     /// A feature the input needs is not available.
     #[error("{0}")]
     Unsupported(String),
+    /// install-config's `featureSet` does not reach the cluster with this installer and release.
+    #[error("{0}")]
+    FeatureSetDropped(String),
     /// Usage error detected after parsing flags.
     #[error("{0}")]
     Usage(String),

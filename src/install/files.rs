@@ -44,8 +44,15 @@ pub fn install_source(found: &config::install::Found) -> check::InstallSource<'_
         .file_name()
         .is_some_and(|n| n == "install-config.yaml");
     let path = match (found.path.parent(), found.path.file_name()) {
-        (Some(p), Some(n)) if p.file_name().is_some_and(|d| d == "manifests") => {
-            format!("manifests/{}", n.to_string_lossy())
+        (Some(p), Some(n))
+            if p.file_name()
+                .is_some_and(|d| d == "manifests" || d == "cluster-manifests") =>
+        {
+            format!(
+                "{}/{}",
+                p.file_name().unwrap_or_default().to_string_lossy(),
+                n.to_string_lossy()
+            )
         }
         (_, Some(n)) => n.to_string_lossy().into_owned(),
         _ => found.path.display().to_string(),

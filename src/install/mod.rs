@@ -61,7 +61,8 @@ pub struct Install {
     pub config: Config,
     /// install-config facts, when an install-config was found.
     pub install: Option<install::Found>,
-    /// Target release: `--cluster-version`, else the config's `clusterVersion`.
+    /// Target release: `--cluster-version`, else the config's `clusterVersion`, else the one
+    /// the installer's own files in the directory name ([`install::named_release`]).
     pub cluster_version: Option<ClusterVersion>,
     /// Where the lock file is (beside the configuration).
     pub lock_path: PathBuf,
@@ -110,7 +111,11 @@ impl Install {
                 ClusterVersion::parse(text)
                     .map_err(|m| Error::Usage(format!("--cluster-version: {m}")))?,
             ),
-            None => config.cluster_version.as_ref().map(|c| c.value.clone()),
+            None => config
+                .cluster_version
+                .as_ref()
+                .map(|c| c.value.clone())
+                .or_else(|| install::named_release(&dir).map(|n| n.version)),
         };
         let lock_path = config
             .source
@@ -376,6 +381,37 @@ impl Install {
         crate::openshift::Target::new(cluster_version, self.feature_set(), self.feature_gates())
             .ok()
             .and_then(|t| t.olm_v1())
+    }
+
+    /// Refuse a `featureSet` the installer does not carry to a cluster of `cluster_version`:
+    /// the Agent-based installer up to 4.19 puts none into its AgentClusterInstall
+    /// ([`crate::openshift::ReleaseRow::agent_feature_set`]), so the cluster comes up Default and
+    /// anything written for the feature set (a PlatformOperator's CRD exists only with
+    /// TechPreviewNoUpgrade) waits until the bootstrap times out. openshift-install writes the
+    /// FeatureGate itself (`99_feature-gate.yaml`); with the Assisted Installer install-config
+    /// comes from the API's overrides, which carry it.
+    pub fn check_feature_set_reaches(&self, cluster_version: &ClusterVersion) -> Result<(), Error> {
+        let Some(feature_set) = self
+            .feature_set()
+            .filter(|f| !f.is_empty() && *f != "Default")
+        else {
+            return Ok(());
+        };
+        if self.installer != Installer::Agent {
+            return Ok(());
+        }
+        let Ok(release) = crate::openshift::lookup(cluster_version) else {
+            return Ok(());
+        };
+        if release.agent_carries_feature_set() {
+            return Ok(());
+        }
+        let since = crate::openshift::Release::agent_feature_set_since()
+            .map(|v| format!(" (it does from OpenShift {v})"))
+            .unwrap_or_default();
+        Err(Error::FeatureSetDropped(format!(
+            "install-config sets featureSet: {feature_set}, but the Agent-based installer of OpenShift {cluster_version} does not carry featureSet to the cluster{since}: its AgentClusterInstall has no featureSet (openshift/installer pkg/asset/agent/manifests/agentclusterinstall.go; the agent warns that featureSet is ignored), so the cluster comes up with the Default feature set and what is written for {feature_set} (a PlatformOperator, whose CRD only TechPreviewNoUpgrade installs) is retried until the bootstrap times out; install with openshift-install (--installer openshift-install), or remove featureSet"
+        )))
     }
 
     /// The release's default output profile for non-bootstrap operators on `cluster_version`;

@@ -162,6 +162,7 @@ pub fn plan_outcomes<'a>(
         content,
         ..
     } = *settings;
+    inv.check_feature_set_reaches(cluster_version)?;
     let profile = inv.profile_for(cluster_version)?;
     let olm = inv.target_olm_v1(cluster_version);
     let default_catalogs = crate::openshift::lookup(cluster_version)
@@ -362,12 +363,43 @@ fn stage(
             .iter()
             .map(|f| (f.name.clone(), output::sha256_hex(&f.bytes)))
             .collect(),
+        lands: landed(inv.installer, &files),
     };
     Ok(Staged {
         objects,
         files,
         lock: new_lock,
     })
+}
+
+/// What lands of each file where the installer re-serializes it: with the Agent-based
+/// installer, each document of each file becomes `/etc/assisted/extra-manifests/STEM-N.EXT`
+/// (openshift/installer `pkg/asset/agent/image/ignition.go`, `addExtraManifests`), re-marshalled
+/// with keys sorted and numbers as floats, so the lock names those files and the digest of the
+/// object each holds, never bytes of ours there (issue 33 item 4).
+fn landed(
+    installer: crate::rules::Installer,
+    files: &[output::ManifestFile],
+) -> std::collections::BTreeMap<String, Vec<lock::Landed>> {
+    if installer != crate::rules::Installer::Agent {
+        return Default::default();
+    }
+    files
+        .iter()
+        .filter_map(|f| {
+            let text = std::str::from_utf8(&f.bytes).ok()?;
+            let docs = crate::check::yaml::parse(text).ok()?;
+            let lands = docs
+                .iter()
+                .enumerate()
+                .map(|(n, d)| lock::Landed {
+                    name: crate::check::files::landed_name(&f.name, n),
+                    object_sha256: lock::object_sha256(&d.value),
+                })
+                .collect();
+            Some((f.name.clone(), lands))
+        })
+        .collect()
 }
 
 /// The objects OLM v1 applies for one ClusterExtension checked as the API server checks them

@@ -373,6 +373,19 @@ pub struct ReleaseRow {
     pub provider_checks: bool,
     /// The ClusterCatalogs the release creates itself, with their priorities.
     pub default_catalogs: &'static [(&'static str, i32)],
+    /// The Agent-based installer carries install-config's `featureSet` to the cluster. Up to
+    /// 4.19 its AgentClusterInstall has no featureSet: `agentclusterinstall.go` puts only
+    /// `fips` (then platform, capabilities, networking, …) into the
+    /// `agent-install.openshift.io/install-config-overrides` annotation, and from 4.15
+    /// `pkg/asset/agent/installconfig.go` `warnUnusedConfig` says the field "is ignored"
+    /// (openshift/installer PR #7825, OCPBUGS-19054; AGENT-554 open), so assisted-service's
+    /// install-config, and so the cluster, gets Default (a real 4.15 `agent create
+    /// config-image` confirmed it, issue 33). From 4.20 `agentClusterInstallInstallConfigOverrides`
+    /// has `FeatureSet` and `FeatureGates`, set from install-config (the agent UI's
+    /// CustomNoUpgrade use, assisted-installer-ui PR #3065, was picked to release-4.20);
+    /// installer PR #9780 still said in June 2025, on the 4.20 branch's main, that TechPreview
+    /// was not supported with the agent, so 4.20 is the first release taken to carry it.
+    pub agent_feature_set: bool,
 }
 
 const CATALOGS_4: &[(&str, i32)] = &[
@@ -469,6 +482,7 @@ const fn legacy(
         service_account_required: false,
         provider_checks: false,
         default_catalogs: &[],
+        agent_feature_set: false,
     }
 }
 
@@ -519,6 +533,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         service_account_required: true,
         provider_checks: false,
         default_catalogs: CATALOGS_4,
+        agent_feature_set: false,
     },
     ReleaseRow {
         major: 4,
@@ -543,6 +558,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         service_account_required: true,
         provider_checks: false,
         default_catalogs: CATALOGS_4,
+        agent_feature_set: false,
     },
     ReleaseRow {
         major: 4,
@@ -567,6 +583,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         service_account_required: true,
         provider_checks: false,
         default_catalogs: CATALOGS_4,
+        agent_feature_set: true,
     },
     ReleaseRow {
         major: 4,
@@ -591,6 +608,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         service_account_required: true,
         provider_checks: true,
         default_catalogs: CATALOGS_4,
+        agent_feature_set: true,
     },
     ReleaseRow {
         major: 4,
@@ -615,6 +633,7 @@ pub const RELEASES: &[ReleaseRow] = &[
         service_account_required: true,
         provider_checks: true,
         default_catalogs: CATALOGS_NO_MARKETPLACE,
+        agent_feature_set: true,
     },
     after_4_22(4, 23, Some((5, 0)), "v4.23", false),
     after_4_22(5, 0, None, "v5.0", true),
@@ -666,6 +685,7 @@ const fn after_4_22(
         service_account_required: true,
         provider_checks: true,
         default_catalogs: CATALOGS_NO_MARKETPLACE,
+        agent_feature_set: true,
     }
 }
 
@@ -910,6 +930,20 @@ impl Release {
         ]
         .into_iter()
         .filter(move |s| dev || *s != "DevPreviewNoUpgrade")
+    }
+
+    /// Whether the Agent-based installer carries install-config's `featureSet` to a cluster of
+    /// this release ([`ReleaseRow::agent_feature_set`]).
+    pub fn agent_carries_feature_set(&self) -> bool {
+        self.row.agent_feature_set
+    }
+
+    /// The first release whose Agent-based installer carries `featureSet`.
+    pub fn agent_feature_set_since() -> Option<String> {
+        RELEASES
+            .iter()
+            .find(|r| r.agent_feature_set)
+            .map(ReleaseRow::name)
     }
 
     /// Kubernetes minor version (of 1.x).

@@ -373,7 +373,7 @@ impl Change {
     ) -> Result<(), Error> {
         let tree = self.stage.join(TREE);
         fs::create_dir(&self.stage).map_err(io("cannot create", &self.stage))?;
-        fs::create_dir(&tree).map_err(io("cannot create", &tree))?;
+        steps::create_dir(&tree).map_err(io("cannot create", &tree))?;
         let id = DirId::of(&tree).map_err(io("cannot read", &tree))?;
         write_synced(
             &self.stage.join(MARKER),

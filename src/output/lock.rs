@@ -45,6 +45,69 @@ pub struct Lock {
     /// The sha256 (lowercase hex) of each written file's bytes, by file name; files of a
     /// version 1 lock have none.
     pub digests: BTreeMap<String, String>,
+    /// What lands of each written file where the installer re-serializes it (the Agent-based
+    /// installer: one file per document, renamed, other bytes), by written file name.
+    pub lands: BTreeMap<String, Vec<Landed>>,
+}
+
+/// One file as it lands after the installer re-serialized it: its name there and the digest
+/// of its object, not of bytes the installer chooses (see [`object_sha256`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Landed {
+    /// The file's name where it lands (`/etc/assisted/extra-manifests/NAME`).
+    pub name: String,
+    /// [`object_sha256`] of the object it holds.
+    pub object_sha256: String,
+}
+
+/// The sha256 of an object as it lands through a JSON decode into Go's `interface{}`: JSON with
+/// every object's keys sorted, no spaces, strings escaped as serde_json escapes them, and every
+/// number read as a 64-bit float (an integral one written as an integer, another in its
+/// shortest round-trip form). Any copy of the object, whatever its bytes (the agent's
+/// re-serialized file, or ours), has this digest when it means the same.
+pub fn object_sha256(value: &serde_json::Value) -> String {
+    fn write(v: &serde_json::Value, out: &mut String) {
+        use serde_json::Value;
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String((*k).clone()).to_string());
+                    out.push(':');
+                    write(&map[*k], out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            Value::Number(n) => {
+                let f = n.as_f64().unwrap_or(0.0);
+                if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e21 {
+                    out.push_str(&format!("{}", f as i128));
+                } else {
+                    out.push_str(&format!("{f}"));
+                }
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut text = String::new();
+    write(value, &mut text);
+    super::sha256_hex(text.as_bytes())
 }
 
 impl Lock {
@@ -90,11 +153,14 @@ enum LockedManifest {
 struct DigestedManifest {
     name: String,
     sha256: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    lands: Vec<Landed>,
 }
 
 impl From<LockFile> for Lock {
     fn from(f: LockFile) -> Lock {
         let mut digests = BTreeMap::new();
+        let mut lands = BTreeMap::new();
         let manifests = f
             .manifests
             .into_iter()
@@ -102,6 +168,9 @@ impl From<LockFile> for Lock {
                 LockedManifest::Name(name) => name,
                 LockedManifest::Digested(d) => {
                     digests.insert(d.name.clone(), d.sha256);
+                    if !d.lands.is_empty() {
+                        lands.insert(d.name.clone(), d.lands);
+                    }
                     d.name
                 }
             })
@@ -114,6 +183,7 @@ impl From<LockFile> for Lock {
             operators: f.operators,
             manifests,
             digests,
+            lands,
         }
     }
 }
@@ -125,6 +195,7 @@ impl From<Lock> for LockFile {
             .into_iter()
             .map(|name| match l.digests.get(&name) {
                 Some(sha256) => LockedManifest::Digested(DigestedManifest {
+                    lands: l.lands.get(&name).cloned().unwrap_or_default(),
                     name,
                     sha256: sha256.clone(),
                 }),
@@ -595,6 +666,7 @@ mod tests {
                 "ab".repeat(32),
             )]
             .into(),
+            lands: BTreeMap::new(),
         }
     }
 

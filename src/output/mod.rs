@@ -35,9 +35,8 @@ pub mod yaml;
 
 pub use install_lock::InstallLock;
 pub use recovery::{Recovered, recover};
-pub use steps::Recovery;
+pub use steps::{DIR_MODE, FILE_MODE, Recovery};
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::render::RenderedObject;
@@ -585,7 +584,9 @@ pub fn write(
         match exchange::write(manifests_dir, files, &existing, elsewhere, lock_path, lock)? {
             exchange::Outcome::Done => None,
             exchange::Outcome::Refused(why) => {
-                fs::create_dir_all(manifests_dir).map_err(io("cannot create", manifests_dir))?;
+                if !manifests_dir.is_dir() {
+                    steps::create_dir(manifests_dir).map_err(io("cannot create", manifests_dir))?;
+                }
                 let plan =
                     journal::Plan::new(manifests_dir, lock_path, files, existing, elsewhere)?;
                 plan.run(files, lock)?;

@@ -388,7 +388,28 @@ pub(super) fn rename(from: &Path, to: &Path, what: &'static str) -> Result<(), E
     })
 }
 
-/// Write a new file (never through a symlink, never over an existing file) and fsync it.
+/// The mode of every file po-manifests writes into an install directory: the installer's own
+/// (openshift/installer `pkg/asset/asset.go`, `PersistToFile` writes `os.WriteFile(path, data,
+/// 0o640)`), less the umask as for the installer.
+pub const FILE_MODE: u32 = 0o640;
+
+/// The mode of a folder po-manifests creates in an install directory: the installer's
+/// (`PersistToFile`'s `os.MkdirAll(dir, 0750)`), less the umask.
+pub const DIR_MODE: u32 = 0o750;
+
+/// Create a new folder with [`DIR_MODE`].
+pub(super) fn create_dir(path: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(DIR_MODE);
+    }
+    builder.create(path)
+}
+
+/// Write a new file with [`FILE_MODE`] (never through a symlink, never over an existing file)
+/// and fsync it.
 pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     use std::io::Write as _;
     let mut options = fs::OpenOptions::new();
@@ -396,7 +417,7 @@ pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW);
+        options.custom_flags(libc::O_NOFOLLOW).mode(FILE_MODE);
     }
     let mut f = options.open(path).map_err(io("cannot create", path))?;
     f.write_all(bytes).map_err(io("cannot write", path))?;

@@ -377,6 +377,36 @@ mod write {
         );
     }
 
+    /// Our files get the installer's own mode, 0640 (openshift/installer `pkg/asset/asset.go`,
+    /// `PersistToFile`), the lock file too, and a folder we create gets 0750; whatever the
+    /// umask takes away, nothing beyond those bits is ever set (issue 33 item 6).
+    #[cfg(unix)]
+    #[test]
+    fn files_and_folders_get_the_installers_modes() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let manifests = dir.path().join("openshift");
+        let lock = dir.path().join("platform-operators.lock.yaml");
+        let files = [file("99_po_a_00_x_a.yaml", "1")];
+        write(
+            Target::only(&manifests),
+            &files,
+            &[],
+            &lock,
+            Some(b"lock"),
+            false,
+        )
+        .unwrap();
+        for path in [manifests.join("99_po_a_00_x_a.yaml"), lock.clone()] {
+            let m = mode(&path);
+            assert_eq!(m & !FILE_MODE, 0, "{}: {m:o}", path.display());
+            assert_ne!(m & 0o600, 0, "{}: {m:o}", path.display());
+        }
+        let m = mode(&manifests);
+        assert_eq!(m & !DIR_MODE, 0, "{m:o}");
+    }
+
     fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let manifests = dir.path().join("manifests");

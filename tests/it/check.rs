@@ -46,20 +46,21 @@ fn an_installer_directory_with_one_of_each_mistake() {
     assert_eq!(out.status.code(), Some(1));
     let mut found = rules(&out);
     found.sort();
-    // Each mistake once: the multi-document file, the List, the README, the subdirectory, the
+    // Each mistake once: the multi-document file, the List, the README and the subdirectory
+    // (both left out of the bootstrap), the
     // name clash, the duplicate Namespace, the CR without its CRD, the placeholder, the tag.
     assert_eq!(
         found,
         [
             "crd-missing",
             "duplicate-object",
-            "file-type",
+            "file-ignored",
+            "file-ignored",
             "image-tag",
             "list-kind",
             "name-clash",
             "one-object-per-file",
-            "placeholder",
-            "subdirectory"
+            "placeholder"
         ]
     );
 }

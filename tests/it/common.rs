@@ -29,6 +29,27 @@ pub fn example() -> tempfile::TempDir {
     dir
 }
 
+/// The example as the Agent-based installer can install it on 4.14: no featureSet (which that
+/// installer does not carry to the cluster, issue 33 item 5), so no PlatformOperator either;
+/// the bootstrap CCM alone.
+pub fn agent_example() -> tempfile::TempDir {
+    let d = example();
+    let path = d.path().join("install-config.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("featureSet:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    let path = d.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cert = "  - name: cert-operator\n    package: acme-cert-operator\n    channel: stable\n    version: \">=1.0.0 <2.0.0\"\n";
+    assert!(text.contains(cert), "{text}");
+    std::fs::write(&path, text.replace(cert, "")).unwrap();
+    d
+}
+
 /// Copy a directory tree.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -258,7 +258,7 @@ fn create_killed_at(dir: &Path, k: usize, env: &[(&str, &str)]) -> std::process:
 /// the exchange and the last removal from `openshift/`, in both; the next run (for `next`)
 /// recovers to exactly what uninterrupted runs leave.
 fn kill_at_every_point_while_switching(env: &[(&str, &str)]) {
-    let start = example();
+    let start = crate::common::agent_example();
     create_with(start.path(), &["--installer", "agent"], env);
     let agent = po_entries(&start.path().join("openshift"));
     assert!(!agent.is_empty());
