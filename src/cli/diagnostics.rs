@@ -227,12 +227,15 @@ pub fn operator_warnings<'a>(outcome: &'a Outcome<'_>) -> impl Iterator<Item = R
 /// Diagnostics for an operator that cannot be installed.
 pub fn operator_failure(file: &SourceFile, outcome: &Outcome<'_>) -> Option<Report> {
     let op = outcome.operator;
-    let at = format!(
-        "{}:{}:{}",
-        file.path.display(),
-        op.package.span.line,
-        op.package.span.column
-    );
+    // A subscription-profile refusal of one setting points at that setting.
+    let (span, label) = match &outcome.resolution {
+        Err(resolve::Error::Subscription {
+            field: Some((span, _)),
+            ..
+        }) => (*span, "OLM v0 cannot take this"),
+        _ => (op.package.span, ""),
+    };
+    let at = format!("{}:{}:{}", file.path.display(), span.line, span.column);
     let (message, help) = match &outcome.resolution {
         Err(e) => (
             format!("{at}: operator \"{}\": {e}", op.name.value),
@@ -259,12 +262,13 @@ pub fn operator_failure(file: &SourceFile, outcome: &Outcome<'_>) -> Option<Repo
             "no bundle matches this request"
         }
         Err(resolve::Error::UnknownPackage { .. }) => "unknown package",
+        _ if !label.is_empty() => label,
         _ => "this operator",
     };
     Some(
         Report::message(message)
             .with_source(file)
-            .label(op.package.span, label)
+            .label(span, label)
             .help(help),
     )
 }
@@ -282,7 +286,7 @@ fn resolution_help(e: &resolve::Error) -> String {
         }
         resolve::Error::Ambiguous { .. } => "give the operator a `catalog:`, or give the catalogs different priorities".into(),
         resolve::Error::UnparsableVersion { .. } => "give the operator a `version:` range, which such a bundle never matches, or fix the bundle's olm.package version in the catalog".into(),
-        resolve::Error::Subscription { hints, .. } => hints.iter().map(|h| format!("hint: {h}")).collect::<Vec<_>>().join("\n"),
+        resolve::Error::Subscription { hints, .. } => hints.join("\n"),
     }
 }
 

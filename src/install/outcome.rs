@@ -191,7 +191,15 @@ pub fn resolve_for_release<'a>(inv: &'a Install, cluster: &Cluster) -> Vec<Outco
     };
     let (olm_v0, others): (Vec<&config::Operator>, Vec<&config::Operator>) =
         inv.config.operators.iter().partition(|o| uses(o));
-    let mut planned = super::subscription::resolve_all(inv, cluster, &olm_v0).into_iter();
+    let mut planned = super::subscription::resolve_all(inv, cluster, &olm_v0)
+        .into_iter()
+        .map(|p| Outcome {
+            operator: p.operator,
+            resolution: p.resolution,
+            problems: p.problems,
+            warnings: p.warnings,
+            subscription: p.subscription,
+        });
     let mut resolved = resolve_these(&others, &inv.catalogs, cluster, only_from).into_iter();
     let mut outcomes: Vec<Outcome<'a>> = inv
         .config

@@ -268,6 +268,23 @@ pub fn plan_outcomes<'a>(
         operators.push(OperatorPlan { outcome, refusal });
     }
     let mut warnings = super::warnings::for_release(inv, cluster_version);
+    if profile == Some(Profile::Subscription)
+        && let Ok(target) =
+            crate::openshift::Target::new(cluster_version, inv.feature_set(), inv.feature_gates())
+        && let Some(why) = Profile::why_no_platform_operators(&target)
+    {
+        let why = match why {
+            crate::render::profile::ProfileError::FeatureSet { version, found } => format!(
+                "OpenShift {version} has the PlatformOperator API only with featureSet TechPreviewNoUpgrade (found {found})"
+            ),
+            crate::render::profile::ProfileError::UnsupportedRelease { version, reason } => {
+                format!("on OpenShift {version}, {reason}")
+            }
+        };
+        warnings.push(format!(
+            "operators without `profile:` are written as OLM v0 Subscriptions: {why}"
+        ));
+    }
     if operators
         .iter()
         .any(|o: &OperatorPlan<'_>| o.outcome.subscription.is_some())
@@ -321,7 +338,7 @@ fn stage(
         inv,
         templates,
         cluster_version,
-        &outcomes,
+        outcomes.iter().any(|o| o.subscription.is_some()),
     )?);
     let objects = without_repeated_marketplace_objects(objects);
     let mut objects = without_repeated_namespaces(objects);

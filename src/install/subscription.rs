@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 
 use super::Install;
-use super::outcome::Outcome;
 use crate::catalog::model::{Bundle, Package};
 use crate::config::{self, Approval, InstallMode};
 use crate::openshift::{GLOBAL_OPERATORS_NAMESPACE, MARKETPLACE_NAMESPACE, OLM_NAMESPACES};
@@ -17,6 +16,21 @@ use crate::resolve::{
     self, Candidate, Cluster, LoadedCatalog, Problem, Rejection, Resolution, Verdict, Warning,
     facts,
 };
+
+/// One operator's plan: what [`super::outcome::Outcome`] holds for it.
+#[derive(Debug)]
+pub struct Outcome<'a> {
+    /// The configured operator.
+    pub operator: &'a config::Operator,
+    /// What OLM v0 installs first, or why nothing.
+    pub resolution: Result<Resolution<'a>, resolve::Error>,
+    /// Problems with what it installs.
+    pub problems: Vec<Problem>,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+    /// The plan, when it resolved.
+    pub subscription: Option<SubscriptionPlan<'a>>,
+}
 
 /// A bundle OLM v0 installs for an operator besides the one its Subscription names.
 #[derive(Debug, Clone)]
@@ -109,23 +123,6 @@ fn default_sources(cluster: &Cluster) -> Vec<(&'static str, i32)> {
         .unwrap_or_default()
 }
 
-/// An operator's settings problem as a located message.
-fn located(inv: &Install, p: &config::subscription::SettingProblem) -> String {
-    let help = p
-        .help
-        .as_ref()
-        .map(|h| format!(" ({h})"))
-        .unwrap_or_default();
-    format!(
-        "{}:{}:{}: {}: {}{help}",
-        inv.config.source.path.display(),
-        p.span.line,
-        p.span.column,
-        p.field,
-        p.message
-    )
-}
-
 fn failed<'a>(op: &'a config::Operator, message: String, hints: Vec<String>) -> Outcome<'a> {
     Outcome {
         operator: op,
@@ -133,6 +130,7 @@ fn failed<'a>(op: &'a config::Operator, message: String, hints: Vec<String>) -> 
             package: op.package.value.clone(),
             message,
             hints,
+            field: None,
         }),
         problems: Vec::new(),
         warnings: Vec::new(),
@@ -252,19 +250,16 @@ fn plan_alone<'a>(
     defaults: &[(&'static str, i32)],
 ) -> Result<Alone<'a>, Box<Outcome<'a>>> {
     let fail = |message: String, hints: Vec<String>| Box::new(failed(op, message, hints));
-    let settings = config::subscription::problems(op);
-    if !settings.is_empty() {
-        return Err(fail(
-            format!(
-                "the subscription profile cannot take this operator's settings: {}",
-                settings
-                    .iter()
-                    .map(|p| located(inv, p))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-            Vec::new(),
-        ));
+    if let Some(p) = config::subscription::problems(op).into_iter().next() {
+        let mut o = failed(
+            op,
+            format!("`{}`: {}", p.field, p.message),
+            p.help.clone().into_iter().collect(),
+        );
+        if let Err(resolve::Error::Subscription { field, .. }) = &mut o.resolution {
+            *field = Some((p.span, p.field.to_string()));
+        }
+        return Err(Box::new(o));
     }
     let package = &op.package.value;
     // The catalog the Subscription names.
@@ -948,9 +943,9 @@ pub fn marketplace_objects(
     inv: &Install,
     templates: &crate::render::Templates,
     cluster_version: &crate::openshift::ClusterVersion,
-    outcomes: &[&Outcome<'_>],
+    any: bool,
 ) -> Result<Vec<crate::render::RenderedObject>, super::Error> {
-    if !outcomes.iter().any(|o| o.subscription.is_some()) {
+    if !any {
         return Ok(Vec::new());
     }
     let release = crate::openshift::lookup(cluster_version).ok();

@@ -274,6 +274,8 @@ pub enum Error {
         message: String,
         /// What would help.
         hints: Vec<String>,
+        /// The configuration field at fault, when one is (its place and name).
+        field: Option<(crate::config::Span, String)>,
     },
 }
 

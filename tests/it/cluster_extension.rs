@@ -442,7 +442,7 @@ fn real_community_catalog_on_4_18() {
 }
 
 #[test]
-fn non_bootstrap_operator_on_4_16_is_refused_naming_both_options() {
+fn non_bootstrap_operator_on_4_16_is_an_olm_v0_subscription() {
     let dir = example();
     let config = dir.path().join("platform-operators.yaml");
     std::fs::write(
@@ -458,8 +458,11 @@ fn non_bootstrap_operator_on_4_16_is_refused_naming_both_options() {
         .assert()
         .code(1);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    // 4.16 has neither PlatformOperators nor OLM v1: the operator is a Subscription, and the
+    // example's version range is one OLM v0 cannot honour.
     assert!(
-        stderr.contains("4.18 or later") && stderr.contains("bootstrap: true"),
+        stderr.contains("written as OLM v0 Subscriptions")
+            && stderr.contains("is a range, and OLM v0 has none"),
         "{stderr}"
     );
     // Bootstrap operators alone still work on 4.16.

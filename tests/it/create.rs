@@ -198,9 +198,9 @@ fn cluster_version_4_16() {
     let stderr = refused(
         |t| t.replace("clusterVersion: \"4.14.8\"", "clusterVersion: \"4.16.3\""),
         &[
-            "OpenShift 4.16.3 cannot install platform operators",
-            "4.18",
-            "bootstrap: true",
+            "written as OLM v0 Subscriptions",
+            "the PlatformOperator API ends with 4.15",
+            "is a range, and OLM v0 has none",
         ],
     );
     insta::assert_snapshot!("cluster_version_4_16", stderr);
@@ -232,7 +232,7 @@ fn max_openshift_version_below_the_target_moves_to_an_older_bundle_or_fails() {
 }
 
 #[test]
-fn feature_set_must_be_tech_preview() {
+fn without_tech_preview_4_14_writes_subscriptions() {
     let dir = example();
     let ic = dir.path().join("install-config.yaml");
     std::fs::write(
@@ -245,7 +245,8 @@ fn feature_set_must_be_tech_preview() {
     let out = create(dir.path()).code(1);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(
-        stderr.contains("needs featureSet TechPreviewNoUpgrade"),
+        stderr.contains("PlatformOperator API only with featureSet TechPreviewNoUpgrade")
+            && stderr.contains("is a range, and OLM v0 has none"),
         "{stderr}"
     );
 }
@@ -358,7 +359,7 @@ fn cluster_version_flag_overrides_the_configuration() {
         .code(1);
     assert!(
         String::from_utf8_lossy(&out.get_output().stderr)
-            .contains("OpenShift 4.16.1 cannot install platform operators")
+            .contains("on OpenShift 4.16.1, the PlatformOperator API ends with 4.15")
     );
     cmd()
         .args(["create", "--cluster-version", "nope", "--dir"])
