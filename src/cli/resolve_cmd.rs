@@ -39,6 +39,82 @@ struct Row {
     error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     candidates: Option<Vec<Candidate>>,
+    /// The profile it is written with, when the release is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<&'static str>,
+    /// The subscription profile's plan.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    subscription: Option<SubscriptionRow>,
+}
+
+/// What `-o json` adds for an operator of the subscription profile: what the Subscription
+/// names (`channel`: none for every channel), where Automatic approval ends and what OLM v0
+/// pulls in (`bundle` and `catalog` are what it installs first).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SubscriptionRow {
+    channel: Option<String>,
+    namespace: String,
+    install_mode: &'static str,
+    target_namespaces: Vec<String>,
+    catalog_source: String,
+    #[serde(rename = "startingCSV")]
+    starting_csv: Option<String>,
+    install_plan_approval: &'static str,
+    ends_at: EndsAt,
+    dependencies: Vec<DependencyRow>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EndsAt {
+    bundle: String,
+    version: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DependencyRow {
+    package: String,
+    bundle: String,
+    version: String,
+    channel: String,
+    catalog: String,
+    ends_at: Option<EndsAt>,
+}
+
+fn subscription_row(outcome: &Outcome<'_>) -> Option<SubscriptionRow> {
+    let plan = outcome.subscription.as_ref()?;
+    let r = outcome.resolution.as_ref().ok()?;
+    let end = plan.ends_at(r.bundle);
+    Some(SubscriptionRow {
+        channel: plan.channel.clone(),
+        namespace: plan.namespace.clone(),
+        install_mode: plan.install_mode.name(),
+        target_namespaces: plan.target_namespaces.clone(),
+        catalog_source: plan.source.to_string(),
+        starting_csv: plan.starting_csv.clone(),
+        install_plan_approval: plan.approval.name(),
+        ends_at: EndsAt {
+            bundle: end.name.clone(),
+            version: end.version_text.clone(),
+        },
+        dependencies: plan
+            .dependencies
+            .iter()
+            .map(|d| DependencyRow {
+                package: d.bundle.package.clone(),
+                bundle: d.bundle.name.clone(),
+                version: d.bundle.version_text.clone(),
+                channel: d.channel.clone(),
+                catalog: d.catalog.name.clone(),
+                ends_at: d.ends_at.map(|b| EndsAt {
+                    bundle: b.name.clone(),
+                    version: b.version_text.clone(),
+                }),
+            })
+            .collect(),
+    })
 }
 
 #[derive(Debug, Serialize)]
@@ -88,6 +164,8 @@ fn row(outcome: &Outcome<'_>, explain: bool) -> Row {
         unchecked: Vec::new(),
         error,
         candidates: explain.then_some(candidates),
+        profile: None,
+        subscription: subscription_row(outcome),
     }
 }
 
@@ -215,6 +293,10 @@ pub(super) fn run(
         .enumerate()
         .map(|(i, o)| {
             let mut r = row(o, args.input.explain && !args.output.is_text());
+            r.profile = inv
+                .operator_profile(o.operator, inv.cluster_version.as_ref())
+                .map(crate::render::Profile::name)
+                .or(o.operator.bootstrap.then_some("bootstrap"));
             r.unchecked = std::mem::take(&mut findings.unchecked[i]);
             // A refusal of the resolution itself is already in `error` and `problems`.
             if o.ok() {

@@ -11,6 +11,7 @@ use super::{Error, Install};
 use crate::bundle::source::Sources;
 use crate::mirror::{self, Finding, ImageUse, Rule, imageset};
 use crate::render::{Profile, RenderedObject, Templates, offline};
+use crate::resolve::Resolution;
 
 /// The install-config mirror rules (none without an install-config).
 pub fn mirror_rules(inv: &Install) -> Vec<Rule> {
@@ -82,7 +83,17 @@ fn operator_images(
         return Ok(Vec::new());
     };
     let name = &outcome.operator.name.value;
-    let mut out = mirror::bundle_images(name, r.bundle);
+    // Every bundle the operator installs: for the subscription profile, also what OLM v0
+    // pulls in and the bundles Automatic approval moves them to.
+    let mut out: Vec<ImageUse> = Vec::new();
+    for (_, b) in outcome::installed_bundles(outcome) {
+        for u in mirror::bundle_images(name, b) {
+            if !out.iter().any(|x| x.image == u.image && x.role == u.role) {
+                out.push(u);
+            }
+        }
+    }
+    let _ = r;
     for u in &mut out {
         if u.role == mirror::Role::Bundle {
             match rule.bundle(outcome, &u.image) {
@@ -277,47 +288,73 @@ pub fn mirror_config(
     let mut not_pins = BTreeMap::new();
     let mut refused = Vec::new();
     for o in outcomes {
-        let Ok(r) = &o.resolution else { continue };
-        if !r.bundle.image.is_empty() {
-            match rule.bundle(o, &r.bundle.image) {
-                Ok(p) if p.not_a_pin.is_some() => {
-                    not_pins.insert(p.image, o.operator.name.value.clone());
+        let Ok(first) = &o.resolution else { continue };
+        for (catalog, bundle) in outcome::installed_bundles(o) {
+            let package = catalog
+                .catalog
+                .package(&bundle.package)
+                .unwrap_or(first.package);
+            let r = Resolution {
+                catalog,
+                package,
+                bundle,
+                candidates: Vec::new(),
+                warnings: Vec::new(),
+            };
+            let r = &r;
+            let configured: Vec<String> =
+                if std::ptr::eq(bundle, first.bundle) || bundle.package == first.bundle.package {
+                    o.operator
+                        .channels
+                        .iter()
+                        .map(|c| c.value.clone())
+                        .collect()
+                } else {
+                    o.subscription
+                        .as_ref()
+                        .and_then(|s| {
+                            s.dependencies
+                                .iter()
+                                .find(|d| d.bundle.package == bundle.package)
+                        })
+                        .map(|d| vec![d.channel.clone()])
+                        .unwrap_or_default()
+                };
+            if !r.bundle.image.is_empty() {
+                match rule.bundle(o, &r.bundle.image) {
+                    Ok(p) if p.not_a_pin.is_some() => {
+                        not_pins.insert(p.image, o.operator.name.value.clone());
+                    }
+                    Ok(p) if p.image != r.bundle.image => pinned_tags.push(p.image),
+                    Ok(_) => {}
+                    Err(message) => refused.push(message),
                 }
-                Ok(p) if p.image != r.bundle.image => pinned_tags.push(p.image),
-                Ok(_) => {}
-                Err(message) => refused.push(message),
             }
+            // A catalog given without `image:` and named after one the release serves itself
+            // (`redhat-operators`, `openshift-certified-operators`, …) is a snapshot of that
+            // release's own index image.
+            let default_image = || {
+                let release = crate::openshift::lookup(inv.cluster_version.as_ref()?).ok()?;
+                release.default_index_image(&r.catalog.name)
+            };
+            let Some(image) = r.catalog.image.clone().or_else(default_image) else {
+                missing.push(r.catalog.name.clone());
+                continue;
+            };
+            let image = &image;
+            let mut channels = imageset::channels_for(&r.bundle.channels, &configured);
+            if channels.is_empty() {
+                channels = r.bundle.channels.clone();
+            }
+            selections.push(imageset::Selection {
+                catalog: imageset::source_of(image, &rules).unwrap_or_else(|| image.clone()),
+                package: r.package.name.clone(),
+                default_channel: r.package.default_channel.clone(),
+                channels,
+                version: r.bundle.version_text.clone(),
+                parsed: r.bundle.version.clone(),
+            });
         }
-        // A catalog given without `image:` and named after one the release serves itself
-        // (`redhat-operators`, `openshift-certified-operators`, …) is a snapshot of that
-        // release's own index image.
-        let default_image = || {
-            let release = crate::openshift::lookup(inv.cluster_version.as_ref()?).ok()?;
-            release.default_index_image(&r.catalog.name)
-        };
-        let Some(image) = r.catalog.image.clone().or_else(default_image) else {
-            missing.push(r.catalog.name.clone());
-            continue;
-        };
-        let image = &image;
-        let configured: Vec<String> = o
-            .operator
-            .channels
-            .iter()
-            .map(|c| c.value.clone())
-            .collect();
-        let mut channels = imageset::channels_for(&r.bundle.channels, &configured);
-        if channels.is_empty() {
-            channels = r.bundle.channels.clone();
-        }
-        selections.push(imageset::Selection {
-            catalog: imageset::source_of(image, &rules).unwrap_or_else(|| image.clone()),
-            package: r.package.name.clone(),
-            default_channel: r.package.default_channel.clone(),
-            channels,
-            version: r.bundle.version_text.clone(),
-            parsed: r.bundle.version.clone(),
-        });
     }
     missing.sort();
     missing.dedup();
@@ -378,8 +415,8 @@ pub fn check_planned(
     }
     let mut uses = Vec::new();
     for o in outcomes {
-        if let Ok(r) = &o.resolution {
-            uses.extend(mirror::bundle_images(&o.operator.name.value, r.bundle));
+        for (_, b) in outcome::installed_bundles(o) {
+            uses.extend(mirror::bundle_images(&o.operator.name.value, b));
         }
     }
     for o in objects {

@@ -301,6 +301,19 @@ pub fn fit_to_release(outcomes: &mut [Outcome<'_>], olm: Option<&crate::openshif
                 ));
             }
         }
+        // What OLM v1 refuses, OLM v0 installs: name the way out.
+        if outcome.subscription.is_none() && !outcome.operator.bootstrap {
+            for p in outcome.problems.iter_mut().filter(|p| {
+                matches!(
+                    p.rule.as_str(),
+                    "installModes" | "webhooks" | "dependencies" | "apiServices"
+                )
+            }) {
+                p.message.push_str(
+                    "; OLM v0 installs it: give the operator `profile: subscription` (a Namespace, OperatorGroup and Subscription, with its dependencies resolved as OLM v0 resolves them)",
+                );
+            }
+        }
         if olm.webhooks {
             outcome.problems.retain(|p| p.rule != "webhooks");
         } else if let Some(accepted) = crate::openshift::Release::where_it_holds(|o| o.webhooks) {

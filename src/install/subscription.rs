@@ -115,12 +115,7 @@ pub fn catalog_source(
 
 /// The default CatalogSources of the target release.
 fn default_sources(cluster: &Cluster) -> Vec<(&'static str, i32)> {
-    cluster
-        .version
-        .as_ref()
-        .and_then(|v| crate::openshift::lookup(v).ok())
-        .map(|r| r.default_catalog_sources())
-        .unwrap_or_default()
+    crate::openshift::default_catalog_sources(cluster.version.as_ref())
 }
 
 fn failed<'a>(op: &'a config::Operator, message: String, hints: Vec<String>) -> Outcome<'a> {
@@ -949,10 +944,7 @@ pub fn marketplace_objects(
         return Ok(Vec::new());
     }
     let release = crate::openshift::lookup(cluster_version).ok();
-    let defaults = release
-        .as_ref()
-        .map(|r| r.default_catalog_sources())
-        .unwrap_or_default();
+    let defaults = crate::openshift::default_catalog_sources(Some(cluster_version));
     let pod_config = release
         .as_ref()
         .map(|r| r.catalog_source_pod_config())
@@ -978,11 +970,15 @@ pub fn marketplace_objects(
     }
     let disconnected = inv.disconnected();
     if disconnected || !taken.is_empty() {
-        objects.push(crate::render::profile::operator_hub(
-            templates,
-            disconnected,
-            if disconnected { &[] } else { &taken },
-        )?);
+        // First, as the PlatformOperator profile writes it.
+        objects.insert(
+            0,
+            crate::render::profile::operator_hub(
+                templates,
+                disconnected,
+                if disconnected { &[] } else { &taken },
+            )?,
+        );
     }
     Ok(objects)
 }
@@ -1003,7 +999,7 @@ pub fn hermeticity_warnings(inv: &Install, cluster: &Cluster) -> Vec<String> {
             .collect();
         if !others.is_empty() {
             out.push(format!(
-                "not hermetic: the cluster will also have OpenShift's default CatalogSources {} in {MARKETPLACE_NAMESPACE}, which OLM v0 looks in for any dependency the configured catalogs lack, whose content follows their tags, and any one of which, unreachable, blocks resolution in every namespace; configure snapshots of them (by their names), or install disconnected (install-config `imageDigestSources`, which makes po-manifests disable every default source)",
+                "not hermetic: OLM v0 will also see OpenShift's default CatalogSources {} ({MARKETPLACE_NAMESPACE}), which it looks in for any dependency the configured catalogs lack, which follow their tags, and any of which, unreachable, blocks resolution in every namespace; configure snapshots of them by name, or install disconnected (install-config `imageDigestSources`: every default source is then disabled)",
                 others.join(", ")
             ));
         }

@@ -408,6 +408,15 @@ const CATALOG_SOURCES_4: &[(&str, i32)] = &[
     ("community-operators", -400),
 ];
 
+/// The default CatalogSources of a release ([`Release::default_catalog_sources`]); without a
+/// known release, the four every release from 4.12 to 4.21 has.
+pub fn default_catalog_sources(version: Option<&ClusterVersion>) -> Vec<(&'static str, i32)> {
+    version
+        .and_then(|v| lookup(v).ok())
+        .map(|r| r.default_catalog_sources())
+        .unwrap_or_else(|| CATALOG_SOURCES_4.to_vec())
+}
+
 /// The namespace of the default CatalogSources and OLM v0's global catalog namespace.
 pub const MARKETPLACE_NAMESPACE: &str = "openshift-marketplace";
 

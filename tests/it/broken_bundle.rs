@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{cmd, example, normalize};
+use crate::common::{cmd, example_without_subscriptions as example, normalize};
 
 /// The broken bundle, in its own file of the acme-cert-operator package (line 2 starts the
 /// `olm.bundle` document), in a channel `fast` where it replaces 1.2.0.

@@ -29,6 +29,19 @@ pub fn example() -> tempfile::TempDir {
     dir
 }
 
+/// The example without its subscription-profile operator (`dns-operator`), for tests that break
+/// the catalog in ways OLM v1 and the PlatformOperator manager resolve around and `opm serve`
+/// (which every catalog of the subscription profile must pass) refuses.
+pub fn example_without_subscriptions() -> tempfile::TempDir {
+    let d = example();
+    let path = d.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let dns = "  - name: dns-operator\n    package: acme-dns-operator\n    channel: stable\n    profile: subscription\n";
+    assert!(text.contains(dns), "{text}");
+    std::fs::write(&path, text.replace(dns, "")).unwrap();
+    d
+}
+
 /// The example as the Agent-based installer can install it on 4.14: no featureSet (which that
 /// installer does not carry to the cluster, issue 33 item 5), so no PlatformOperator either;
 /// the bootstrap CCM alone.

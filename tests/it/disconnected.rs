@@ -507,7 +507,10 @@ fn the_shipped_disconnected_example_mirrors_and_installs() {
         packages,
         [
             ("acme-cert-operator", "1.2.0"),
-            ("acme-cloud-controller", "0.4.0")
+            ("acme-cloud-controller", "0.4.0"),
+            // The subscription profile's operator and the dependency OLM v0 pulls in.
+            ("acme-dns-operator", "2.1.0"),
+            ("acme-metrics-operator", "0.3.0")
         ]
     );
 
@@ -538,7 +541,9 @@ fn the_shipped_disconnected_example_mirrors_and_installs() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 4);
+    // Bundle and manager images of the cert operator, the CCM, the DNS operator and the
+    // metrics operator OLM v0 pulls in for it.
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 8);
 
     // Without the mirror rule, the same create is refused: the check runs.
     let install = dir.join("install-config.yaml");

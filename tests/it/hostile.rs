@@ -272,7 +272,7 @@ mod catalog_content {
 
     #[test]
     fn a_replaces_cycle_is_warned_about_naming_its_bundles() {
-        let d = example();
+        let d = crate::common::example_without_subscriptions();
         edit_catalog(d.path(), CERT, |doc| {
             if doc["schema"] == "olm.channel" && doc["name"] == "stable" {
                 doc["entries"][0]["replaces"] = "acme-cert-operator.v1.2.0".into();

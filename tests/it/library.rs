@@ -38,7 +38,7 @@ fn plan_on_the_example_is_what_create_writes() {
     )
     .unwrap();
     assert!(!planned.refused());
-    assert_eq!(planned.operators.len(), 2);
+    assert_eq!(planned.operators.len(), 3);
     let resolved = planned.operators[0].outcome.resolution.as_ref().unwrap();
     assert_eq!(resolved.bundle.version_text, "1.2.0");
     let staged = planned.into_staged().unwrap();

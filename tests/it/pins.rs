@@ -6,13 +6,13 @@ use std::path::Path;
 
 use sha2::Digest as _;
 
-use crate::common::{cmd, example, tree};
+use crate::common::{cmd, tree};
 
 const TAGGED: &str = "quay.io/acme-example/cert-operator-bundle:1.2.0";
 
 /// The example, with the chosen bundle's image given by tag.
 fn tagged_example() -> tempfile::TempDir {
-    let dir = example();
+    let dir = crate::common::example_without_subscriptions();
     let cat = dir.path().join("catalog/acme-cert-operator/catalog.json");
     let text = std::fs::read_to_string(&cat).unwrap();
     let start = text
