@@ -32,6 +32,7 @@ mod readme;
 mod realdata;
 mod remote;
 mod resolve;
+mod subscription;
 mod tables;
 mod update_graph;
 mod upgrade;
