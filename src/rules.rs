@@ -165,6 +165,7 @@ use Role::{CloudControllerManager as Ccm, MachineApi as Mapi};
 use Severity::{Error, Note, Warning};
 
 const BOOTSTRAP: &str = "openshift/cluster-bootstrap pkg/start/start.go and vendored library-go pkg/assets/create/creater.go";
+const OLM_V0: &str = "openshift/operator-framework-olm staging/operator-lifecycle-manager pkg/controller/registry/resolver/step_resolver.go (ResolveSteps), pkg/controller/operators/catalog/operator.go (syncResolvingNamespace), pkg/controller/operators/olm/operatorgroup.go";
 const CCCMO_TEST: &str = "openshift/cluster-cloud-controller-manager-operator pkg/cloud/cloud_test.go (checkResourceRunsBeforeCNI)";
 const ONBOARDING: &str =
     "openshift/infrastructure-provider-onboarding-guide docs/platform-external/installing.md";
@@ -290,6 +291,34 @@ pub const RULES: &[Rule] = &[
         applies: All,
         fact: "a namespaced object without metadata.namespace cannot be created by cluster-bootstrap",
         source: BOOTSTRAP,
+    },
+    Rule {
+        id: "subscription-source",
+        severity: Error,
+        applies: All,
+        fact: "a Subscription resolves only from an existing CatalogSource in its own namespace or in openshift-marketplace; otherwise OLM v0 installs nothing for it",
+        source: OLM_V0,
+    },
+    Rule {
+        id: "operatorgroup-count",
+        severity: Error,
+        applies: All,
+        fact: "a namespace with Subscriptions needs exactly one OperatorGroup, counting OpenShift's global-operators in openshift-operators; with none or several, nothing resolves there",
+        source: OLM_V0,
+    },
+    Rule {
+        id: "operatorgroup-targets",
+        severity: Error,
+        applies: All,
+        fact: "an OperatorGroup's targetNamespaces may not hold an empty name",
+        source: OLM_V0,
+    },
+    Rule {
+        id: "subscription-manual",
+        severity: Warning,
+        applies: All,
+        fact: "with installPlanApproval Manual nothing installs until an InstallPlan is approved, and every InstallPlan of the namespace becomes Manual",
+        source: OLM_V0,
     },
     Rule {
         id: "crd-missing",

@@ -12,6 +12,7 @@
 
 pub mod files;
 mod objects;
+mod olm;
 pub mod readiness;
 mod schema;
 pub mod yaml;
@@ -300,6 +301,7 @@ pub fn check(files: &[ManifestFile], options: &Options<'_>) -> Report {
     let objects = files::objects(files, options.installer, &mut sink);
     let set = objects::ObjectSet::new(&objects, &options.release);
     objects::check(&set, options, &mut sink);
+    olm::check(&set, &mut sink);
     readiness::check(&set, options, &mut sink);
     if options.install.is_none() {
         notes.push("no install-config found: the install-config rules were not checked".into());

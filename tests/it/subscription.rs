@@ -433,3 +433,56 @@ fn resolution_answers_from_catalog_metadata_alone() {
     );
     assert_eq!(dns["unchecked"], serde_json::json!([]));
 }
+
+#[test]
+fn check_knows_subscriptions_operator_groups_and_catalog_sources() {
+    let dir = example();
+    cmd().args(["create", "--dir"]).arg(dir.path()).assert().success();
+    let check = |dir: &Path| {
+        let o = cmd()
+            .args(["check", "-o", "json", "--dir"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let rules: Vec<String> = doc["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["rule"].as_str().unwrap().to_string())
+            .collect();
+        (o.status.code(), rules)
+    };
+    // What create wrote is clean: the Subscription names a default CatalogSource, and its
+    // namespace has the one OperatorGroup create wrote.
+    let (code, rules) = check(dir.path());
+    assert_eq!(code, Some(0), "{rules:?}");
+    let manifests = dir.path().join("manifests");
+    std::fs::write(
+        manifests.join("99_x_sub.yaml"),
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata:\n  name: other\n  namespace: apps\nspec:\n  name: foo\n  source: my-catalog\n  sourceNamespace: elsewhere\n",
+    )
+    .unwrap();
+    std::fs::write(
+        manifests.join("99_x_og.yaml"),
+        "apiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata:\n  name: second\n  namespace: acme-dns\nspec:\n  targetNamespaces: [\"\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        manifests.join("99_x_ns.yaml"),
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n",
+    )
+    .unwrap();
+    let (code, mut rules) = check(dir.path());
+    assert_eq!(code, Some(1));
+    rules.sort();
+    assert_eq!(
+        rules,
+        [
+            "operatorgroup-count",
+            "operatorgroup-count",
+            "operatorgroup-targets",
+            "subscription-source"
+        ]
+    );
+}
