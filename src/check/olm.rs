@@ -32,8 +32,11 @@ fn is(o: &Object<'_>, kind: &str) -> bool {
 }
 
 pub(crate) fn check(set: &ObjectSet<'_>, sink: &mut Sink) {
-    let subscriptions: Vec<&Object<'_>> =
-        set.objects.iter().filter(|o| is(o, "Subscription")).collect();
+    let subscriptions: Vec<&Object<'_>> = set
+        .objects
+        .iter()
+        .filter(|o| is(o, "Subscription"))
+        .collect();
     let groups: Vec<&Object<'_>> = set
         .objects
         .iter()
@@ -45,20 +48,21 @@ pub(crate) fn check(set: &ObjectSet<'_>, sink: &mut Sink) {
     let version = crate::openshift::ClusterVersion::parse(&set.release.release_name()).ok();
     let defaults = crate::openshift::default_catalog_sources(version.as_ref());
     // What the set's OperatorHub disables.
-    let hub = set
-        .objects
-        .iter()
-        .find(|o| o.group == "config.openshift.io" && o.kind == "OperatorHub" && o.name == "cluster");
+    let hub = set.objects.iter().find(|o| {
+        o.group == "config.openshift.io" && o.kind == "OperatorHub" && o.name == "cluster"
+    });
     let disabled = |name: &str| {
         hub.is_some_and(|h| {
             let v = h.value();
             v.pointer("/spec/disableAllDefaultSources") == Some(&serde_json::Value::Bool(true))
-                || v.pointer("/spec/sources").and_then(|s| s.as_array()).is_some_and(|s| {
-                    s.iter().any(|x| {
-                        x.get("name").and_then(|n| n.as_str()) == Some(name)
-                            && x.get("disabled") == Some(&serde_json::Value::Bool(true))
+                || v.pointer("/spec/sources")
+                    .and_then(|s| s.as_array())
+                    .is_some_and(|s| {
+                        s.iter().any(|x| {
+                            x.get("name").and_then(|n| n.as_str()) == Some(name)
+                                && x.get("disabled") == Some(&serde_json::Value::Bool(true))
+                        })
                     })
-                })
         })
     };
     for s in &subscriptions {
@@ -80,8 +84,8 @@ pub(crate) fn check(set: &ObjectSet<'_>, sink: &mut Sink) {
             .find(OPERATORS_GROUP, "CatalogSource", Some(source_ns), source)
             .is_none()
         {
-            let default = source_ns == MARKETPLACE_NAMESPACE
-                && defaults.iter().any(|(n, _)| *n == source);
+            let default =
+                source_ns == MARKETPLACE_NAMESPACE && defaults.iter().any(|(n, _)| *n == source);
             if !default || disabled(source) {
                 sink.push(
                     "subscription-source",
@@ -114,8 +118,14 @@ pub(crate) fn check(set: &ObjectSet<'_>, sink: &mut Sink) {
     // OperatorGroups per namespace that has a Subscription or a group.
     let mut count: BTreeMap<&str, Vec<&Object<'_>>> = BTreeMap::new();
     for g in &groups {
-        count.entry(g.namespace.as_deref().unwrap_or("")).or_default().push(g);
-        if let Some(targets) = g.value().pointer("/spec/targetNamespaces").and_then(|t| t.as_array())
+        count
+            .entry(g.namespace.as_deref().unwrap_or(""))
+            .or_default()
+            .push(g);
+        if let Some(targets) = g
+            .value()
+            .pointer("/spec/targetNamespaces")
+            .and_then(|t| t.as_array())
             && targets.iter().any(|t| t.as_str() == Some(""))
         {
             sink.push(
@@ -136,18 +146,28 @@ pub(crate) fn check(set: &ObjectSet<'_>, sink: &mut Sink) {
     namespaces.dedup();
     for ns in namespaces {
         let own = count.get(ns).map_or(&[][..], Vec::as_slice);
-        let release = RELEASE_GROUPS.iter().find(|(n, _)| *n == ns).map(|(_, g)| *g);
+        let release = RELEASE_GROUPS
+            .iter()
+            .find(|(n, _)| *n == ns)
+            .map(|(_, g)| *g);
         let total = own.len() + usize::from(release.is_some());
         if total == 1 {
             continue;
         }
-        let (file, line, label) = match (own.get(1).or(own.first()), subscriptions.iter().find(|s| s.namespace.as_deref() == Some(ns))) {
+        let (file, line, label) = match (
+            own.get(1).or(own.first()),
+            subscriptions
+                .iter()
+                .find(|s| s.namespace.as_deref() == Some(ns)),
+        ) {
             (Some(g), _) => (g.file, g.line("/metadata"), g.label()),
             (None, Some(s)) => (s.file, s.line("/metadata/namespace"), s.label()),
             (None, None) => continue,
         };
         let message = if total == 0 {
-            format!("namespace {ns} has a Subscription and no OperatorGroup: OLM v0 resolves nothing there (\"expected 1 OperatorGroup in the namespace, found 0\")")
+            format!(
+                "namespace {ns} has a Subscription and no OperatorGroup: OLM v0 resolves nothing there (\"expected 1 OperatorGroup in the namespace, found 0\")"
+            )
         } else {
             format!(
                 "namespace {ns} has {total} OperatorGroups ({}): OLM v0 resolves nothing there, and its CSVs fail with TooManyOperatorGroups",

@@ -230,9 +230,8 @@ pub fn operator_failure(file: &SourceFile, outcome: &Outcome<'_>) -> Option<Repo
     // A subscription-profile refusal of one setting points at that setting.
     let (span, label) = match &outcome.resolution {
         Err(resolve::Error::Subscription {
-            field: Some((span, _)),
-            ..
-        }) => (*span, "OLM v0 cannot take this"),
+            field: Some(field), ..
+        }) => (field.0, "OLM v0 cannot take this"),
         _ => (op.package.span, ""),
     };
     let at = format!("{}:{}:{}", file.path.display(), span.line, span.column);

@@ -231,8 +231,8 @@ pub fn resolve_for_release<'a>(inv: &'a Install, cluster: &Cluster) -> Vec<Outco
 
 /// Every bundle an outcome installs: the one resolved, and for the subscription profile what
 /// OLM v0 pulls in and the bundles Automatic approval moves them to, each with its catalog.
-pub fn installed_bundles<'o, 'a>(
-    outcome: &'o Outcome<'a>,
+pub fn installed_bundles<'a>(
+    outcome: &Outcome<'a>,
 ) -> Vec<(&'a LoadedCatalog, &'a crate::catalog::model::Bundle)> {
     let Ok(r) = &outcome.resolution else {
         return Vec::new();

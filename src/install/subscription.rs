@@ -96,22 +96,7 @@ struct Visible<'a> {
     priority: i32,
 }
 
-/// The CatalogSource a configured catalog is on the cluster: one written for it (it has an
-/// `image:`), or the release's default source of its name; `None` when it can be neither.
-/// The priority is the written one's (`priority:`), or the default source's.
-pub fn catalog_source(
-    catalog: &LoadedCatalog,
-    defaults: &[(&'static str, i32)],
-) -> Option<(SourceKey, i32)> {
-    let key = SourceKey::new(catalog.name.clone(), MARKETPLACE_NAMESPACE);
-    if catalog.image.is_some() {
-        return Some((key, catalog.priority));
-    }
-    defaults
-        .iter()
-        .find(|(n, _)| *n == catalog.name)
-        .map(|(_, p)| (key, *p))
-}
+pub use olmv0::catalog_source;
 
 /// The default CatalogSources of the target release.
 fn default_sources(cluster: &Cluster) -> Vec<(&'static str, i32)> {
@@ -252,7 +237,7 @@ fn plan_alone<'a>(
             p.help.clone().into_iter().collect(),
         );
         if let Err(resolve::Error::Subscription { field, .. }) = &mut o.resolution {
-            *field = Some((p.span, p.field.to_string()));
+            *field = Some(Box::new((p.span, p.field.to_string())));
         }
         return Err(Box::new(o));
     }

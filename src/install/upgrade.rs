@@ -194,13 +194,48 @@ pub fn operators(inv: &Install, lock: Option<&Lock>) -> (Vec<upgrade::Operator>,
         .operators
         .iter()
         .map(|o| {
-            let locked = lock
-                .and_then(|l| l.operators.iter().find(|l| l.name == o.name.value))
-                .map(|l| BundleRef {
+            let entry = lock.and_then(|l| l.operators.iter().find(|l| l.name == o.name.value));
+            // A Subscription with Automatic approval is at the end of its channel: what the
+            // lock records it ends at.
+            let locked = entry.map(|l| match l.subscription.as_ref().and_then(|s| s.ends_at.as_ref()) {
+                Some(end) if l.subscription.as_ref().is_some_and(|s| s.install_plan_approval != "Manual") => BundleRef {
+                    bundle: end.bundle.clone(),
+                    version: end.version.clone(),
+                    catalog: Some(l.catalog.clone()),
+                },
+                _ => BundleRef {
                     bundle: l.bundle.clone(),
                     version: l.version.clone(),
                     catalog: Some(l.catalog.clone()),
-                });
+                },
+            });
+            let subscription = entry.and_then(|l| {
+                let s = l.subscription.as_ref()?;
+                let (name, namespace) = s.catalog_source.split_once('/')?;
+                Some(crate::upgrade::subscription::SubscriptionUpgrade {
+                    namespace: l.namespace.clone().unwrap_or_default(),
+                    channel: s.channel.clone().unwrap_or_default(),
+                    source: crate::resolve::olmv0::SourceKey::new(name, namespace),
+                    approval: if s.install_plan_approval == "Manual" {
+                        crate::config::Approval::Manual
+                    } else {
+                        crate::config::Approval::Automatic
+                    },
+                    dependencies: s
+                        .dependencies
+                        .iter()
+                        .map(|d| crate::upgrade::subscription::InstalledDependency {
+                            package: d.package.clone(),
+                            bundle: d
+                                .ends_at
+                                .as_ref()
+                                .map_or_else(|| d.bundle.clone(), |e| e.bundle.clone()),
+                            channel: d.channel.clone(),
+                            catalog: d.catalog.clone(),
+                        })
+                        .collect(),
+                })
+            });
             let configured = o.installed.as_ref().map(|i| BundleRef {
                 bundle: i.bundle.value.clone(),
                 version: i.version.value.clone(),
@@ -223,6 +258,7 @@ pub fn operators(inv: &Install, lock: Option<&Lock>) -> (Vec<upgrade::Operator>,
                 policy: o.upgrade,
                 constraint: o.upgrade_constraint_policy,
                 installed: configured.or(locked),
+                subscription,
             }
         })
         .collect();

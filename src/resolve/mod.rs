@@ -275,7 +275,7 @@ pub enum Error {
         /// What would help.
         hints: Vec<String>,
         /// The configuration field at fault, when one is (its place and name).
-        field: Option<(crate::config::Span, String)>,
+        field: Option<Box<(crate::config::Span, String)>>,
     },
 }
 

@@ -28,6 +28,7 @@ pub mod cluster;
 pub mod compat;
 pub mod graph;
 pub mod render;
+pub mod subscription;
 
 use serde::Serialize;
 
@@ -60,6 +61,9 @@ pub struct Operator {
     pub constraint: UpgradeConstraintPolicy,
     /// What is installed now; `None`: not installed yet.
     pub installed: Option<BundleRef>,
+    /// For the subscription profile: how OLM v0 moves it (then its `policy` and `constraint`
+    /// play no part).
+    pub subscription: Option<subscription::SubscriptionUpgrade>,
 }
 
 impl Operator {
@@ -148,6 +152,12 @@ pub enum Reason {
     },
     /// Not installed yet: installed fresh on the target.
     NotInstalled,
+    /// OLM v0's Subscription follows its channel in the new catalog content (Automatic
+    /// approval).
+    FollowsChannel {
+        /// The channel (empty: every channel).
+        channel: String,
+    },
 }
 
 /// One operator moving: the chain of bundles OLM installs one after the other.
@@ -801,6 +811,36 @@ fn plan_hop(
             if compatibility.is_compatible() {
                 continue;
             }
+            if let Some(sub) = &op.subscription {
+                match subscription::before(
+                    op,
+                    sub,
+                    &installed,
+                    catalogs,
+                    current,
+                    target,
+                    &compatibility,
+                ) {
+                    Some(step) => {
+                        *slot = Some(step.to.clone());
+                        hop.before.push(step);
+                    }
+                    None => {
+                        let b = blocker(
+                            op,
+                            &installed,
+                            bundle,
+                            catalogs,
+                            current,
+                            target,
+                            compatibility,
+                        );
+                        hop.blockers
+                            .push(subscription::olm_v0_blocker(b, op, sub, current, target));
+                    }
+                }
+                continue;
+            }
             match upgrade_before(
                 op,
                 &installed,
@@ -835,6 +875,10 @@ fn plan_hop(
     };
     for (op, slot) in operators.iter().zip(state.iter_mut()) {
         let outcome = match slot.clone() {
+            Some(installed) if op.subscription.is_some() && change != Change::PatchRollback => {
+                let sub = op.subscription.as_ref().expect("checked");
+                subscription::follow(op, sub, &installed, catalogs, target, warnings)
+            }
             None => install_fresh(op, catalogs, &cluster, warnings, keep)
                 .map_or(HopOutcome::Stays(None), HopOutcome::Moves),
             Some(installed) if change == Change::PatchRollback => {

@@ -217,6 +217,12 @@ fn step_line(out: &mut String, n: usize, s: &Step, width: Width) {
         Reason::FollowsCluster { policy } => format!("upgrade: {policy}"),
         Reason::NoLongerFits { why } => why.clone(),
         Reason::NotInstalled => "not installed yet".into(),
+        Reason::FollowsChannel { channel } if channel.is_empty() => {
+            "OLM v0: the Subscription follows its channels in the new catalog".into()
+        }
+        Reason::FollowsChannel { channel } => {
+            format!("OLM v0: the Subscription follows channel {channel} in the new catalog")
+        }
     };
     prose(out, "     why: ", "       ", &why, width);
     if let Some(v) = &s.version {

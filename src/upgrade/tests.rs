@@ -46,6 +46,7 @@ fn operator(installed: Option<&str>, policy: UpgradePolicy) -> Operator {
             version: v.into(),
             catalog: Some("c".into()),
         }),
+        subscription: None,
     }
 }
 

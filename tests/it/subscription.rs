@@ -437,7 +437,11 @@ fn resolution_answers_from_catalog_metadata_alone() {
 #[test]
 fn check_knows_subscriptions_operator_groups_and_catalog_sources() {
     let dir = example();
-    cmd().args(["create", "--dir"]).arg(dir.path()).assert().success();
+    cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
     let check = |dir: &Path| {
         let o = cmd()
             .args(["check", "-o", "json", "--dir"])
@@ -485,4 +489,131 @@ fn check_knows_subscriptions_operator_groups_and_catalog_sources() {
             "subscription-source"
         ]
     );
+}
+
+/// The example as a 4.14 cluster without a feature set: the CCM and the DNS operator only.
+fn subscriptions_only() -> tempfile::TempDir {
+    let dir = example();
+    let ic = dir.path().join("install-config.yaml");
+    let text = std::fs::read_to_string(&ic).unwrap();
+    std::fs::write(&ic, text.replace("featureSet: TechPreviewNoUpgrade\n", "")).unwrap();
+    let path = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cert = "  - name: cert-operator\n    package: acme-cert-operator\n    channel: stable\n    version: \">=1.0.0 <2.0.0\"\n";
+    assert!(text.contains(cert), "{text}");
+    std::fs::write(&path, text.replace(cert, "")).unwrap();
+    dir
+}
+
+/// Edit the DNS operator's catalog file.
+fn edit_dns_catalog(catalog: &Path, edit: impl Fn(&mut Vec<Value>)) {
+    let path = catalog.join("acme-dns-operator/catalog.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut docs: Vec<Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter::<Value>()
+        .map(Result::unwrap)
+        .collect();
+    edit(&mut docs);
+    std::fs::write(
+        &path,
+        docs.iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+}
+
+/// A 2.2.0 after 2.1.0 in channel stable, with these extra properties.
+fn add_dns_2_2(docs: &mut Vec<Value>, extra: &[Value]) {
+    let mut next = docs
+        .iter()
+        .find(|d| d["name"] == "acme-dns-operator.v2.1.0")
+        .unwrap()
+        .clone();
+    next["name"] = "acme-dns-operator.v2.2.0".into();
+    let props = next["properties"].as_array_mut().unwrap();
+    for p in props.iter_mut() {
+        if p["type"] == "olm.package" {
+            p["value"]["version"] = "2.2.0".into();
+        }
+    }
+    props.extend(extra.iter().cloned());
+    docs.push(next);
+    for d in docs.iter_mut() {
+        if d["schema"] == "olm.channel" {
+            d["entries"]
+                .as_array_mut()
+                .unwrap()
+                .push(serde_json::json!({"name": "acme-dns-operator.v2.2.0", "replaces": "acme-dns-operator.v2.1.0"}));
+        }
+    }
+}
+
+#[test]
+fn upgrade_plan_follows_the_channel_in_the_new_catalog() {
+    let dir = subscriptions_only();
+    cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let next = dir.path().join("next-catalog");
+    crate::common::copy_dir(&dir.path().join("catalog"), &next);
+    edit_dns_catalog(&next, |docs| add_dns_2_2(docs, &[]));
+    let o = cmd()
+        .args(["upgrade-plan", "-o", "json", "--to", "4.15.3", "--catalog"])
+        .arg(format!("redhat-operators={}", next.display()))
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plan: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let after = &plan["hops"][0]["after"];
+    let dns = after
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["operator"] == "dns-operator")
+        .unwrap_or_else(|| panic!("{plan}"));
+    assert_eq!(dns["to"]["bundle"], "acme-dns-operator.v2.2.0");
+    assert_eq!(dns["reason"]["rule"], "followsChannel");
+}
+
+#[test]
+fn upgrade_plan_names_olm_v0s_upgradeable_false() {
+    let dir = subscriptions_only();
+    edit_dns_catalog(&dir.path().join("catalog"), |docs| {
+        for d in docs.iter_mut() {
+            if d["schema"] == "olm.bundle" {
+                d["properties"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(serde_json::json!({"type": "olm.maxOpenShiftVersion", "value": "4.14"}));
+            }
+        }
+    });
+    let o = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("Upgradeable=False on the operator-lifecycle-manager ClusterOperator"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = cmd()
+        .args(["upgrade-plan", "--to", "4.15.3", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let text =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(text.contains("operator-lifecycle-manager"), "{text}");
+    assert!(text.contains("IncompatibleOperatorsInstalled"), "{text}");
 }

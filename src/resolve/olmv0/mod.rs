@@ -587,6 +587,27 @@ pub fn resolve_in<'a>(cache: &Cache<'a>, query: &Query<'_, 'a>) -> Result<Resolv
     Ok(Resolved { picks, kept })
 }
 
+/// The CatalogSource a configured catalog is on the cluster: one written for it (it has an
+/// `image:`), or the release's default source of its name (`defaults`); `None` when it can be
+/// neither. The priority is the written one's (`priority:`), or the default source's. Every
+/// such source is in `openshift-marketplace`, so every namespace sees it.
+pub fn catalog_source(
+    catalog: &crate::resolve::LoadedCatalog,
+    defaults: &[(&'static str, i32)],
+) -> Option<(SourceKey, i32)> {
+    let key = SourceKey::new(
+        catalog.name.clone(),
+        crate::openshift::MARKETPLACE_NAMESPACE,
+    );
+    if catalog.image.is_some() {
+        return Some((key, catalog.priority));
+    }
+    defaults
+        .iter()
+        .find(|(n, _)| *n == catalog.name)
+        .map(|(_, p)| (key, *p))
+}
+
 /// The bundles a Subscription's candidates are, in OLM's order of preference (each bundle
 /// once, at its first place), with nothing installed: the package's entries in its catalog
 /// and channel (every channel when `channel` is empty), or only `starting_csv` when given.
