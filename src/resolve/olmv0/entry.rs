@@ -256,10 +256,10 @@ pub struct Source<'a> {
 /// Every entry of every visible catalog, with indexes by package and by provided API.
 #[derive(Debug)]
 pub struct Cache<'a> {
-    /// The catalogs, `@existing` first when there is one.
+    /// The catalogs, then `@existing` when something is installed.
     pub sources: Vec<OwnedSource<'a>>,
     /// Every entry, catalog by catalog in catalog order, each catalog's in the order the
-    /// registry lists them (package, channel, entry).
+    /// registry lists them (package, channel, entry), the installed CSVs last.
     pub entries: Vec<Entry<'a>>,
     /// Properties by bundle (entries of one bundle in several channels share them).
     pub props: Vec<Props<'a>>,
@@ -269,6 +269,11 @@ pub struct Cache<'a> {
     by_package: HashMap<String, Vec<usize>>,
     /// Entry indexes by provided `olm.gvk`.
     by_gvk: HashMap<(String, String, String), Vec<usize>>,
+    /// How many entries, properties and sources the catalogs have (the installed CSVs come
+    /// after them).
+    catalog_entries: usize,
+    catalog_props: usize,
+    catalog_sources: usize,
 }
 
 /// A catalog of the cache, with its key.
@@ -285,38 +290,24 @@ pub struct OwnedSource<'a> {
 impl<'a> Cache<'a> {
     /// The cache of these catalogs, plus the installed CSVs of `namespace` as `@existing`.
     pub fn new(sources: &[Source<'a>], namespace: &str, installed: &[Installed<'a>]) -> Cache<'a> {
+        let mut cache = Cache::of_catalogs(sources);
+        cache.set_installed(namespace, installed);
+        cache
+    }
+
+    /// The cache of these catalogs, nothing installed.
+    pub fn of_catalogs(sources: &[Source<'a>]) -> Cache<'a> {
         let mut cache = Cache {
             sources: Vec::with_capacity(sources.len() + 1),
             entries: Vec::new(),
             props: Vec::new(),
-            installed: installed.to_vec(),
+            installed: Vec::new(),
             by_package: HashMap::new(),
             by_gvk: HashMap::new(),
+            catalog_entries: 0,
+            catalog_props: 0,
+            catalog_sources: 0,
         };
-        if !installed.is_empty() {
-            cache.sources.push(OwnedSource {
-                key: SourceKey::existing(namespace),
-                priority: 0,
-                catalog: None,
-            });
-            for (index, csv) in installed.iter().enumerate() {
-                let props = cache.props.len();
-                cache.props.push(Props::of(csv.bundle));
-                cache.entries.push(Entry {
-                    source: 0,
-                    bundle: csv.bundle,
-                    package: &csv.bundle.package,
-                    channel: "",
-                    default_channel: false,
-                    replaces: csv.replaces.clone().map(Cow::Owned),
-                    skips: &[],
-                    skip_range: None,
-                    version: crate::version::parse_tolerant(&csv.bundle.version_text).ok(),
-                    props,
-                    installed: Some(index),
-                });
-            }
-        }
         for s in sources {
             let source = cache.sources.len();
             cache.sources.push(OwnedSource {
@@ -363,30 +354,84 @@ impl<'a> Cache<'a> {
                 }
             }
         }
-        for (i, e) in cache.entries.iter().enumerate() {
-            // `PkgPredicate` matches the entry's package and any `olm.package` property's name.
-            cache
-                .by_package
-                .entry(e.package.to_owned())
-                .or_default()
-                .push(i);
-            for p in &cache.props[e.props].packages {
-                if p.package_name != e.package {
-                    let list = cache.by_package.entry(p.package_name.clone()).or_default();
-                    if list.last() != Some(&i) {
-                        list.push(i);
-                    }
-                }
-            }
-            for g in &cache.props[e.props].gvks {
-                cache
-                    .by_gvk
-                    .entry((g.group.clone(), g.version.clone(), g.kind.clone()))
-                    .or_default()
-                    .push(i);
+        for i in 0..cache.entries.len() {
+            cache.index(i);
+        }
+        cache.catalog_entries = cache.entries.len();
+        cache.catalog_props = cache.props.len();
+        cache.catalog_sources = cache.sources.len();
+        cache
+    }
+
+    /// Replace the namespace's installed CSVs (its `@existing` catalog, after the catalogs).
+    pub fn set_installed(&mut self, namespace: &str, installed: &[Installed<'a>]) {
+        let base = self.catalog_entries;
+        for list in self.by_package.values_mut() {
+            while list.last().is_some_and(|&i| i >= base) {
+                list.pop();
             }
         }
-        cache
+        for list in self.by_gvk.values_mut() {
+            while list.last().is_some_and(|&i| i >= base) {
+                list.pop();
+            }
+        }
+        self.entries.truncate(base);
+        self.props.truncate(self.catalog_props);
+        self.sources.truncate(self.catalog_sources);
+        self.installed = installed.to_vec();
+        if installed.is_empty() {
+            return;
+        }
+        let source = self.sources.len();
+        self.sources.push(OwnedSource {
+            key: SourceKey::existing(namespace),
+            priority: 0,
+            catalog: None,
+        });
+        for (index, csv) in installed.iter().enumerate() {
+            let props = self.props.len();
+            self.props.push(Props::of(csv.bundle));
+            self.entries.push(Entry {
+                source,
+                bundle: csv.bundle,
+                package: &csv.bundle.package,
+                channel: "",
+                default_channel: false,
+                replaces: csv.replaces.clone().map(Cow::Owned),
+                skips: &[],
+                skip_range: None,
+                version: crate::version::parse_tolerant(&csv.bundle.version_text).ok(),
+                props,
+                installed: Some(index),
+            });
+            self.index(self.entries.len() - 1);
+        }
+    }
+
+    /// Index entry `i` by its package (and any `olm.package` property's name, which
+    /// `PkgPredicate` also matches) and by the APIs it provides.
+    fn index(&mut self, i: usize) {
+        let e = &self.entries[i];
+        self.by_package
+            .entry(e.package.to_owned())
+            .or_default()
+            .push(i);
+        let props = &self.props[e.props];
+        for p in &props.packages {
+            if p.package_name != e.package {
+                let list = self.by_package.entry(p.package_name.clone()).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        for g in &props.gvks {
+            self.by_gvk
+                .entry((g.group.clone(), g.version.clone(), g.kind.clone()))
+                .or_default()
+                .push(i);
+        }
     }
 
     /// The properties of an entry.

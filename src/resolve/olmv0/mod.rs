@@ -261,17 +261,19 @@ impl<'c, 'a> Builder<'c, 'a> {
                 .position(|e| e.installed.is_some() && e.bundle.name == name)
         });
         // The counting filters, for the message of a Subscription that matches nothing.
-        let in_catalog: Vec<usize> = match source {
-            Some(s) => (0..self.cache.entries.len())
+        let catalog_has_entries =
+            source.is_some_and(|s| self.cache.entries.iter().any(|e| e.source == s));
+        let in_package: Vec<usize> = match source {
+            Some(s) => self
+                .cache
+                .of_package(&sub.package)
+                .iter()
+                .copied()
                 .filter(|&i| self.cache.entries[i].source == s)
+                .filter(|&i| Predicate::Package(sub.package.clone()).test(self.cache, i))
                 .collect(),
             None => Vec::new(),
         };
-        let in_package: Vec<usize> = in_catalog
-            .iter()
-            .copied()
-            .filter(|&i| Predicate::Package(sub.package.clone()).test(self.cache, i))
-            .collect();
         let in_channel: Vec<usize> = in_package
             .iter()
             .copied()
@@ -286,7 +288,7 @@ impl<'c, 'a> Builder<'c, 'a> {
                     || self.cache.entries[i].bundle.name == sub.starting_csv
             })
             .collect();
-        let invalid = if in_catalog.is_empty() {
+        let invalid = if !catalog_has_entries {
             Some(format!(
                 "no operators found from catalog {} in namespace {} referenced by subscription {}",
                 sub.source.name, sub.source.namespace, sub.name

@@ -169,6 +169,10 @@ impl Problem {
             let mut all = order.clone();
             all.extend(&fixed);
             let other = self.solve_in_order(&all);
+            if other == Outcome::SolverChoice {
+                // That order leaves the answer to gini: no answer holds for every order.
+                return Ok(Outcome::SolverChoice);
+            }
             if other != first {
                 return Err((first, other));
             }
@@ -250,6 +254,8 @@ struct Formula {
     units: Vec<Lit>,
     /// Per variable: its dependency clauses (index in `clauses`), for the leaf check.
     deps_of: Vec<Vec<usize>>,
+    /// Per variable: listed twice in an at-most-one group, so true is a conflict.
+    doubled: Vec<bool>,
 }
 
 impl Formula {
@@ -263,6 +269,7 @@ impl Formula {
             groups: Vec::new(),
             units: Vec::new(),
             deps_of: vec![Vec::new(); n],
+            doubled: vec![false; n],
         };
         let add = |f: &mut Formula, clause: Vec<Lit>| -> usize {
             let i = f.clauses.len();
@@ -304,8 +311,9 @@ impl Formula {
                 members.sort_unstable();
                 for pair in members.windows(2) {
                     if pair[0] == pair[1] {
-                        // Listed twice, it counts twice: it can never hold.
-                        f.units.push((pair[0], false));
+                        // Listed twice, it counts twice: it can never hold. gini's sorting
+                        // network finds that only once it is true, not before.
+                        f.doubled[pair[0]] = true;
                     }
                 }
                 members.dedup();
@@ -349,6 +357,9 @@ impl Formula {
             }
         }
         while let Some((v, b)) = queue.pop() {
+            if b && self.doubled[v] {
+                return None;
+            }
             if b {
                 for &g in &self.member_of[v] {
                     for &m in &self.groups[g] {

@@ -12,7 +12,7 @@
 use super::{Failure, Installed, Pick, Query, Resolved, Subscription};
 
 /// The most resolutions a walk runs (each moves every Subscription by at most one edge).
-pub const MAX_STEPS: usize = 500;
+pub const MAX_STEPS: usize = 10_000;
 
 /// Where a walk went.
 #[derive(Debug, Clone)]
@@ -61,6 +61,8 @@ pub fn walk<'a>(query: &Query<'_, 'a>, max_steps: usize) -> Result<Walk<'a>, Fai
     let mut installed: Vec<Installed<'a>> = query.installed.to_vec();
     let mut steps: Vec<Vec<Pick<'a>>> = Vec::new();
     let mut stopped = None;
+    // The catalogs' entries once; each resolution swaps in what is installed.
+    let mut cache = super::entry::Cache::of_catalogs(query.sources);
     loop {
         if steps.len() >= max_steps {
             stopped = Some(Failure::Invalid(vec![format!(
@@ -80,7 +82,8 @@ pub fn walk<'a>(query: &Query<'_, 'a>, max_steps: usize) -> Result<Walk<'a>, Fai
             subscriptions: &subscriptions,
             installed: &installed,
         };
-        let resolved: Resolved<'a> = match super::resolve(&step_query) {
+        cache.set_installed(query.namespace, &installed);
+        let resolved: Resolved<'a> = match super::resolve_in(&cache, &step_query) {
             Ok(r) => r,
             Err(e) if steps.is_empty() => return Err(e),
             Err(e) => {
