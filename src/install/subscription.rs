@@ -213,10 +213,84 @@ pub fn resolve_all<'a>(
             outcomes[m] = Some(o);
         }
     }
-    outcomes
+    let mut outcomes: Vec<Outcome<'a>> = outcomes
         .into_iter()
         .map(|o| o.expect("every operator planned"))
+        .collect();
+    owner_conflicts(&mut outcomes);
+    outcomes
+}
+
+/// The APIs (`olm.gvk`) a bundle provides.
+fn provided(b: &Bundle) -> Vec<(String, String, String)> {
+    b.properties_of(crate::catalog::property::PROPERTY_GVK)
+        .filter_map(|p| {
+            p.value
+                .text()
+                .and_then(|t| serde_json::from_str::<crate::catalog::property::Gvk>(t).ok())
+        })
+        .map(|g| (g.group, g.version, g.kind))
         .collect()
+}
+
+/// OLM v0 lets one operator provide an API to a namespace: when the OperatorGroups of two
+/// namespaces intersect (either is AllNamespaces, or their targets share a namespace) and
+/// their operators provide the same API, the later CSV fails with
+/// `InterOperatorGroupOwnerConflict` ("intersecting operatorgroups provide the same apis";
+/// OLM `pkg/controller/operators/olm/groups.go`), which the resolver does not foresee.
+fn owner_conflicts(outcomes: &mut [Outcome<'_>]) {
+    let seen: Vec<(
+        usize,
+        String,
+        Vec<String>,
+        bool,
+        Vec<(String, String, String)>,
+    )> = outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| {
+            let plan = o.subscription.as_ref()?;
+            let r = o.resolution.as_ref().ok()?;
+            let mut apis = provided(r.bundle);
+            for d in &plan.dependencies {
+                apis.extend(provided(d.bundle));
+            }
+            Some((
+                i,
+                plan.namespace.clone(),
+                plan.target_namespaces.clone(),
+                plan.install_mode == InstallMode::AllNamespaces,
+                apis,
+            ))
+        })
+        .collect();
+    for (a, b) in seen
+        .iter()
+        .enumerate()
+        .flat_map(|(x, a)| seen[x + 1..].iter().map(move |b| (a, b)))
+    {
+        if a.1 == b.1 {
+            continue;
+        }
+        let intersect = a.3 || b.3 || a.2.iter().any(|t| b.2.contains(t));
+        let Some(api) = a.4.iter().find(|g| b.4.contains(g)).cloned() else {
+            continue;
+        };
+        if !intersect {
+            continue;
+        }
+        let other = outcomes[a.0].operator.name.value.clone();
+        let (group, version, kind) = api;
+        outcomes[b.0].problems.push(Problem {
+            rule: "operatorGroupOwner".into(),
+            message: format!(
+                "operators \"{other}\" (namespace {}) and \"{}\" (namespace {}) both provide {kind} ({group}/{version}) to intersecting OperatorGroups: OLM v0 lets one of them own it, and the other's CSV fails with InterOperatorGroupOwnerConflict; install one of them only, or give them OperatorGroups that share no namespace",
+                a.1,
+                outcomes[b.0].operator.name.value,
+                b.1
+            ),
+        });
+    }
 }
 
 /// The operator alone: its catalog, channel and startingCSV checked, resolved on its own for

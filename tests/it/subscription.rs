@@ -617,3 +617,23 @@ fn upgrade_plan_names_olm_v0s_upgradeable_false() {
     assert!(text.contains("operator-lifecycle-manager"), "{text}");
     assert!(text.contains("IncompatibleOperatorsInstalled"), "{text}");
 }
+
+#[test]
+fn two_namespaces_providing_one_api_to_intersecting_groups_are_refused() {
+    let dir = example();
+    // The metrics operator on its own in all namespaces, and pulled into acme-dns for the
+    // DNS operator: both provide Collector to groups that intersect.
+    with_dns(
+        dir.path(),
+        &format!(
+            "{DNS}  - name: metrics\n    package: acme-metrics-operator\n    profile: subscription\n"
+        ),
+    );
+    refused(
+        dir.path(),
+        &[
+            "both provide Collector (metrics.acme.example.com/v1alpha1) to intersecting OperatorGroups",
+            "InterOperatorGroupOwnerConflict",
+        ],
+    );
+}
