@@ -233,19 +233,23 @@ fn provided(b: &Bundle) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// One planned operator for the owner check: its index, namespace, targets, whether its group
+/// is AllNamespaces, and the APIs its bundles provide.
+type Grouped = (
+    usize,
+    String,
+    Vec<String>,
+    bool,
+    Vec<(String, String, String)>,
+);
+
 /// OLM v0 lets one operator provide an API to a namespace: when the OperatorGroups of two
 /// namespaces intersect (either is AllNamespaces, or their targets share a namespace) and
 /// their operators provide the same API, the later CSV fails with
 /// `InterOperatorGroupOwnerConflict` ("intersecting operatorgroups provide the same apis";
 /// OLM `pkg/controller/operators/olm/groups.go`), which the resolver does not foresee.
 fn owner_conflicts(outcomes: &mut [Outcome<'_>]) {
-    let seen: Vec<(
-        usize,
-        String,
-        Vec<String>,
-        bool,
-        Vec<(String, String, String)>,
-    )> = outcomes
+    let seen: Vec<Grouped> = outcomes
         .iter()
         .enumerate()
         .filter_map(|(i, o)| {
