@@ -27,6 +27,7 @@
 //! from what is installed first to where the channel ends.
 
 pub mod cel;
+mod circuit;
 pub mod entry;
 pub mod order;
 pub mod predicate;

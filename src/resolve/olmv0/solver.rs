@@ -128,6 +128,21 @@ impl Problem {
         out
     }
 
+    /// The constraints of one variable.
+    pub fn constraints_of(&self, v: usize) -> Vec<Constraint> {
+        let var = &self.vars[v];
+        let mut out = Vec::new();
+        if var.mandatory.is_some() {
+            out.push(Constraint::Mandatory(v));
+        }
+        if var.prohibited.is_some() {
+            out.push(Constraint::Prohibited(v));
+        }
+        out.extend((0..var.deps.len()).map(|k| Constraint::Dependency(v, k)));
+        out.extend((0..var.conflicts.len()).map(|k| Constraint::Conflict(v, k)));
+        out
+    }
+
     /// A constraint's message.
     pub fn message(&self, c: Constraint) -> &str {
         match c {
@@ -489,6 +504,11 @@ struct Choice {
     source: Source,
     /// Index of the next candidate to guess.
     index: usize,
+    /// How many variables were assumed when a candidate of it was last rejected.
+    depth: Option<usize>,
+    /// Whether an assumption one of its rejections rested on has been taken back since, so
+    /// that its index is past candidates that could hold now (OLM goes on from the index).
+    stale: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -499,6 +519,8 @@ struct Guess {
     index: usize,
     children: usize,
     source: Source,
+    depth: Option<usize>,
+    stale: bool,
 }
 
 /// The end of a search that found no plain answer.
@@ -516,6 +538,8 @@ enum End {
 struct Search<'p> {
     problem: &'p Problem,
     formula: Formula,
+    /// The same constraints as gini's circuit, for `Test`.
+    circuit: super::circuit::Circuit,
     /// The anchors, assumed from the start (the baseline test scope).
     anchors: Vec<usize>,
     /// The search's own assumptions (`h.assumptions`): the guessed variables.
@@ -529,6 +553,7 @@ impl<'p> Search<'p> {
         Search {
             problem,
             formula: Formula::new(problem, &|_| true),
+            circuit: super::circuit::Circuit::new(problem),
             anchors: anchors.to_vec(),
             assumed: vec![false; problem.vars.len()],
             guessed: Vec::new(),
@@ -540,9 +565,10 @@ impl<'p> Search<'p> {
     fn test(&self) -> Test {
         let mut all = self.anchors.clone();
         all.extend(&self.guessed);
-        match self.formula.propagate(&all, &[]) {
-            Some(_) => Test::Unknown,
-            None => Test::Unsatisfiable,
+        if self.circuit.test(&all) {
+            Test::Unknown
+        } else {
+            Test::Unsatisfiable
         }
     }
 
@@ -579,6 +605,8 @@ impl<'p> Search<'p> {
             .map(|&a| Choice {
                 source: Source::Anchor(a),
                 index: 0,
+                depth: None,
+                stale: false,
             })
             .collect();
         let mut guesses: Vec<Guess> = Vec::new();
@@ -590,6 +618,12 @@ impl<'p> Search<'p> {
                     Err(()) => return Outcome::TooComplex,
                     Ok(End::Fails) => result = Test::Unsatisfiable,
                     Ok(End::SolverChoice) => return Outcome::SolverChoice,
+                    Ok(End::Holds) if guesses.iter().any(|g| g.stale) => {
+                        // A choice went on from an index past candidates that hold now: where
+                        // OLM's index stands then rests on the clauses gini learned, and
+                        // runs of OLM's resolver gave different answers.
+                        return Outcome::SolverChoice;
+                    }
                     Ok(End::Holds) => {
                         let mut held: Vec<usize> = guesses.iter().filter_map(|g| g.m).collect();
                         held.sort_unstable();
@@ -612,9 +646,17 @@ impl<'p> Search<'p> {
                 for _ in 0..g.children {
                     choices.pop_back();
                 }
+                let now = self.guessed.len();
+                for c in choices.iter_mut() {
+                    if c.depth.is_some_and(|d| d > now) {
+                        c.stale = true;
+                    }
+                }
                 choices.push_front(Choice {
                     source: g.source,
                     index: g.index + usize::from(g.m.is_some()),
+                    depth: if g.m.is_some() { Some(now) } else { g.depth },
+                    stale: g.stale || g.depth.is_some_and(|d| d > now),
                 });
                 continue;
             }
@@ -634,13 +676,17 @@ impl<'p> Search<'p> {
                 }
                 Source::Dependency(v, k) => &self.problem.vars[v].deps[k].0,
             };
+            let satisfied = candidates.iter().any(|&c| self.assumed[c]);
             let mut guess = Guess {
                 m: candidates.get(choice.index).copied(),
                 index: choice.index,
                 children: 0,
                 source: choice.source,
+                depth: choice.depth,
+                // A stale choice matters unless an assumption satisfies it anyway.
+                stale: choice.stale && !satisfied,
             };
-            if candidates.iter().any(|&c| self.assumed[c]) {
+            if satisfied {
                 guess.m = None;
             }
             let Some(m) = guess.m else {
@@ -654,6 +700,8 @@ impl<'p> Search<'p> {
                     choices.push_back(Choice {
                         source: Source::Dependency(m, k),
                         index: 0,
+                        depth: None,
+                        stale: false,
                     });
                 }
             }
