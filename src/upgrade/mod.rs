@@ -322,6 +322,10 @@ pub struct OperatorPlan {
     pub installed: Option<BundleRef>,
     /// Installed at the end of the plan (or where a blocked plan stops).
     pub planned: Option<BundleRef>,
+    /// For the subscription profile, the Subscription's approval (`Automatic`, `Manual`):
+    /// OLM v0 moves it, not `upgrade:`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subscription: Option<&'static str>,
 }
 
 /// The plan.
@@ -597,6 +601,7 @@ pub fn plan_route(
             upgrade_constraint_policy: op.constraint,
             installed: op.installed.clone(),
             planned,
+            subscription: op.subscription.as_ref().map(|s| s.approval.name()),
         })
         .collect();
     Ok(Plan {

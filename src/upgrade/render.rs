@@ -334,7 +334,10 @@ pub fn text(plan: &Plan, explain: bool, width: Width) -> String {
             vec![
                 o.name.clone(),
                 o.package.clone(),
-                o.policy.to_string(),
+                match o.subscription {
+                    Some(approval) => format!("OLM v0 {approval}"),
+                    None => o.policy.to_string(),
+                },
                 v(&o.installed),
                 v(&o.planned),
             ]
