@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::solver::{Constraint, Problem};
+use super::problem::{Constraint, Problem};
 
 /// A literal: variable `l >> 1`, negated when `l & 1`. Variable 0 is the constant true.
 type Lit = u32;

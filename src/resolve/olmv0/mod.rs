@@ -31,6 +31,7 @@ mod circuit;
 pub mod entry;
 pub mod order;
 pub mod predicate;
+pub mod problem;
 pub mod solver;
 pub mod walk;
 
