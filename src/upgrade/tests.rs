@@ -1,6 +1,7 @@
 //! Upgrade planning scenarios over small catalogs shaped like Red Hat's.
 
 use super::*;
+use crate::resolve;
 use crate::resolve::testcat::{Fbc, entry};
 
 /// Package `po`, channel `stable`:
