@@ -286,6 +286,7 @@ fn command_of(text: &str) -> Option<(String, String)> {
         "upgrade-plan",
         "check",
         "completion",
+        "man",
     ];
     if !known.contains(&first) {
         return None;
@@ -393,6 +394,7 @@ fn every_flag_the_readme_gives_a_command_is_in_its_help() {
         "upgrade-plan",
         "check",
         "completion",
+        "man",
     ] {
         assert!(
             mentions.iter().any(|(c, _)| c == command),
@@ -431,5 +433,58 @@ fn readme_lines_are_split_as_a_shell_splits_them() {
     assert_eq!(
         flags_in("create --dir D [--config F] [-o table|json] --no-wait"),
         ["--dir", "--config", "-o", "--no-wait"]
+    );
+}
+
+/// Every note of a test that skips itself is one sentence shape, `skipped TEST: REASON`, and
+/// every test of the real data says the same one when `../shared/realdata` is absent: the
+/// sentence the README quotes.
+#[test]
+fn every_skip_note_says_the_same_sentence() {
+    const REALDATA: &str = "skipped {test}: ../shared/realdata is not there";
+    let mut notes = Vec::new();
+    for dir in ["src", "tests", "benches"] {
+        for entry in walkdir::WalkDir::new(root().join(dir)) {
+            let entry = entry.unwrap();
+            if entry.path().extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap();
+                let mut rest = code;
+                while let Some(at) = rest.find("!(\"skipped") {
+                    rest = &rest[at + 3..];
+                    let literal = rest.split('"').next().unwrap();
+                    notes.push((
+                        format!("{}:{}", entry.path().display(), i + 1),
+                        literal.to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    assert!(notes.len() >= 5, "{notes:?}");
+    for (at, note) in &notes {
+        let (head, reason) = note
+            .split_once(": ")
+            .unwrap_or_else(|| panic!("{at}: {note:?} is not `skipped TEST: REASON`"));
+        assert!(
+            head.starts_with("skipped ") && !head[8..].contains(' ') && !reason.is_empty(),
+            "{at}: {note:?} is not `skipped TEST: REASON`"
+        );
+        if note.contains("realdata") {
+            assert_eq!(note, REALDATA, "{at}");
+        }
+    }
+    assert_eq!(
+        notes.iter().filter(|(_, n)| n == REALDATA).count(),
+        2,
+        "one realdata helper for the library's tests, one for the integration tests: {notes:?}"
+    );
+    let quoted = REALDATA.replace("{test}", "…");
+    assert!(
+        readme().contains(&format!("`{quoted}`")),
+        "the README quotes the note as `{quoted}`"
     );
 }
