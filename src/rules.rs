@@ -170,7 +170,7 @@ const CCCMO_TEST: &str = "openshift/cluster-cloud-controller-manager-operator pk
 const ONBOARDING: &str =
     "openshift/infrastructure-provider-onboarding-guide docs/platform-external/installing.md";
 
-/// Every rule, in the order the README lists them.
+/// Every rule, in the order the guide (`docs/guide.md`) lists them.
 pub const RULES: &[Rule] = &[
     // Files, as the installer and cluster-bootstrap read them.
     Rule {
@@ -632,19 +632,19 @@ mod tests {
 }
 
 #[cfg(test)]
-mod readme {
+mod guide {
     #[test]
-    fn the_readme_names_every_rule() {
-        let readme = include_str!("../README.md");
-        let section = readme
+    fn the_guide_names_every_rule() {
+        let guide = include_str!("../docs/guide.md");
+        let section = guide
             .split("## For infrastructure partners")
             .nth(1)
-            .expect("README has the partners section");
+            .expect("the guide has the partners section");
         for r in super::RULES {
             let listed = section.contains(&format!("`{}`", r.id))
                 || (r.id.starts_with("ccm-") && section.contains("every `ccm-*` rule"))
                 || (r.id.starts_with("mapi-") && section.contains("every `mapi-*` rule"));
-            assert!(listed, "README does not name rule {}", r.id);
+            assert!(listed, "docs/guide.md does not name rule {}", r.id);
         }
     }
 }

@@ -29,7 +29,7 @@
 //! * `validatecli`: `po-manifests catalog validate PATH` end to end, wall clock around the
 //!   whole process (what a user waits for; compare with `opm`).
 //! * `opm`: `$OPM validate PATH` end to end, when the `OPM` environment variable names an
-//!   `opm` binary (skipped otherwise; see the README for getting one).
+//!   `opm` binary (skipped otherwise; see docs/performance.md for getting one).
 //! * `resolve`: what `create` does before rendering: load with the 20 packages' filter, resolve
 //!   20 operators, check each winner.
 //! * `load+validate+resolve`: one process validating the whole catalog and resolving 20
@@ -618,7 +618,7 @@ fn run_validate_cli(p: &Prepared) -> Result<(Measure, String)> {
 }
 
 /// `opm validate` on the same catalog (directories only, as opm takes them), for the
-/// comparison; `opm` is not part of this repository (see the README).
+/// comparison; `opm` is not part of this repository (see docs/performance.md).
 fn run_opm(p: &Prepared, opm: &Path) -> Result<(Measure, String)> {
     let (_, peak, wall, cpu) = spawn_measured(Command::new(opm).arg("validate").arg(&p.catalog))?;
     Ok((

@@ -250,19 +250,12 @@ mod accessors {
 mod realdata {
     use super::*;
 
-    pub(crate) fn root() -> Option<PathBuf> {
-        let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/realdata"));
-        if p.is_dir() {
-            Some(p)
-        } else {
-            eprintln!("skipped: {} is absent", p.display());
-            None
-        }
-    }
-
     #[test]
     fn e2e_and_operator_registry_bundles() {
-        let Some(root) = root() else { return };
+        let Some(root) = crate::catalog::tests::realdata("e2e_and_operator_registry_bundles")
+        else {
+            return;
+        };
         // (dir, expected CSV name or the start of the error message)
         let cases: &[(&str, Result<&str, &str>)] = &[
             (

@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 use super::validate::{self, Options};
 use super::{PackageFilter, fbc, graph, load};
 
-/// The shared realdata folder, or `None` (after saying so) when it is absent.
+/// The shared realdata folder, or `None` when it is absent, after the note every test of the
+/// real data prints then (the integration tests' `common::realdata` prints the same sentence).
 pub(crate) fn realdata(test: &str) -> Option<PathBuf> {
     let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/realdata"));
     if p.is_dir() {
         Some(p.to_path_buf())
     } else {
-        println!("skipped {test}: {} not found", p.display());
+        eprintln!("skipped {test}: ../shared/realdata is not there");
         None
     }
 }

@@ -43,6 +43,9 @@ pub enum Command {
     /// Print a shell completion script (e.g. `po-manifests completion bash >
     /// /etc/bash_completion.d/po-manifests`).
     Completion(CompletionArgs),
+    /// Print the manual page po-manifests(1) in roff (`po-manifests man | man -l -`), or write
+    /// it with one page per command into a folder.
+    Man(ManArgs),
 }
 
 /// `check`.
@@ -79,6 +82,16 @@ pub struct CompletionArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write po-manifests.1 and one page per command (po-manifests-create.1,
+    /// po-manifests-catalog-validate.1, …) into DIR, creating it, and print the files written,
+    /// instead of printing po-manifests(1).
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
 }
 
 /// How catalogs over HTTPS are fetched.
@@ -619,7 +632,7 @@ impl Command {
             Command::Images(a) => a.output.is_text(),
             Command::UpgradePlan(a) => a.output.is_text(),
             Command::Check(a) => a.output.is_text(),
-            Command::MirrorConfig(_) | Command::Completion(_) => false,
+            Command::MirrorConfig(_) | Command::Completion(_) | Command::Man(_) => false,
         }
     }
 }

@@ -56,7 +56,54 @@ fn run_command(flags: Flags, stdout: &mut dyn Write, stderr: &mut dyn Write) -> 
             clap_complete::generate(args.shell, &mut command, "po-manifests", stdout);
             Ok(EXIT_OK)
         }
+        flags::Command::Man(args) => man(&args, stdout),
     }
+}
+
+/// The manual pages, from the same command definition as `--help` and the completions: the
+/// top page first, then one per command and subcommand (`po-manifests-catalog-list.1`).
+fn man_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    use clap::CommandFactory as _;
+    fn walk(command: &clap::Command, out: &mut Vec<(String, Vec<u8>)>) -> std::io::Result<()> {
+        let page = clap_mangen::Man::new(command.clone())
+            .source(format!("po-manifests {}", env!("CARGO_PKG_VERSION")));
+        let mut text = Vec::new();
+        page.render(&mut text)?;
+        out.push((page.get_filename(), text));
+        for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+            walk(sub, out)?;
+        }
+        Ok(())
+    }
+    let mut command = Flags::command().disable_help_subcommand(true);
+    command.build();
+    let mut pages = Vec::new();
+    walk(&command, &mut pages)?;
+    Ok(pages)
+}
+
+/// `man`: po-manifests(1) on stdout, or every page into `--output-dir`.
+fn man(args: &flags::ManArgs, stdout: &mut dyn Write) -> Result<u8, Error> {
+    let pages = man_pages()?;
+    let Some(dir) = &args.output_dir else {
+        stdout.write_all(&pages[0].1)?;
+        return Ok(EXIT_OK);
+    };
+    let io = |action: &'static str, path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |source| crate::output::Error::Io {
+            action,
+            path,
+            source,
+        }
+    };
+    std::fs::create_dir_all(dir).map_err(io("cannot create", dir))?;
+    for (name, text) in &pages {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(io("cannot write", &path))?;
+        writeln!(stdout, "{}", path.display())?;
+    }
+    Ok(EXIT_OK)
 }
 
 /// Take the install directory's lock, saying so when another run holds it and we wait, and say

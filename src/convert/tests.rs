@@ -4,14 +4,8 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-fn realdata() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/realdata"));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+fn realdata(test: &str) -> Option<PathBuf> {
+    crate::catalog::tests::realdata(test)
 }
 
 fn opts(install: &str, targets: &[&str]) -> Options {
@@ -159,7 +153,9 @@ mod regression {
     }
 
     fn check_bundle_case(bundle_name: &str, case: &str, options: Options) {
-        let Some(root) = realdata() else { return };
+        let Some(root) = realdata("check_bundle_case") else {
+            return;
+        };
         let base = root.join("olmv1-convert-regression");
         let bundle = RegistryV1::from_dir(&base.join("bundles").join(bundle_name)).unwrap();
         let objects = convert(&bundle, &options).unwrap();
@@ -324,7 +320,9 @@ mod regression {
 
     #[test]
     fn all_webhook_types_is_refused_without_a_provider() {
-        let Some(root) = realdata() else { return };
+        let Some(root) = realdata("all_webhook_types_is_refused_without_a_provider") else {
+            return;
+        };
         let dir = root.join("olmv1-convert-regression/bundles/webhook-operator.v0.0.5");
         let bundle = RegistryV1::from_dir(&dir).unwrap();
         let err = convert(&bundle, &opts("webhook-system", &[])).unwrap_err();
@@ -360,7 +358,9 @@ mod regression {
     /// Reference §5.1 test vectors for the hashed names.
     #[test]
     fn hash_name_vectors() {
-        let Some(root) = realdata() else { return };
+        let Some(root) = realdata("hash_name_vectors") else {
+            return;
+        };
         let dir = root.join("olmv1-convert-regression/bundles/argocd-operator.v0.6.0");
         let bundle = RegistryV1::from_dir(&dir).unwrap();
         let csv = bundle.csv_name().unwrap();
@@ -402,7 +402,9 @@ mod platform_bundles {
 
     #[test]
     fn table() {
-        let Some(root) = realdata() else { return };
+        let Some(root) = realdata("table") else {
+            return;
+        };
         let cases: &[(&str, Verdict)] = &[
             ("authorino-operator/0.13.0", Webhooks),
             ("cert-manager/1.16.5", Webhooks),
@@ -447,7 +449,9 @@ mod platform_bundles {
 
     #[test]
     fn nfd_message_names_the_supported_modes() {
-        let Some(root) = realdata() else { return };
+        let Some(root) = realdata("nfd_message_names_the_supported_modes") else {
+            return;
+        };
         let bundle = RegistryV1::from_dir(&root.join("platform-bundles/nfd/5.0.0")).unwrap();
         let err = convert(&bundle, &opts("openshift-nfd", &[])).unwrap_err();
         let msg = err.to_string();
@@ -471,7 +475,9 @@ mod platform_bundles {
 
     #[test]
     fn output_is_deterministic_and_sorted() {
-        let Some(root) = realdata() else { return };
+        let Some(root) = realdata("output_is_deterministic_and_sorted") else {
+            return;
+        };
         let bundle =
             RegistryV1::from_dir(&root.join("platform-bundles/kuadrant-operator/0.11.1")).unwrap();
         let a = convert(&bundle, &opts("kuadrant-system", &[])).unwrap();
@@ -921,7 +927,9 @@ mod measure {
     #[test]
     #[ignore = "timing; run in release with --ignored --nocapture"]
     fn measure() {
-        let Some(root) = realdata() else { return };
+        let Some(root) = realdata("measure") else {
+            return;
+        };
         run(
             "operator-registry-bundles",
             &subdirs(&root.join("operator-registry-bundles"), 1),
@@ -943,7 +951,9 @@ mod measure {
 /// The old operator-registry test bundles declare no install modes at all.
 #[test]
 fn operator_registry_bundles_have_no_install_mode() {
-    let Some(root) = realdata() else { return };
+    let Some(root) = realdata("operator_registry_bundles_have_no_install_mode") else {
+        return;
+    };
     let b = RegistryV1::from_dir(&root.join("operator-registry-bundles/etcd.0.9.2")).unwrap();
     let err = convert(&b, &opts("etcd", &[])).unwrap_err();
     assert!(

@@ -61,6 +61,21 @@ pub fn bundle_image(puller: &Puller, image: &str, allow_tags: bool) -> Result<Pi
     }
 }
 
+/// A bundle image as the lock records it for an operator whose objects do not pin it (a
+/// ClusterExtension, a Subscription, a bootstrap operator's own objects): as the catalog gives
+/// it, marked not a pin when that is a tag. No digest is looked up, since the cluster (or the
+/// conversion, for a bootstrap operator) reads the reference the catalog gives.
+pub fn unpinned_bundle_image(image: &str) -> PinnedImage {
+    let by_digest = ImageRef::parse(image).is_ok_and(|r| r.digest.is_some());
+    PinnedImage {
+        image: image.to_string(),
+        not_a_pin: (!image.is_empty() && !by_digest).then(|| NOT_PINNED_BY_OLM.to_string()),
+    }
+}
+
+/// The lock's note for a tag-only bundle image of an operator whose objects do not pin it.
+pub const NOT_PINNED_BY_OLM: &str = "the catalog gives this bundle image by tag only, and only a PlatformOperator's BundleDeployment pins a digest; a tag can be moved, so this is not a pin";
+
 /// A bundle image as `images` and `mirror-config` report it: by digest when it can be looked
 /// up. `pins` says whether `create` pins this operator's image (a PlatformOperator's
 /// BundleDeployment); only then is a tag that cannot be looked up refused without `allow_tags`,
@@ -82,6 +97,16 @@ pub const TAG_HINT: &str = "make the registry reachable (or give --oci-layout wi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unpinned_tag_is_marked_and_a_digest_is_not() {
+        let tag = unpinned_bundle_image("quay.io/acme/op-bundle:1.2.0");
+        assert_eq!(tag.image, "quay.io/acme/op-bundle:1.2.0");
+        assert_eq!(tag.not_a_pin.as_deref(), Some(NOT_PINNED_BY_OLM));
+        let digest = format!("quay.io/acme/op-bundle@sha256:{}", "a".repeat(64));
+        assert_eq!(unpinned_bundle_image(&digest).not_a_pin, None);
+        assert_eq!(unpinned_bundle_image("").not_a_pin, None);
+    }
 
     #[test]
     fn with_digest_drops_the_tag_and_keeps_a_port() {

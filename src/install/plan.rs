@@ -648,10 +648,9 @@ fn render_operator(
     let watch = op.watch_namespace.as_ref().map(|w| w.value.as_str());
     let mut owned_crds = Vec::new();
     let mut applied = Vec::new();
-    let mut pinned = super::pin::PinnedImage {
-        image: r.bundle.image.clone(),
-        not_a_pin: None,
-    };
+    // Only a PlatformOperator's BundleDeployment pins the image (below); every other profile
+    // records the catalog's reference, a tag marked as not a pin.
+    let mut pinned = super::pin::unpinned_bundle_image(&r.bundle.image);
     let (objects, namespace) = if op.bootstrap {
         // A bootstrap operator's objects are applied as they are: no OLM reads a watch
         // namespace, so it goes straight to the conversion's target namespaces.

@@ -156,6 +156,76 @@ fn completions_for_every_shell() {
     cmd().args(["completion", "tcsh"]).assert().code(2);
 }
 
+/// `man` prints po-manifests(1) from the same definition as `--help`; `--output-dir` writes one
+/// page per command, each naming its flags.
+#[test]
+fn man_pages_for_every_command() {
+    let out = cmd().arg("man").output().unwrap();
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.starts_with(".ie \\n(.g .ds Aq"), "not roff:\n{page}");
+    assert!(page.contains(".TH po-manifests 1"), "{page}");
+    for command in ["create", "upgrade-plan", "completion", "man"] {
+        // roff writes a hyphen as `\-`.
+        let roff = command.replace('-', "\\-");
+        assert!(page.contains(&roff), "po-manifests(1) lacks {command}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("man1");
+    let out = cmd()
+        .args(["man", "--output-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let mut expected = vec!["po-manifests.1".to_string()];
+    for words in every_command() {
+        if words.len() == 2 {
+            let parent = format!("po-manifests-{}.1", words[0]);
+            if !expected.contains(&parent) {
+                expected.push(parent);
+            }
+        }
+        expected.push(format!("po-manifests-{}.1", words.join("-")));
+    }
+    let mut written: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    written.sort();
+    expected.sort();
+    assert_eq!(written, expected);
+    assert_eq!(listed.len(), written.len());
+    let create = std::fs::read_to_string(out_dir.join("po-manifests-create.1")).unwrap();
+    assert!(create.contains(".TH po-manifests-create 1"), "{create}");
+    for flag in ["allow\\-tags", "no\\-wait", "locked"] {
+        assert!(
+            create.contains(flag),
+            "po-manifests-create(1) lacks --{flag}"
+        );
+    }
+    // A folder that cannot be made is an I/O error, and nothing is printed.
+    let file = dir.path().join("file");
+    std::fs::write(&file, "").unwrap();
+    let out = cmd()
+        .args(["man", "--output-dir"])
+        .arg(file.join("man1"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn create_json_lists_the_written_files_and_the_lock_summary() {
     let dir = crate::common::example();

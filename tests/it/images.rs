@@ -298,14 +298,13 @@ fn registry_binary(test: &str) -> Option<PathBuf> {
             return Some(p);
         }
     }
-    let message = format!(
-        "{test}: docker-registry is not installed (apt-get install docker-registry; .ci/run does it)"
-    );
+    let reason =
+        "docker-registry is not installed (apt-get install docker-registry; .ci/run does it)";
     assert!(
         !in_ci(),
-        "{message}; CI is set, so the test fails instead of skipping"
+        "{test}: {reason}; CI is set, so the test fails instead of skipping"
     );
-    eprintln!("skipped {message}");
+    eprintln!("skipped {test}: {reason}");
     None
 }
 

@@ -285,3 +285,55 @@ fn mirror_config_mirrors_a_tag_by_digest_refuses_it_offline_or_notes_it() {
     );
     assert!(!yaml.contains("not a pin"), "{yaml}");
 }
+
+/// The lock marks a tag-only bundle image as not a pin for every profile, not only for a
+/// PlatformOperator: a ClusterExtension, an OLM v0 Subscription and a bootstrap operator's own
+/// objects pull or were read from what the catalog gives, and a tag can be moved.
+#[test]
+fn the_lock_marks_a_tag_as_no_pin_for_every_profile() {
+    let work = tempfile::tempdir().unwrap();
+    crate::common::copy_dir(&crate::common::root().join("testdata"), work.path());
+    for (example, operator, profile) in [
+        ("example-4.18", "cert-operator", "ClusterExtension"),
+        ("example-subscription", "dns-operator", "Subscription"),
+        ("example-ccm", "cloud-controller", "bootstrap"),
+    ] {
+        let dir = work.path().join(example);
+        let _ = std::fs::remove_dir_all(dir.join("manifests"));
+        let _ = std::fs::remove_file(dir.join("platform-operators.lock.yaml"));
+        let create = || ok_stdout(run_offline(&dir, &["create"], &[]));
+        create();
+        let locked = lock(&dir);
+        assert!(!locked.contains("notAPin"), "{example}: {locked}");
+        let entry = locked
+            .split("\n- name: ")
+            .find(|e| e.starts_with(&format!("{operator}\n")))
+            .unwrap();
+        let image = entry
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("image: "))
+            .unwrap()
+            .to_string();
+        let tag = format!("{}:0.0.1", image.split('@').next().unwrap());
+        // The catalog now gives the chosen bundle's image by tag.
+        for file in walkdir::WalkDir::new(work.path().join("example/catalog")) {
+            let file = file.unwrap();
+            if file.file_type().is_file() {
+                let text = std::fs::read_to_string(file.path()).unwrap();
+                std::fs::write(file.path(), text.replace(&image, &tag)).unwrap();
+            }
+        }
+        std::fs::remove_dir_all(dir.join("manifests")).unwrap();
+        std::fs::remove_file(dir.join("platform-operators.lock.yaml")).unwrap();
+        create();
+        let locked = lock(&dir);
+        let entry = locked
+            .split("\n- name: ")
+            .find(|e| e.starts_with(&format!("{operator}\n")))
+            .unwrap();
+        assert!(
+            entry.contains(&format!("image: {tag}\n")) && entry.contains("notAPin: "),
+            "{profile}: the lock should record {tag} as not a pin:\n{locked}"
+        );
+    }
+}

@@ -1,24 +1,25 @@
-//! The README stays true: every `po-manifests …` line of its ```sh blocks runs (in order, in one
-//! temporary copy of `testdata/`, so `testdata/example` means the shipped example) and exits as
-//! the README says (`# exit status N` after the command; 0 otherwise), and every `--flag` the
-//! README gives a command exists in that command's `--help`.
+//! The README and the pages of `docs/` stay true: every `po-manifests …` line of their ```sh
+//! blocks runs (in order, each file in its own temporary copy of `testdata/`, so
+//! `testdata/example` means the shipped example) and exits as the page says (`# exit status N`
+//! after the command; 0 otherwise), leaves nothing in the copy that git would not ignore, and
+//! every `--flag` a page gives a command exists in that command's `--help`.
 //!
 //! Lines that cannot run here are listed in [`NOT_RUN`] with the reason; other lines of the
-//! ```sh blocks (cargo itself) in [`NOT_PO_MANIFESTS`]. An entry that no longer matches a README
-//! line fails the test, so neither list goes stale.
+//! ```sh blocks (cargo itself) in [`NOT_PO_MANIFESTS`]. An entry that no longer matches a line
+//! fails the test, so neither list goes stale.
 
 use std::collections::BTreeMap;
 
 use crate::common::{cmd, copy_dir, root};
 
-/// `po-manifests` lines of the README that are not run, and why.
+/// `po-manifests` lines of the README and `docs/` that are not run, and why.
 const NOT_RUN: &[(&str, &str)] = &[
     (
-        "po-manifests bundle pull quay.io/acme/op-bundle@sha256:… --output-dir op-bundle --dir D",
+        "po-manifests bundle pull quay.io/acme/op-bundle@sha256:… --output-dir target/op-bundle --dir D",
         "pulls from a registry (the network); tests/it/images.rs pulls from a local docker-registry",
     ),
     (
-        "po-manifests bundle render quay.io/acme/op-bundle@sha256:… --namespace acme --output-dir out",
+        "po-manifests bundle render quay.io/acme/op-bundle@sha256:… --namespace acme --output-dir target/out",
         "pulls from a registry (the network); tests/it/images.rs covers it",
     ),
     (
@@ -169,62 +170,155 @@ fn readme() -> String {
     std::fs::read_to_string(root().join("README.md")).unwrap()
 }
 
+/// The README and every page of `docs/`, by their path from the repository root.
+fn pages() -> Vec<(String, String)> {
+    let mut pages = vec![("README.md".to_string(), readme())];
+    let mut docs: Vec<_> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    for doc in docs {
+        let name = format!("docs/{}", doc.file_name().unwrap().to_string_lossy());
+        pages.push((name, std::fs::read_to_string(&doc).unwrap()));
+    }
+    assert!(
+        pages.len() >= 4,
+        "README, guide, FAQ and performance: {} pages",
+        pages.len()
+    );
+    pages
+}
+
+/// Every file and folder under `dir`, by its path from `dir`.
+fn entries(dir: &std::path::Path) -> BTreeMap<std::path::PathBuf, bool> {
+    walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            let is_dir = e.file_type().is_dir();
+            (e.path().strip_prefix(dir).unwrap().to_path_buf(), is_dir)
+        })
+        .collect()
+}
+
 #[test]
 fn every_readme_command_runs_and_exits_as_the_readme_says() {
-    let readme = readme();
-    let (examples, others) = examples(&readme);
-    assert!(examples.len() >= 10, "{} examples found", examples.len());
-    for other in &others {
-        assert!(
-            NOT_PO_MANIFESTS.iter().any(|(p, _)| other.starts_with(p)),
-            "a ```sh line of the README that is neither a po-manifests command nor listed in NOT_PO_MANIFESTS: {other}"
-        );
+    let pages = pages();
+    let mut all_examples = Vec::new();
+    let mut all_others = Vec::new();
+    for (name, text) in &pages {
+        let (examples, others) = examples(text);
+        for other in &others {
+            assert!(
+                NOT_PO_MANIFESTS.iter().any(|(p, _)| other.starts_with(p)),
+                "a ```sh line of {name} that is neither a po-manifests command nor listed in NOT_PO_MANIFESTS: {other}"
+            );
+        }
+        all_others.extend(others);
+        all_examples.push((name, examples));
     }
+    let readme_examples = all_examples[0].1.len();
+    assert!(
+        readme_examples >= 10,
+        "{readme_examples} README examples found"
+    );
     for (prefix, _) in NOT_PO_MANIFESTS {
         assert!(
-            others.iter().any(|o| o.starts_with(prefix)),
-            "NOT_PO_MANIFESTS lists {prefix:?}, which the README no longer has"
+            all_others.iter().any(|o| o.starts_with(prefix)),
+            "NOT_PO_MANIFESTS lists {prefix:?}, which neither the README nor docs/ has any more"
         );
     }
     for (line, _) in NOT_RUN {
         assert!(
-            examples.iter().any(|e| e.line == *line),
-            "NOT_RUN lists {line:?}, which the README no longer has"
+            all_examples
+                .iter()
+                .any(|(_, examples)| examples.iter().any(|e| e.line == *line)),
+            "NOT_RUN lists {line:?}, which neither the README nor docs/ has any more"
         );
     }
 
-    let work = tempfile::tempdir().unwrap();
-    copy_dir(&root().join("testdata"), &work.path().join("testdata"));
-    for generated in ["example", "example-disconnected"] {
-        let dir = work.path().join("testdata").join(generated);
-        let _ = std::fs::remove_dir_all(dir.join("manifests"));
-        let _ = std::fs::remove_file(dir.join("platform-operators.lock.yaml"));
-    }
+    // What git ignores in the repository: the commands may leave files there and nowhere else.
+    let mut ignore = ignore::gitignore::GitignoreBuilder::new(root());
+    assert!(ignore.add(root().join(".gitignore")).is_none());
+    let ignore = ignore.build().unwrap();
     let mut ran = 0;
-    for e in &examples {
-        if NOT_RUN.iter().any(|(line, _)| *line == e.line) {
-            continue;
+    for (name, examples) in &all_examples {
+        let work = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        copy_dir(&root().join("testdata"), &work.path().join("testdata"));
+        for entry in std::fs::read_dir(work.path().join("testdata")).unwrap() {
+            let dir = entry.unwrap().path();
+            let _ = std::fs::remove_dir_all(dir.join("manifests"));
+            let _ = std::fs::remove_file(dir.join("platform-operators.lock.yaml"));
         }
-        let out = cmd()
-            .current_dir(work.path())
-            .env("PO_MANIFESTS_CACHE_DIR", work.path().join(".cache"))
-            .env("COLUMNS", "80")
-            .args(&e.args)
-            .timeout(std::time::Duration::from_secs(120))
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(e.status),
-            "README: `{}` should exit {}; stdout:\n{}\nstderr:\n{}",
-            e.line,
-            e.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        ran += 1;
+        // `cargo run`, the README's first command, has made `target/`.
+        std::fs::create_dir(work.path().join("target")).unwrap();
+        let before = entries(work.path());
+        for e in examples {
+            if NOT_RUN.iter().any(|(line, _)| *line == e.line) {
+                continue;
+            }
+            let out = cmd()
+                .current_dir(work.path())
+                .env("PO_MANIFESTS_CACHE_DIR", cache.path())
+                .env("COLUMNS", "80")
+                .args(&e.args)
+                .timeout(std::time::Duration::from_secs(120))
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(e.status),
+                "{name}: `{}` should exit {}; stdout:\n{}\nstderr:\n{}",
+                e.line,
+                e.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            ran += 1;
+        }
+        for (path, is_dir) in entries(work.path()) {
+            if before.contains_key(&path) {
+                continue;
+            }
+            assert!(
+                ignore
+                    .matched_path_or_any_parents(root().join(&path), is_dir)
+                    .is_ignore(),
+                "{name}: its commands leave {} in the repository, which git does not ignore",
+                path.display()
+            );
+        }
     }
-    assert!(ran >= 10, "only {ran} README commands ran");
+    assert!(ran >= 20, "only {ran} README and docs commands ran");
+}
+
+/// A command that writes into the repository outside what git ignores fails the test above.
+#[test]
+fn a_file_git_does_not_ignore_is_caught() {
+    let mut ignore = ignore::gitignore::GitignoreBuilder::new(root());
+    assert!(ignore.add(root().join(".gitignore")).is_none());
+    let ignore = ignore.build().unwrap();
+    let ignored = |p: &str, dir: bool| {
+        ignore
+            .matched_path_or_any_parents(root().join(p), dir)
+            .is_ignore()
+    };
+    assert!(ignored("target/imageset.yaml", false));
+    assert!(ignored(
+        "testdata/example-4.18/manifests/99_po_x.yaml",
+        false
+    ));
+    assert!(ignored(
+        "testdata/example-ccm/platform-operators.lock.yaml",
+        false
+    ));
+    assert!(!ignored("imageset.json", false));
+    assert!(!ignored("ccm-objects", true));
+    assert!(!ignored("testdata/example/imageset.yaml", false));
 }
 
 /// The formats the README gives `-o`/`--output` in `text` (`-o table|json` gives two).
@@ -286,6 +380,7 @@ fn command_of(text: &str) -> Option<(String, String)> {
         "upgrade-plan",
         "check",
         "completion",
+        "man",
     ];
     if !known.contains(&first) {
         return None;
@@ -333,8 +428,10 @@ fn mentions(readme: &str) -> Vec<(String, String)> {
 
 #[test]
 fn every_flag_the_readme_gives_a_command_is_in_its_help() {
-    let readme = readme();
-    let mentions = mentions(&readme);
+    let mentions: Vec<(String, String)> = pages()
+        .iter()
+        .flat_map(|(_, text)| mentions(text))
+        .collect();
     let mut help: BTreeMap<String, String> = BTreeMap::new();
     let mut checked = 0;
     for (command, text) in &mentions {
@@ -393,6 +490,7 @@ fn every_flag_the_readme_gives_a_command_is_in_its_help() {
         "upgrade-plan",
         "check",
         "completion",
+        "man",
     ] {
         assert!(
             mentions.iter().any(|(c, _)| c == command),
@@ -431,5 +529,58 @@ fn readme_lines_are_split_as_a_shell_splits_them() {
     assert_eq!(
         flags_in("create --dir D [--config F] [-o table|json] --no-wait"),
         ["--dir", "--config", "-o", "--no-wait"]
+    );
+}
+
+/// Every note of a test that skips itself is one sentence shape, `skipped TEST: REASON`, and
+/// every test of the real data says the same one when `../shared/realdata` is absent: the
+/// sentence the README quotes.
+#[test]
+fn every_skip_note_says_the_same_sentence() {
+    const REALDATA: &str = "skipped {test}: ../shared/realdata is not there";
+    let mut notes = Vec::new();
+    for dir in ["src", "tests", "benches"] {
+        for entry in walkdir::WalkDir::new(root().join(dir)) {
+            let entry = entry.unwrap();
+            if entry.path().extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap();
+                let mut rest = code;
+                while let Some(at) = rest.find("!(\"skipped") {
+                    rest = &rest[at + 3..];
+                    let literal = rest.split('"').next().unwrap();
+                    notes.push((
+                        format!("{}:{}", entry.path().display(), i + 1),
+                        literal.to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    assert!(notes.len() >= 5, "{notes:?}");
+    for (at, note) in &notes {
+        let (head, reason) = note
+            .split_once(": ")
+            .unwrap_or_else(|| panic!("{at}: {note:?} is not `skipped TEST: REASON`"));
+        assert!(
+            head.starts_with("skipped ") && !head[8..].contains(' ') && !reason.is_empty(),
+            "{at}: {note:?} is not `skipped TEST: REASON`"
+        );
+        if note.contains("realdata") {
+            assert_eq!(note, REALDATA, "{at}");
+        }
+    }
+    assert_eq!(
+        notes.iter().filter(|(_, n)| n == REALDATA).count(),
+        2,
+        "one realdata helper for the library's tests, one for the integration tests: {notes:?}"
+    );
+    let quoted = REALDATA.replace("{test}", "…");
+    assert!(
+        readme().contains(&format!("`{quoted}`")),
+        "the README quotes the note as `{quoted}`"
     );
 }

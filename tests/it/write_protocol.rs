@@ -603,7 +603,9 @@ fn manifests_on_another_filesystem_are_written() {
     let shm = Path::new("/dev/shm");
     let d = example();
     if !shm.is_dir() || same_device(shm, d.path()) {
-        eprintln!("skipped: no second filesystem (/dev/shm) here");
+        eprintln!(
+            "skipped manifests_on_another_filesystem_are_written: no second filesystem (/dev/shm) here"
+        );
         return;
     }
     let other = tempfile::tempdir_in(shm).unwrap();
@@ -630,7 +632,9 @@ fn a_config_on_another_filesystem_gets_its_lock_beside_it() {
     let shm = Path::new("/dev/shm");
     let d = example();
     if !shm.is_dir() || same_device(shm, d.path()) {
-        eprintln!("skipped: no second filesystem (/dev/shm) here");
+        eprintln!(
+            "skipped a_config_on_another_filesystem_gets_its_lock_beside_it: no second filesystem (/dev/shm) here"
+        );
         return;
     }
     let other = tempfile::tempdir_in(shm).unwrap();

@@ -233,12 +233,11 @@ proptest! {
 /// `../shared/realdata`): the converted Deployment holds the integer 493.
 #[test]
 fn realdata_e2e_test_operator_default_mode() {
-    let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/realdata"));
-    let dir = root.join("olmv1-e2e-test-catalog/bundles/test-operator/v1.0.0");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} is absent", dir.display());
+    let Some(root) = crate::catalog::tests::realdata("realdata_e2e_test_operator_default_mode")
+    else {
         return;
-    }
+    };
+    let dir = root.join("olmv1-e2e-test-catalog/bundles/test-operator/v1.0.0");
     let bundle = crate::bundle::RegistryV1::from_dir(&dir).unwrap();
     let objects = crate::convert::convert(
         &bundle,

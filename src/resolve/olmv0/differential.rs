@@ -393,7 +393,7 @@ const HARD_SEEDS: &[u64] = &[2735, 2862, 5129];
 #[ignore = "needs OLM v0's resolver as OLMV0_ORACLE"]
 fn agrees_with_olm_v0() {
     let Some(oracle) = std::env::var_os("OLMV0_ORACLE") else {
-        eprintln!("skipped: OLMV0_ORACLE is not set");
+        eprintln!("skipped agrees_with_olm_v0: OLMV0_ORACLE is not set");
         return;
     };
     let seeds = std::env::var("OLMV0_SEEDS")
@@ -754,7 +754,7 @@ fn answer_of(r: Result<super::Resolved<'_>, Failure>) -> Answer {
 #[ignore = "needs OLM v0's resolver as OLMV0_ORACLE"]
 fn agrees_with_olm_v0_on_the_real_catalogs() {
     let Some(oracle) = std::env::var_os("OLMV0_ORACLE") else {
-        eprintln!("skipped: OLMV0_ORACLE is not set");
+        eprintln!("skipped agrees_with_olm_v0_on_the_real_catalogs: OLMV0_ORACLE is not set");
         return;
     };
     let Some(realdata) = crate::catalog::tests::realdata("agrees_with_olm_v0_on_the_real_catalogs")
