@@ -386,8 +386,9 @@ fn valid_worlds(seeds: std::ops::Range<u64>, dir: &Path) -> Vec<(u64, World, Vec
 const SEEDS: std::ops::Range<u64> = 0..1500;
 
 /// Seeds past [`SEEDS`] that once found a difference (a bundle listed twice among an API's
-/// providers; an answer OLM leaves to its SAT solver's learned clauses), always recorded.
-const HARD_SEEDS: &[u64] = &[2735, 2862, 5129];
+/// providers; an answer OLM leaves to its SAT solver's learned clauses; an answer that varies
+/// with Go's map order in about one run of 25), always recorded.
+const HARD_SEEDS: &[u64] = &[2735, 2862, 5129, 5963];
 
 #[test]
 #[ignore = "needs OLM v0's resolver as OLMV0_ORACLE"]
@@ -415,7 +416,7 @@ fn agrees_with_olm_v0() {
     let input = dir.path().join("batch.json");
     std::fs::write(&input, serde_json::to_string(&queries).unwrap()).unwrap();
     let out = std::process::Command::new(oracle)
-        .args(["--repeat", "12"])
+        .args(["--repeat", "32"])
         .arg(&input)
         .output()
         .expect("run the oracle");
@@ -785,7 +786,7 @@ fn agrees_with_olm_v0_on_the_real_catalogs() {
     let input = dir.path().join("batch.json");
     std::fs::write(&input, serde_json::to_string(&json_queries).unwrap()).unwrap();
     let out = std::process::Command::new(oracle)
-        .args(["--repeat", "12"])
+        .args(["--repeat", "32"])
         .arg(&input)
         .output()
         .expect("run the oracle");
