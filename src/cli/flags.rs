@@ -389,6 +389,10 @@ pub struct CreateArgs {
     /// it is not a pin.
     #[arg(long)]
     pub allow_tags: bool,
+    /// Write although some checks could not run (no install-config: feature set, capabilities,
+    /// mirror and platform rules), as `resolve --allow-unchecked` exits 0; they are still named.
+    #[arg(long)]
+    pub allow_unchecked: bool,
     /// Where bundle content comes from when the catalog does not embed it.
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,
@@ -434,7 +438,7 @@ pub struct ResolveArgs {
     #[arg(long)]
     pub allow_tags: bool,
     /// Exit 0 although some checks could not run (bundle content that is not available
-    /// offline); they are still named.
+    /// offline, no install-config); they are still named.
     #[arg(long)]
     pub allow_unchecked: bool,
     /// Do not check images against install-config mirror rules, as for create.

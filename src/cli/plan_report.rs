@@ -127,24 +127,55 @@ fn print_file_check(
 }
 
 /// Print the plan, then write it (all or nothing) and list what was written: the second half
-/// of `create`, shared with `upgrade-plan --write`.
+/// of `create`, shared with `upgrade-plan --write`. What could not be checked
+/// ([`Install::unchecked`]) is named; without `allow_unchecked` nothing is written then.
 pub fn write_plan(
     inv: &Install,
     plan: Plan<'_>,
     explain: bool,
     output: OutputFormat,
+    allow_unchecked: bool,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
     let explain = explain.then(|| output.width());
     print_plan(inv, &plan, explain, false, stdout, stderr)?;
+    let unchecked = inv.unchecked();
+    print_unchecked(&unchecked, allow_unchecked, stderr)?;
     let staged = plan.into_staged()?;
+    if !unchecked.is_empty() && !allow_unchecked {
+        return Err(Error::Unchecked {
+            count: unchecked.len(),
+            writes: true,
+        });
+    }
     if explain.is_some() {
         write_edits(inv, &staged.edited(inv)?, stdout)?;
     }
     let written = staged.write(inv, inv.locked)?;
     print_written(inv, &written, output, stdout, stderr)?;
     Ok(EXIT_OK)
+}
+
+/// Name each check that could not run: a warning with `allowed` (`--allow-unchecked`), else an
+/// error with the way out.
+pub fn print_unchecked(
+    unchecked: &[String],
+    allowed: bool,
+    stderr: &mut dyn Write,
+) -> Result<(), Error> {
+    let color = color_stderr();
+    for u in unchecked {
+        let report = if allowed {
+            Report::warning(format!("not checked: {u}"))
+        } else {
+            Report::message(format!("not checked: {u}")).help(
+                "give the install-config (or run where `openshift-install create manifests` left manifests/cluster-config.yaml), or pass --allow-unchecked to accept",
+            )
+        };
+        write!(stderr, "{}", report.render(color))?;
+    }
+    Ok(())
 }
 
 /// List the files written and removed (`-o json|yaml`: with the lock summary).

@@ -173,8 +173,15 @@ fn write_target(
             content: &content,
         },
     )?;
-    let code =
-        super::plan_report::write_plan(inv, planned, false, OutputFormat::Table, out, stderr)?;
+    let code = super::plan_report::write_plan(
+        inv,
+        planned,
+        false,
+        OutputFormat::Table,
+        true,
+        out,
+        stderr,
+    )?;
     if !stale.is_empty() {
         writeln!(
             out,

@@ -190,6 +190,30 @@ impl Install {
             .and_then(|i| i.config.feature_set.as_deref())
     }
 
+    /// What cannot be checked for the install as a whole, one sentence each: today, that no
+    /// install-config was found, so the feature set, capabilities and mirror rules are taken as
+    /// a default cluster's and the install-config rules ([`crate::rules::Applies::InstallConfig`])
+    /// did not run. `create` refuses on these unless `--allow-unchecked`, as `resolve` exits 1.
+    pub fn unchecked(&self) -> Vec<String> {
+        if self.install.is_some() {
+            return Vec::new();
+        }
+        let rules: Vec<&str> = crate::rules::RULES
+            .iter()
+            .filter(|r| r.applies == crate::rules::Applies::InstallConfig)
+            .map(|r| r.id)
+            .collect();
+        let looked: Vec<String> = install::LOOKED_FOR
+            .iter()
+            .map(|f| self.dir.join(f).display().to_string())
+            .collect();
+        vec![format!(
+            "install-config: none found (looked for {}), so the cluster is taken as featureSet Default with the release's default capabilities and no mirror rules, and the platform and cloud controller manager rules did not run ({})",
+            looked.join(", "),
+            rules.join(", ")
+        )]
+    }
+
     /// `featureGates` from install-config.
     pub fn feature_gates(&self) -> &[String] {
         self.install

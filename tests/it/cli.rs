@@ -189,6 +189,7 @@ fn create_json_lists_the_written_files_and_the_lock_summary() {
 #[test]
 fn one_problem_of_several_operators_is_printed_once_with_its_place() {
     let dir = crate::common::example();
+    crate::common::without_external_ccm(dir.path());
     let config = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&config)
         .unwrap()

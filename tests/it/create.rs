@@ -115,6 +115,7 @@ fn removed_operators_lose_their_files_and_nothing_else_is_touched() {
     let text = std::fs::read_to_string(&config).unwrap();
     let cut = text.find("  - name: cloud-controller").unwrap();
     std::fs::write(&config, &text[..cut]).unwrap();
+    crate::common::without_external_ccm(dir.path());
     create(dir.path()).success();
     let names: Vec<String> = tree(&dir.path().join("manifests"))
         .into_iter()
@@ -297,6 +298,7 @@ fn no_dir_is_a_usage_error() {
 #[test]
 fn operators_sharing_an_install_namespace_get_one_namespace_object() {
     let dir = example();
+    crate::common::without_external_ccm(dir.path());
     let config = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&config)
         .unwrap()
