@@ -337,17 +337,17 @@ pub(super) fn run(
                 .collect();
             use crate::table::Column;
             let columns = [
-                Column::keep("NAME"),
+                Column::new("NAME"),
                 Column::new("PACKAGE"),
-                Column::new("CATALOG"),
+                Column::new("CATALOG").redundant_if(crate::table::uniform(&table, 2)),
                 Column::new("BUNDLE"),
-                Column::keep("VERSION"),
+                Column::new("VERSION").redundant_if(crate::table::holds(&table, 3, 4)),
                 Column::wide("IMAGE"),
             ];
             write!(
                 stdout,
                 "{}",
-                crate::table::render(&columns, &table, format.width())
+                crate::table::render_with(&columns, &table, format.width(), !args.no_headers)
             )?;
             if args.input.explain {
                 writeln!(stdout)?;

@@ -63,6 +63,9 @@ pub(super) fn run(
         (_, Some(format)) => super::printer::structured(stdout, format, &plan)?,
         (_, None) => {}
     }
+    for w in &plan.warnings {
+        write!(stderr, "{}", Report::warning(w.clone()).render(color))?;
+    }
     for note in notes.drain(..) {
         write!(stderr, "{}", Report::warning(note).render(color))?;
     }

@@ -91,13 +91,19 @@ pub fn table(candidates: &[Candidate], width: Width) -> String {
             ]
         })
         .collect();
+    // The bundle's name is as given (a deprecated one marked): whether it holds its version is
+    // asked of the names alone.
+    let names: Vec<Vec<&str>> = candidates
+        .iter()
+        .map(|c| vec![c.bundle.as_str(), c.version.as_str()])
+        .collect();
     table::render(
         &[
-            Column::new("CATALOG"),
+            Column::new("CATALOG").redundant_if(table::uniform(&rows, 0)),
             Column::new("BUNDLE"),
-            Column::keep("VERSION"),
+            Column::new("VERSION").redundant_if(table::holds(&names, 0, 1)),
             Column::new("CHANNELS"),
-            Column::keep("VERDICT"),
+            Column::prose("VERDICT"),
         ],
         &rows,
         width,
