@@ -94,7 +94,11 @@ fn print_file_check(
     for p in &report.problems {
         let line = check::problem_line(p);
         if crate::install::files::FileCheck::refuses(p) {
-            write!(stderr, "{}", Report::message(line).render(color))?;
+            let mut report = Report::message(line);
+            if let Some(help) = waive_help(p) {
+                report = report.help(help);
+            }
+            write!(stderr, "{}", report.render(color))?;
         } else if p.severity == crate::rules::Severity::Error {
             writeln!(
                 stderr,
@@ -124,6 +128,17 @@ fn print_file_check(
         }
     }
     Ok(())
+}
+
+/// How to waive a refusing problem in an operator's files, when it is known to be safe: the
+/// operator's `waive:` entry (every check rule can be waived for one operator's objects, with
+/// a reason the lock file records).
+fn waive_help(p: &check::Problem) -> Option<String> {
+    let operator = p.operator.as_deref()?;
+    Some(format!(
+        "if this is known to be safe, waive the rule for operator \"{operator}\" in its configuration: `waive: [{{rule: {}, reason: \"...\"}}]` (the reason is recorded in the lock file)",
+        p.rule
+    ))
 }
 
 /// Print the plan, then write it (all or nothing) and list what was written: the second half

@@ -259,6 +259,7 @@ pub fn operators(inv: &Install, lock: Option<&Lock>) -> (Vec<upgrade::Operator>,
                 constraint: o.upgrade_constraint_policy,
                 installed: configured.or(locked),
                 subscription,
+                bootstrap: o.bootstrap,
             }
         })
         .collect();

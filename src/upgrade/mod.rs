@@ -64,6 +64,9 @@ pub struct Operator {
     /// For the subscription profile: how OLM v0 moves it (then its `policy` and `constraint`
     /// play no part).
     pub subscription: Option<subscription::SubscriptionUpgrade>,
+    /// `bootstrap: true`: written as its own objects, which OLM never manages; po-manifests
+    /// moves it (`upgrade-plan --write`), not OLM.
+    pub bootstrap: bool,
 }
 
 impl Operator {
@@ -1245,15 +1248,21 @@ fn follow(
             reconciles: walk.steps.iter().map(|r| r.candidates.clone()).collect(),
         })),
         Err(e) => {
+            let on = cluster
+                .version
+                .as_ref()
+                .map(|v| v.text.as_str())
+                .unwrap_or("");
+            // OLM never manages a bootstrap operator: no OLM resolves it, po-manifests does.
+            let who = if op.bootstrap {
+                "a bootstrap operator (its own objects, which OLM never manages): no bundle follows"
+            } else {
+                "OLM v1 cannot resolve from"
+            };
             warnings.push(format!(
-                "operator \"{}\": OLM v1 cannot resolve from the installed {} on {}; it stays: {}",
+                "operator \"{}\": {who} the installed {} on {on}; it stays: {}",
                 op.name,
                 installed.bundle,
-                cluster
-                    .version
-                    .as_ref()
-                    .map(|v| v.text.as_str())
-                    .unwrap_or(""),
                 crate::error_chain(&e)
             ));
             HopOutcome::Stays(None)

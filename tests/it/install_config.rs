@@ -166,3 +166,51 @@ fn create_before_the_installer_made_its_manifests_says_so() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
     assert!(!stderr.contains(warning), "{stderr}");
 }
+
+/// A refusing rule in an operator's own files says that `waive:` exists, naming the rule.
+#[test]
+fn a_refusing_rule_of_an_operators_files_says_how_to_waive_it() {
+    let dir = ccm_only();
+    crate::common::without_external_ccm(dir.path());
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("error[ccm-requires-external]")
+            && stderr.contains(
+                "waive the rule for operator \"cloud-controller\" in its configuration: `waive: [{rule: ccm-requires-external, reason: \"...\"}]`"
+            ),
+        "{stderr}"
+    );
+}
+
+/// `--dir` at a file suggests `--config`; a missing directory is said not to exist.
+#[test]
+fn dir_flag_mistakes_are_named() {
+    let dir = ccm_only();
+    let file = dir.path().join("platform-operators.yaml");
+    for command in ["create", "resolve"] {
+        let out = cmd().args([command, "--dir"]).arg(&file).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+        assert!(
+            stderr.contains("is a file, not a directory") && stderr.contains("give --config"),
+            "{command}: {stderr}"
+        );
+    }
+    let missing = dir.path().join("nowhere");
+    for command in ["create", "check"] {
+        let out = cmd()
+            .args([command, "--dir"])
+            .arg(&missing)
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+        assert!(
+            stderr.contains("nowhere: does not exist"),
+            "{command}: {stderr}"
+        );
+    }
+}
