@@ -292,6 +292,7 @@ pub fn planned_outcomes<'a>(
                         "the plan has no bundle for operator \"{}\" on {}",
                         op.name.value, to
                     )],
+                    missing_channel: None,
                 });
             Outcome::checked(op, resolution)
         })

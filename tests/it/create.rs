@@ -159,6 +159,39 @@ fn mistyped_package() {
     insta::assert_snapshot!("mistyped_package", stderr);
 }
 
+/// A channel the package does not have is reported at its `channel:` line, with did-you-mean,
+/// and not as every bundle being "only in channel stable".
+#[test]
+fn mistyped_channel() {
+    let stderr = refused(
+        |t| t.replacen("    channel: stable\n", "    channel: stabel\n", 1),
+        &[
+            "platform-operators.yaml:10:14",
+            "package \"acme-cert-operator\" has no channel \"stabel\"",
+            "did you mean \"stable\"?",
+        ],
+    );
+    assert!(!stderr.contains("is only in channel"), "{stderr}");
+    insta::assert_snapshot!("mistyped_channel", stderr);
+}
+
+/// A tab and an under-indented key are reported at the line that holds them.
+#[test]
+fn tab_and_under_indented_key_are_reported_where_they_are() {
+    refused(
+        |t| t.replacen("    channel: stable\n", "\tchannel: stable\n", 1),
+        &[
+            "platform-operators.yaml:10:1: line 10 is indented with a tab; YAML indents with spaces only",
+        ],
+    );
+    refused(
+        |t| t.replacen("    channel: stable\n", "   channel: stable\n", 1),
+        &[
+            "platform-operators.yaml:10:4: line 10 is indented 3 spaces where the keys around it have 4",
+        ],
+    );
+}
+
 #[test]
 fn range_that_matches_nothing() {
     let stderr = refused(
