@@ -1,14 +1,16 @@
 //! Text tables for a terminal: left-aligned columns two spaces apart, every cell escaped
-//! ([`printable`]: cells come from catalogs and bundles), fitted to a width as kubectl and oc
-//! fit theirs. Every text table po-manifests prints goes through [`render`].
+//! ([`printable`]: cells come from catalogs and bundles), fitted to a width as kubectl fits
+//! its own. Every text table po-manifests prints goes through [`render`].
 //!
-//! Fitting ([`Width::Fit`]) leaves out the columns marked wide-only ([`Column::wide`]), as
-//! kubectl leaves out the columns `-o wide` adds, then shortens digests (`sha256:0843807a61d1…`), then narrows the
-//! widest column one character at a time, never below its header, cutting its cells around
-//! `…` (start and end kept: `acme-cert-op…v1.2.0`); columns marked [`Column::keep`] (a
-//! reason, a version) give way only once the others are down to a readable width, and a kept
-//! last column wraps onto further lines instead of being cut. [`Width::Full`] (`-o wide`) prints every
-//! cell whole. Machine-readable output (`-o json|yaml`) never goes through here.
+//! A cell is never cut: the names people copy out of a table (package, bundle, channel,
+//! version, image) must stay whole. Fitting ([`Width::Fit`]) leaves out the columns marked
+//! wide-only ([`Column::wide`]), as kubectl leaves out the columns `-o wide` adds, and the
+//! columns marked [`Column::optional`] that no row has a value in; when the table is still
+//! too wide, the columns marked redundant ([`Column::redundant_if`]); then it wraps the prose
+//! columns ([`Column::prose`]: a reason, a display name) onto further lines, never below
+//! their header or [`MIN_PROSE`]. A table of long names that still does not fit runs over
+//! the width, as kubectl's does. [`Width::Full`] (`-o wide`) shows every column.
+//! Machine-readable output (`-o json|yaml`) never goes through here.
 
 use crate::text::printable;
 
@@ -17,70 +19,144 @@ use crate::text::printable;
 pub enum Width {
     /// At most this many characters a line (the terminal's width; 80 when not a terminal).
     Fit(usize),
-    /// Every cell whole (`-o wide`).
+    /// Every column (`-o wide`).
     Full,
 }
 
-/// A column: its header, and whether only `-o wide` shows it.
+/// What a column holds, which says how it gives way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Names and versions, copied by people and scripts: never cut or wrapped.
+    Identifier,
+    /// Words (a reason, a display name): wrapped onto further lines to fit.
+    Prose,
+}
+
+/// A column: its header, what it holds, and when it is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Column {
     /// The header.
     pub header: &'static str,
     /// Shown only when the table is not fitted ([`Width::Full`]).
     pub wide_only: bool,
-    /// Cut only once every other column is as narrow as it goes (a reason, a version).
-    pub keep: bool,
+    /// What the column holds.
+    pub kind: Kind,
+    /// Left out of a fitted table when no row has a value in it (empty or `-`).
+    pub optional: bool,
+    /// Its values are shown elsewhere in the row (a version the bundle name holds) or are the
+    /// same in every row (one catalog): left out of a fitted table that does not fit, widest
+    /// first, before prose wraps.
+    pub redundant: bool,
 }
 
 impl Column {
-    /// A column every table shows.
+    /// A column of identifiers every table shows.
     pub const fn new(header: &'static str) -> Column {
         Column {
             header,
             wide_only: false,
-            keep: false,
+            kind: Kind::Identifier,
+            optional: false,
+            redundant: false,
         }
     }
 
-    /// A column cut only once every other column is as narrow as it goes.
-    pub const fn keep(header: &'static str) -> Column {
+    /// A column of words, wrapped to fit.
+    pub const fn prose(header: &'static str) -> Column {
         Column {
-            header,
-            wide_only: false,
-            keep: true,
+            kind: Kind::Prose,
+            ..Column::new(header)
         }
     }
 
     /// A column only `-o wide` shows.
     pub const fn wide(header: &'static str) -> Column {
         Column {
-            header,
             wide_only: true,
-            keep: false,
+            ..Column::new(header)
         }
+    }
+
+    /// This column, left out of a fitted table when every cell is empty or `-`.
+    pub const fn optional(self) -> Column {
+        Column {
+            optional: true,
+            ..self
+        }
+    }
+
+    /// This column, left out of a fitted table that does not fit when `redundant` (see
+    /// [`Column::redundant`]; the caller knows when the values are shown elsewhere).
+    pub const fn redundant_if(self, redundant: bool) -> Column {
+        Column { redundant, ..self }
     }
 }
 
-/// Columns that every table shows, from their headers.
+/// Whether every row has the same value in cell `i` (a column that then says nothing a row
+/// apart from the others).
+pub fn uniform<S: AsRef<str>>(rows: &[Vec<S>], i: usize) -> bool {
+    let mut values = rows.iter().map(|r| r.get(i).map_or("", |c| c.as_ref()));
+    match values.next() {
+        Some(first) => values.all(|v| v == first),
+        None => true,
+    }
+}
+
+/// Whether every row's cell `name` holds its cell `version` (a bundle name holds its version:
+/// `acme-cert-operator.v1.2.0` and `1.2.0`), so a VERSION column repeats what BUNDLE says.
+pub fn holds<S: AsRef<str>>(rows: &[Vec<S>], name: usize, version: usize) -> bool {
+    rows.iter().all(|r| {
+        let cell = |i: usize| r.get(i).map_or("", |c| c.as_ref());
+        !cell(version).is_empty() && cell(name).contains(cell(version))
+    })
+}
+
+/// Columns of identifiers that every table shows, from their headers.
 pub fn columns<const N: usize>(headers: [&'static str; N]) -> [Column; N] {
     headers.map(Column::new)
 }
 
-/// The narrowest a column is cut to (or its header, when that is wider).
-const MIN_COLUMN: usize = 8;
-/// The width a column not kept is cut to before a kept one gives way.
-const READABLE: usize = 16;
-/// Hex digits of a digest kept when digests are shortened.
-const DIGEST_KEPT: usize = 12;
+/// The narrowest a prose column is wrapped to (or its header, when that is wider).
+pub const MIN_PROSE: usize = 16;
 /// Spaces between columns.
 const GAP: usize = 2;
 
+/// How prose is wrapped to `width`: at spaces only, never inside a word, so a name in a
+/// sentence (`acme-cert-operator.v1.2.0`) stays whole on one line even when it runs over.
+pub fn wrap_options(width: usize) -> textwrap::Options<'static> {
+    textwrap::Options::new(width.max(1))
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+}
+
+/// Whether a cell holds no value.
+fn blank(cell: &str) -> bool {
+    cell.is_empty() || cell == "-"
+}
+
 /// Render `rows` (each with a cell per column) under `columns` as aligned columns, fitted to
-/// `width`. Each line ends without trailing spaces.
+/// `width`, with a header line first. Each line ends without trailing spaces.
 pub fn render<S: AsRef<str>>(columns: &[Column], rows: &[Vec<S>], width: Width) -> String {
-    let all = columns;
+    render_with(columns, rows, width, true)
+}
+
+/// [`render`], with or without the header line (`--no-headers`).
+pub fn render_with<S: AsRef<str>>(
+    columns: &[Column],
+    rows: &[Vec<S>],
+    width: Width,
+    headers: bool,
+) -> String {
+    let cell = |r: &Vec<S>, i: usize| r.get(i).map_or("", |c| c.as_ref()).to_owned();
     let shown: Vec<usize> = (0..columns.len())
-        .filter(|&i| width == Width::Full || !columns[i].wide_only)
+        .filter(|&i| match width {
+            Width::Full => true,
+            Width::Fit(_) => {
+                let empty = columns[i].optional && rows.iter().all(|r| blank(&cell(r, i)));
+                !(columns[i].wide_only || empty)
+            }
+        })
         .collect();
     let mut cells: Vec<Vec<String>> = Vec::with_capacity(rows.len() + 1);
     cells.push(
@@ -92,85 +168,79 @@ pub fn render<S: AsRef<str>>(columns: &[Column], rows: &[Vec<S>], width: Width) 
     cells.extend(rows.iter().map(|r| {
         shown
             .iter()
-            .map(|&i| printable(r.get(i).map_or("", |c| c.as_ref())).into_owned())
+            .map(|&i| printable(&cell(r, i)).into_owned())
             .collect()
     }));
-    let columns = shown.len();
-    let mut widths = natural_widths(&cells, columns);
-    if let Width::Fit(max) = width
-        && total(&widths) > max
-    {
-        for row in cells.iter_mut().skip(1) {
-            for cell in row.iter_mut() {
-                *cell = shorten_digests(cell);
+    let mut shown = shown;
+    let mut widths = natural_widths(&cells, shown.len());
+    // Too wide: the redundant columns go first, widest first.
+    if let Width::Fit(max) = width {
+        while total(&widths) > max {
+            let Some(k) = (0..shown.len())
+                .filter(|&k| columns[shown[k]].redundant)
+                .max_by_key(|&k| (widths[k], k))
+            else {
+                break;
+            };
+            shown.remove(k);
+            widths.remove(k);
+            for row in &mut cells {
+                row.remove(k);
             }
         }
-        widths = natural_widths(&cells, columns);
-        let floor: Vec<usize> = (0..columns)
+    }
+    let n = shown.len();
+    if let Width::Fit(max) = width {
+        let floor: Vec<usize> = (0..n)
             .map(|i| {
-                cells[0]
-                    .get(i)
-                    .map_or(0, |h| h.chars().count())
-                    .max(MIN_COLUMN)
-                    .min(widths[i])
+                let header = cells[0][i].chars().count();
+                match columns[shown[i]].kind {
+                    Kind::Prose => header.max(MIN_PROSE).min(widths[i]),
+                    Kind::Identifier => widths[i],
+                }
             })
             .collect();
-        let keep: Vec<bool> = shown.iter().map(|&i| all[i].keep).collect();
+        // The widest prose column gives way first, one character at a time.
         while total(&widths) > max {
-            // First the widest column that is not kept, down to a readable width; then the
-            // widest of all (not kept first), down to its floor.
-            let Some(i) = (0..columns)
-                .filter(|&i| !keep[i] && widths[i] > floor[i].max(READABLE))
+            let Some(i) = (0..n)
+                .filter(|&i| widths[i] > floor[i])
                 .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)))
-                .or_else(|| {
-                    (0..columns)
-                        .filter(|&i| widths[i] > floor[i])
-                        .max_by_key(|&i| (widths[i], !keep[i], std::cmp::Reverse(i)))
-                })
             else {
                 break;
             };
             widths[i] -= 1;
         }
-        // A kept last column (a reason) wraps onto further lines rather than being cut.
-        let wraps = columns > 0 && keep[columns - 1];
-        for row in cells.iter_mut().skip(1) {
-            for (i, (cell, &w)) in row.iter_mut().zip(&widths).enumerate() {
-                if !(wraps && i + 1 == columns) {
-                    *cell = elide(cell, w);
-                }
-            }
-        }
     }
     let mut out = String::new();
-    let indent = total(&widths[..columns.saturating_sub(1)]) + GAP;
-    for row in &cells {
-        let mut line = String::new();
-        let mut more: Vec<String> = Vec::new();
-        for (i, cell) in row.iter().enumerate() {
-            if i > 0 {
-                line.push_str(&" ".repeat(GAP));
+    for row in cells.iter().skip(usize::from(!headers)) {
+        let lines: Vec<Vec<String>> = row
+            .iter()
+            .zip(&widths)
+            .map(|(c, &w)| {
+                if c.chars().count() <= w {
+                    vec![c.clone()]
+                } else {
+                    // Only prose is ever narrower than its cells.
+                    textwrap::wrap(c, wrap_options(w))
+                        .into_iter()
+                        .map(|l| l.into_owned())
+                        .collect()
+                }
+            })
+            .collect();
+        let height = lines.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..height {
+            let mut line = String::new();
+            for (i, cell_lines) in lines.iter().enumerate() {
+                if i > 0 {
+                    line.push_str(&" ".repeat(GAP));
+                }
+                let text = cell_lines.get(k).map_or("", String::as_str);
+                line.push_str(text);
+                let pad = widths[i].saturating_sub(text.chars().count());
+                line.extend(std::iter::repeat_n(' ', pad));
             }
-            let mut cell = cell.as_str();
-            let wrapped;
-            if i + 1 == columns && cell.chars().count() > widths[i] {
-                wrapped = textwrap::wrap(cell, widths[i].max(1));
-                more = wrapped
-                    .iter()
-                    .skip(1)
-                    .map(|l| elide(l, widths[i]))
-                    .collect();
-                cell = wrapped.first().map_or("", |l| l.as_ref());
-            }
-            line.push_str(cell);
-            let pad = widths[i].saturating_sub(cell.chars().count());
-            line.extend(std::iter::repeat_n(' ', pad));
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-        for l in more {
-            out.push_str(&" ".repeat(indent));
-            out.push_str(l.trim_end());
+            out.push_str(line.trim_end());
             out.push('\n');
         }
     }
@@ -189,45 +259,6 @@ fn natural_widths(cells: &[Vec<String>], columns: usize) -> Vec<usize> {
 
 fn total(widths: &[usize]) -> usize {
     widths.iter().sum::<usize>() + GAP * widths.len().saturating_sub(1)
-}
-
-/// `cell` cut to `width` characters: its start and end around `…`.
-pub fn elide(cell: &str, width: usize) -> String {
-    let n = cell.chars().count();
-    if n <= width {
-        return cell.to_owned();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let tail = (width - 1) / 2;
-    let head = width - 1 - tail;
-    let mut out: String = cell.chars().take(head).collect();
-    out.push('…');
-    out.extend(cell.chars().skip(n - tail));
-    out
-}
-
-/// Every `sha256:` digest of 64 hex digits in `cell` cut to its first [`DIGEST_KEPT`] digits
-/// and `…`, as `oc` and `crictl` show image IDs.
-pub fn shorten_digests(cell: &str) -> String {
-    const PREFIX: &str = "sha256:";
-    let mut out = String::with_capacity(cell.len());
-    let mut rest = cell;
-    while let Some(i) = rest.find(PREFIX) {
-        let after = &rest[i + PREFIX.len()..];
-        let hex = after.bytes().take_while(|b| b.is_ascii_hexdigit()).count();
-        out.push_str(&rest[..i + PREFIX.len()]);
-        if hex == 64 {
-            out.push_str(&after[..DIGEST_KEPT]);
-            out.push('…');
-            rest = &after[64..];
-        } else {
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]
@@ -250,29 +281,20 @@ mod tests {
     }
 
     #[test]
-    fn digests_are_shortened_first_and_wide_keeps_them() {
+    fn identifiers_run_over_rather_than_being_cut() {
         let image = format!("quay.io/acme/op@sha256:{}", "0123456789abcdef".repeat(4));
-        let rows = vec![vec!["cert-operator".to_string(), image.clone()]];
-        let fitted = render(&columns(["NAME", "IMAGE"]), &rows, Width::Fit(60));
-        assert!(
-            fitted.contains("quay.io/acme/op@sha256:0123456789ab…"),
-            "{fitted}"
-        );
-        assert!(max_line(&fitted) <= 60, "{fitted}");
-        let wide = render(&columns(["NAME", "IMAGE"]), &rows, Width::Full);
-        assert!(wide.contains(&image), "{wide}");
-    }
-
-    #[test]
-    fn the_widest_column_gives_way_and_keeps_both_ends() {
         let rows = vec![vec![
-            "x".to_string(),
             "acme-cert-operator-with-a-very-long-name.v1.2.0".to_string(),
+            image.clone(),
         ]];
-        let out = render(&columns(["N", "BUNDLE"]), &rows, Width::Fit(30));
-        assert!(max_line(&out) <= 30, "{out}");
-        let line = out.lines().nth(1).unwrap();
-        assert!(line.contains('…') && line.ends_with("v1.2.0"), "{out}");
+        let out = render(&columns(["BUNDLE", "IMAGE"]), &rows, Width::Fit(30));
+        assert!(out.contains(&image), "{out}");
+        assert!(
+            out.contains("acme-cert-operator-with-a-very-long-name.v1.2.0"),
+            "{out}"
+        );
+        assert!(!out.contains('…'), "{out}");
+        assert_eq!(out.lines().count(), 2, "{out}");
     }
 
     #[test]
@@ -282,26 +304,52 @@ mod tests {
     }
 
     #[test]
-    fn kept_columns_give_way_last() {
-        let cols = [Column::new("BUNDLE"), Column::keep("VERDICT")];
+    fn prose_wraps_under_itself() {
+        let cols = [Column::new("BUNDLE"), Column::prose("VERDICT")];
         let rows = vec![vec![
             "acme-cert-operator.v1.3.0-rc.1".to_string(),
-            "not in channel stable".to_string(),
+            "not in channel stable, and outside the range".to_string(),
         ]];
-        let out = render(&cols, &rows, Width::Fit(40));
-        assert!(out.contains("not in channel stable"), "{out}");
-        assert!(max_line(&out) <= 40, "{out}");
-        // Narrower, the reason wraps under itself rather than being cut.
-        let out = render(&cols, &rows, Width::Fit(28));
-        assert!(max_line(&out) <= 28, "{out}");
+        let out = render(&cols, &rows, Width::Fit(50));
+        assert!(max_line(&out) <= 50, "{out}");
         assert!(out.lines().count() > 2, "{out}");
         let words: Vec<&str> = out
             .lines()
             .skip(1)
             .flat_map(|l| l.split_whitespace())
             .collect();
+        assert_eq!(
+            words,
+            [
+                "acme-cert-operator.v1.3.0-rc.1",
+                "not",
+                "in",
+                "channel",
+                "stable,",
+                "and",
+                "outside",
+                "the",
+                "range"
+            ],
+            "{out}"
+        );
+        // A prose column in the middle wraps too, the next column staying in place.
+        let cols = [
+            Column::new("NAME"),
+            Column::prose("DISPLAY NAME"),
+            Column::new("DEFAULT CHANNEL"),
+        ];
+        let rows = vec![vec![
+            "multicluster-global-hub-operator-rh",
+            "Multicluster Global Hub Operator for Red Hat Advanced Cluster Management",
+            "release-1.5",
+        ]];
+        let out = render(&cols, &rows, Width::Fit(80));
+        assert!(max_line(&out) <= 80, "{out}");
+        let first = out.lines().nth(1).unwrap();
         assert!(
-            words.ends_with(&["not", "in", "channel", "stable"]),
+            first.starts_with("multicluster-global-hub-operator-rh  Multicluster")
+                && first.ends_with("release-1.5"),
             "{out}"
         );
     }
@@ -318,34 +366,74 @@ mod tests {
     }
 
     #[test]
-    fn shorten_digests_leaves_other_text() {
-        assert_eq!(shorten_digests("sha256:abc"), "sha256:abc");
-        assert_eq!(shorten_digests("no digest"), "no digest");
-        let d = "f".repeat(64);
+    fn empty_optional_columns_are_left_out_of_fitted_tables() {
+        let cols = [
+            Column::new("BUNDLE"),
+            Column::new("SKIPS").optional(),
+            Column::new("DEPRECATED").optional(),
+        ];
+        let rows = vec![vec!["a.v1", "", "-"], vec!["a.v2", "a.v0", ""]];
         assert_eq!(
-            shorten_digests(&format!("a@sha256:{d} and sha256:{d}x")),
-            "a@sha256:ffffffffffff… and sha256:ffffffffffff…x"
+            render(&cols, &rows, Width::Fit(80)),
+            "BUNDLE  SKIPS\na.v1\na.v2    a.v0\n"
+        );
+        assert!(render(&cols, &rows, Width::Full).starts_with("BUNDLE  SKIPS  DEPRECATED\n"));
+        assert_eq!(
+            render_with(&cols, &rows, Width::Fit(80), false),
+            "a.v1\na.v2    a.v0\n"
         );
     }
 
+    #[test]
+    fn redundant_columns_go_only_when_the_table_does_not_fit() {
+        let rows = vec![vec![
+            "redhat-operators",
+            "acme-cert-operator.v1.2.0",
+            "1.2.0",
+        ]];
+        let cols = [
+            Column::new("CATALOG").redundant_if(uniform(&rows, 0)),
+            Column::new("BUNDLE"),
+            Column::new("VERSION").redundant_if(holds(&rows, 1, 2)),
+        ];
+        let roomy = render(&cols, &rows, Width::Fit(80));
+        assert!(roomy.starts_with("CATALOG  "), "{roomy}");
+        let narrow = render(&cols, &rows, Width::Fit(40));
+        assert_eq!(
+            narrow,
+            "BUNDLE                     VERSION\nacme-cert-operator.v1.2.0  1.2.0\n"
+        );
+        let narrower = render(&cols, &rows, Width::Fit(30));
+        assert_eq!(narrower, "BUNDLE\nacme-cert-operator.v1.2.0\n");
+        assert!(!holds(&[vec!["a.v2", "1.0.0"]], 0, 1));
+        assert!(!uniform(&[vec!["a"], vec!["b"]], 0));
+    }
+
     proptest! {
-        /// A fitted table is never wider than the width, unless its headers alone are; no cell
-        /// is cut below its header's width.
+        /// No identifier is ever cut: every cell is on its row's line, whole; a table that is
+        /// too wide runs over only by its identifiers, and prose wraps without losing a word.
         #[test]
-        fn fitted_tables_fit(
-            rows in prop::collection::vec(prop::collection::vec("[a-z0-9.é-]{0,60}", 4), 0..8),
+        fn identifiers_stay_whole_and_prose_keeps_its_words(
+            rows in prop::collection::vec(prop::collection::vec("[a-z0-9.é-]{1,60}", 4), 0..8),
+            words in prop::collection::vec("[a-z]{1,12}", 0..20),
             width in 20usize..200,
         ) {
             let header = ["NAME", "PACKAGE", "VERSION", "IMAGE"];
             let out = render(&columns(header), &rows, Width::Fit(width));
-            let headers = header.iter().map(|h| h.len().max(MIN_COLUMN)).sum::<usize>() + GAP * 3;
-            prop_assert!(max_line(&out) <= width.max(headers), "{}", out);
             prop_assert_eq!(out.lines().count(), rows.len() + 1);
-            // A kept last column wraps: no line is wider, and every word is still there.
-            let cols = [Column::new("NAME"), Column::keep("REASON")];
-            let reasons: Vec<Vec<String>> = rows.iter().map(|r| vec![r[0].clone(), r[1..].join(" ")]).collect();
+            for (row, line) in rows.iter().zip(out.lines().skip(1)) {
+                let cells: Vec<&str> = line.split_whitespace().collect();
+                prop_assert_eq!(&cells, &row.iter().map(String::as_str).collect::<Vec<_>>());
+            }
+            let cols = [Column::new("NAME"), Column::prose("REASON")];
+            let reason = words.join(" ");
+            let reasons: Vec<Vec<String>> = rows.iter().map(|r| vec![r[0].clone(), reason.clone()]).collect();
             let out = render(&cols, &reasons, Width::Fit(width));
-            prop_assert!(max_line(&out) <= width.max(4 + 8 + GAP), "{}", out);
+            let name = reasons.iter().map(|r| r[0].chars().count()).max().unwrap_or(0).max(4);
+            prop_assert!(max_line(&out) <= width.max(name + GAP + MIN_PROSE), "{}", out);
+            let seen: Vec<&str> = out.lines().skip(1).flat_map(str::split_whitespace).collect();
+            let expected: Vec<&str> = reasons.iter().flat_map(|r| std::iter::once(r[0].as_str()).chain(words.iter().map(String::as_str))).collect();
+            prop_assert_eq!(seen, expected);
         }
     }
 }

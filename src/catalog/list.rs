@@ -3,8 +3,8 @@
 //! renderer. Rows are sorted by package, channel, bundle.
 //!
 //! Text tables fit the terminal ([`crate::table`]): a list longer than [`MAX_LIST_CELL`]
-//! becomes a count ("80 skips"), other cells are cut around `…`, and `-o wide` shows every
-//! column and cell whole. The JSON rows always hold the full values.
+//! becomes a count ("80 skips"), names are never cut, and `-o wide` shows every column and
+//! cell whole. The JSON rows always hold the full values.
 
 use serde::Serialize;
 
@@ -158,8 +158,20 @@ fn list_cell(items: &[String], singular: &str, plural: &str, width: Width) -> St
     format!("{} {noun}", items.len())
 }
 
-/// Text table of [`packages`].
-pub fn packages_text(rows: &[PackageRow], width: Width) -> String {
+/// How a text table of rows is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextOptions {
+    /// The width to fit.
+    pub width: Width,
+    /// Print the header line (not with `--no-headers`).
+    pub headers: bool,
+    /// Only one package was asked for (`--package`): its name in every row is left out.
+    pub one_package: bool,
+}
+
+/// Text table of [`packages`]: the display name, words, wraps; it is left out when no package
+/// has one.
+pub fn packages_text(rows: &[PackageRow], options: TextOptions) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -170,35 +182,48 @@ pub fn packages_text(rows: &[PackageRow], width: Width) -> String {
             ]
         })
         .collect();
-    table::render(
-        &table::columns(["NAME", "DISPLAY NAME", "DEFAULT CHANNEL"]),
+    table::render_with(
+        &[
+            Column::new("NAME"),
+            Column::prose("DISPLAY NAME").optional(),
+            Column::new("DEFAULT CHANNEL"),
+        ],
         &cells,
-        width,
+        options.width,
+        options.headers,
     )
 }
 
-/// Text table of [`channels`].
-pub fn channels_text(rows: &[ChannelRow], width: Width) -> String {
+/// Text table of [`channels`] (without PACKAGE for one package).
+pub fn channels_text(rows: &[ChannelRow], options: TextOptions) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            vec![
-                r.package.clone(),
-                r.channel.clone(),
-                list_cell(&r.heads, "head", "heads", width),
-            ]
+            let heads = list_cell(&r.heads, "head", "heads", options.width);
+            if options.one_package {
+                vec![r.channel.clone(), heads]
+            } else {
+                vec![r.package.clone(), r.channel.clone(), heads]
+            }
         })
         .collect();
-    table::render(
-        &table::columns(["PACKAGE", "CHANNEL", "HEAD"]),
-        &cells,
-        width,
-    )
+    let columns: &[Column] = if options.one_package {
+        &[Column::new("CHANNEL"), Column::new("HEAD")]
+    } else {
+        &[
+            Column::new("PACKAGE"),
+            Column::new("CHANNEL"),
+            Column::new("HEAD"),
+        ]
+    };
+    table::render_with(columns, &cells, options.width, options.headers)
 }
 
 /// Text table of [`bundles`]: skip range, image and maximum OpenShift version only with
-/// `-o wide`.
-pub fn bundles_text(rows: &[BundleRow], width: Width) -> String {
+/// `-o wide`; REPLACES, SKIPS and DEPRECATED only when some row has one; PACKAGE not for one
+/// package.
+pub fn bundles_text(rows: &[BundleRow], options: TextOptions) -> String {
+    let width = options.width;
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -216,22 +241,45 @@ pub fn bundles_text(rows: &[BundleRow], width: Width) -> String {
             ]
         })
         .collect();
-    table::render(
-        &[
-            Column::new("PACKAGE"),
-            Column::new("CHANNEL"),
-            Column::new("BUNDLE"),
-            Column::keep("VERSION"),
-            Column::new("REPLACES"),
-            Column::new("SKIPS"),
-            Column::wide("SKIP RANGE"),
-            Column::wide("IMAGE"),
-            Column::new("DEPRECATED"),
-            Column::wide("MAX OCP"),
-        ],
-        &cells,
-        width,
-    )
+    let columns = [
+        Column::new("PACKAGE"),
+        Column::new("CHANNEL"),
+        Column::new("BUNDLE"),
+        Column::new("VERSION").redundant_if(table::holds(&cells, 2, 3)),
+        Column::new("REPLACES").optional(),
+        Column::new("SKIPS").optional(),
+        Column::wide("SKIP RANGE"),
+        Column::wide("IMAGE"),
+        Column::new("DEPRECATED").optional(),
+        Column::wide("MAX OCP"),
+    ];
+    let skip = usize::from(options.one_package);
+    let cells: Vec<Vec<String>> = cells.into_iter().map(|r| r[skip..].to_vec()).collect();
+    table::render_with(&columns[skip..], &cells, width, options.headers)
+}
+
+/// `-o name` of packages: one package name a line.
+pub fn package_names(catalog: &Catalog, package: Option<&str>) -> Vec<String> {
+    selected(catalog, package).map(|p| p.name.clone()).collect()
+}
+
+/// `-o name` of channels: `PACKAGE/CHANNEL` a line.
+pub fn channel_names(catalog: &Catalog, package: Option<&str>) -> Vec<String> {
+    channels(catalog, package)
+        .into_iter()
+        .map(|c| format!("{}/{}", c.package, c.channel))
+        .collect()
+}
+
+/// `-o name` of bundles: each bundle name once (a bundle in several channels too), in row
+/// order.
+pub fn bundle_names(catalog: &Catalog, package: Option<&str>) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    bundles(catalog, package)
+        .into_iter()
+        .filter(|b| seen.insert((b.package.clone(), b.bundle.clone())))
+        .map(|b| b.bundle)
+        .collect()
 }
 
 #[cfg(test)]
@@ -239,6 +287,12 @@ mod tests {
     use super::*;
     use crate::catalog::validate::tests::{bundle_with, chan, pkg, pkg_prop, valid};
     use crate::catalog::{PackageFilter, load};
+
+    const FIT: TextOptions = TextOptions {
+        width: Width::Fit(80),
+        headers: true,
+        one_package: false,
+    };
 
     fn catalog(lines: &[String]) -> Catalog {
         let dir = tempfile::tempdir().unwrap();
@@ -276,25 +330,37 @@ mod tests {
         let p = packages(&cat, None);
         assert_eq!(p[0].display_name.as_deref(), Some("Aye"));
         assert_eq!(
-            packages_text(&p, Width::Fit(80)),
+            packages_text(&p, FIT),
             "NAME  DISPLAY NAME  DEFAULT CHANNEL\na     Aye           stable\nb                   s\n"
         );
         let c = channels(&cat, Some("b"));
         assert_eq!(c[0].heads, ["b.v1", "b.v2"]);
         assert_eq!(
-            channels_text(&c, Width::Fit(80)),
+            channels_text(&c, FIT),
             "PACKAGE  CHANNEL  HEAD\nb        s        b.v1,b.v2\n"
         );
+        // One package asked for: no PACKAGE column; --no-headers: no header line.
+        let one = TextOptions {
+            one_package: true,
+            headers: false,
+            ..FIT
+        };
+        assert_eq!(channels_text(&c, one), "s        b.v1,b.v2\n");
+        assert_eq!(channel_names(&cat, None), ["a/stable", "b/s"]);
+        assert_eq!(bundle_names(&cat, Some("b")), ["b.v1", "b.v2"]);
+        assert_eq!(package_names(&cat, None), ["a", "b"]);
         let b = bundles(&cat, Some("a"));
         assert_eq!(b.len(), 2);
         assert!(b[0].deprecated);
         assert_eq!(b[1].max_openshift_version.as_deref(), Some("4.10"));
         assert_eq!(b[1].replaces.as_deref(), Some("a.v1"));
-        let text = bundles_text(&b, Width::Fit(80));
+        let text = bundles_text(&b, FIT);
         assert!(
             text.lines().nth(1).unwrap().contains("deprecated"),
             "{text}"
         );
+        // No skips in any row: no SKIPS column.
+        assert!(!text.contains("SKIPS"), "{text}");
         let json = serde_json::to_value(&b).unwrap();
         assert_eq!(json[1]["maxOpenShiftVersion"], "4.10");
         assert_eq!(json[1]["skipRange"], serde_json::Value::Null);
@@ -344,10 +410,21 @@ mod tests {
                 deprecated: false,
                 max_openshift_version: None,
             };
-            let text = bundles_text(std::slice::from_ref(&row), Width::Fit(80));
+            let fit = TextOptions {
+                width: Width::Fit(80),
+                headers: true,
+                one_package: false,
+            };
+            let text = bundles_text(std::slice::from_ref(&row), fit);
             assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
             assert!(text.contains("80 skips"), "{text}");
-            let wide = bundles_text(std::slice::from_ref(&row), Width::Full);
+            let wide = bundles_text(
+                std::slice::from_ref(&row),
+                TextOptions {
+                    width: Width::Full,
+                    ..fit
+                },
+            );
             assert!(
                 wide.contains(&names(80).join(",")) && wide.contains(&row.image),
                 "{wide}"

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::flags::{
-    CatalogCommand, CatalogListArgs, CatalogValidateArgs, ListWhat, OutputFormat, PictureFormat,
+    CatalogCommand, CatalogListArgs, CatalogValidateArgs, ListFormat, ListWhat, OutputFormat,
 };
 use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::catalog::{self, PackageFilter, list, picture, validate};
@@ -71,35 +71,48 @@ fn run_list(args: &CatalogListArgs, stdout: &mut dyn Write) -> Result<u8, Error>
             args.path.display()
         )));
     }
-    let format = match (args.output.data(), args.what) {
-        (Some(format), _) => format,
-        (None, ListWhat::Channels) => {
+    let format = match (args.output, args.what) {
+        (ListFormat::Mermaid | ListFormat::Dot, ListWhat::Channels) => {
             let d = picture::upgrade_graph(&catalog, package);
             let text = match args.output {
-                PictureFormat::Dot => crate::diagram::dot(&d),
+                ListFormat::Dot => crate::diagram::dot(&d),
                 _ => crate::diagram::mermaid(&d),
             };
             write!(stdout, "{text}")?;
             return Ok(EXIT_OK);
         }
-        (None, _) => {
+        (ListFormat::Mermaid | ListFormat::Dot, _) => {
             return Err(Error::Usage(
                 "-o mermaid and -o dot draw upgrade graphs: use them with `catalog list channels`"
                     .into(),
             ));
         }
+        (ListFormat::Name, what) => {
+            let names = match what {
+                ListWhat::Packages => list::package_names(&catalog, package),
+                ListWhat::Channels => list::channel_names(&catalog, package),
+                ListWhat::Bundles => list::bundle_names(&catalog, package),
+            };
+            for n in names {
+                writeln!(stdout, "{n}")?;
+            }
+            return Ok(EXIT_OK);
+        }
+        (ListFormat::Table, _) => OutputFormat::Table,
+        (ListFormat::Wide, _) => OutputFormat::Wide,
+        (ListFormat::Json, _) => OutputFormat::Json,
+        (ListFormat::Yaml, _) => OutputFormat::Yaml,
     };
     if format.is_text() {
+        let options = list::TextOptions {
+            width: format.width(),
+            headers: !args.no_headers,
+            one_package: package.is_some(),
+        };
         let text = match args.what {
-            ListWhat::Packages => {
-                list::packages_text(&list::packages(&catalog, package), format.width())
-            }
-            ListWhat::Channels => {
-                list::channels_text(&list::channels(&catalog, package), format.width())
-            }
-            ListWhat::Bundles => {
-                list::bundles_text(&list::bundles(&catalog, package), format.width())
-            }
+            ListWhat::Packages => list::packages_text(&list::packages(&catalog, package), options),
+            ListWhat::Channels => list::channels_text(&list::channels(&catalog, package), options),
+            ListWhat::Bundles => list::bundles_text(&list::bundles(&catalog, package), options),
         };
         write!(stdout, "{text}")?;
         return Ok(EXIT_OK);

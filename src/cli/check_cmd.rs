@@ -18,12 +18,7 @@ pub(super) fn run(
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
     let dir = &args.dir;
-    if !dir.is_dir() {
-        return Err(Error::Usage(format!(
-            "--dir {}: not a directory",
-            dir.display()
-        )));
-    }
+    crate::install::check_dir_flag(dir, false)?;
     let mut roles = BTreeMap::new();
     for r in &args.role {
         let Some((name, role)) = r.split_once('=') else {

@@ -57,6 +57,7 @@ pub(super) fn run(
         plan,
         args.input.explain,
         args.output,
+        args.allow_unchecked,
         &mut stdout,
         &mut stderr,
     )

@@ -232,6 +232,33 @@ pub fn operator_failure(file: &SourceFile, outcome: &Outcome<'_>) -> Option<Repo
         Err(resolve::Error::Subscription {
             field: Some(field), ..
         }) => (field.0, "OLM v0 cannot take this"),
+        // A channel the package does not have: at that `channel:`, with did-you-mean.
+        Err(resolve::Error::NoCandidate {
+            missing_channel: Some(m),
+            ..
+        }) if m.index < op.channels.len() => {
+            let at = op.channels[m.index].span;
+            let message = format!(
+                "{}:{}:{}: operator \"{}\": package \"{}\" has no channel \"{}\"",
+                file.path.display(),
+                at.line,
+                at.column,
+                op.name.value,
+                op.package.value,
+                m.wanted
+            );
+            let known = m.known.join(", ");
+            let help = match &m.suggestion {
+                Some(s) => format!("did you mean \"{s}\"? its channels: {known}"),
+                None => format!("its channels: {known}"),
+            };
+            return Some(
+                Report::message(message)
+                    .with_source(file)
+                    .label(at, "no such channel")
+                    .help(help),
+            );
+        }
         _ => (op.package.span, ""),
     };
     let at = format!("{}:{}:{}", file.path.display(), span.line, span.column);

@@ -261,12 +261,47 @@ pub struct CatalogListArgs {
     /// Only this package.
     #[arg(long)]
     pub package: Option<String>,
-    /// Output format: `table`, aligned columns; `json` or `yaml`, one object per row with
-    /// camelCase keys; for `channels`, `mermaid` or `dot` draw each package's upgrade graph
-    /// (replaces, skips, skipRange; heads and deprecations marked), as `opm alpha
-    /// render-graph` does.
-    #[arg(short = 'o', long, value_enum, default_value_t = PictureFormat::Table)]
-    pub output: PictureFormat,
+    /// Output format: `table`, aligned columns; `wide`, every column; `name`, one name a line
+    /// (packages; `PACKAGE/CHANNEL`; bundles), as `kubectl get -o name`; `json` or `yaml`, one
+    /// object per row with camelCase keys; for `channels`, `mermaid` or `dot` draw each
+    /// package's upgrade graph (replaces, skips, skipRange; heads and deprecations marked), as
+    /// `opm alpha render-graph` does.
+    #[arg(short = 'o', long, value_enum, default_value_t = ListFormat::Table)]
+    pub output: ListFormat,
+    /// Print the table without its header line (as `kubectl get --no-headers`).
+    #[arg(long)]
+    pub no_headers: bool,
+}
+
+/// Output formats of `catalog list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// Aligned columns fitted to the terminal (the default; `text` is accepted too).
+    #[value(alias = "text")]
+    Table,
+    /// Every column.
+    Wide,
+    /// One name a line, for scripts.
+    Name,
+    /// JSON, camelCase keys.
+    Json,
+    /// YAML, the same document as JSON.
+    Yaml,
+    /// A Mermaid flowchart (`channels`).
+    Mermaid,
+    /// A Graphviz DOT digraph (`channels`).
+    Dot,
+}
+
+impl ListFormat {
+    /// Whether this is text for people or a line-per-name list (escaped like text), rather
+    /// than a document or a picture.
+    pub fn is_text(self) -> bool {
+        matches!(
+            self,
+            ListFormat::Table | ListFormat::Wide | ListFormat::Name
+        )
+    }
 }
 
 /// `bundle …`.
@@ -402,6 +437,10 @@ pub struct CreateArgs {
     /// it is not a pin.
     #[arg(long)]
     pub allow_tags: bool,
+    /// Write although some checks could not run (no install-config: feature set, capabilities,
+    /// mirror and platform rules), as `resolve --allow-unchecked` exits 0; they are still named.
+    #[arg(long)]
+    pub allow_unchecked: bool,
     /// Where bundle content comes from when the catalog does not embed it.
     #[command(flatten)]
     pub bundle_sources: BundleSourceArgs,
@@ -438,6 +477,9 @@ pub struct ResolveArgs {
     /// IMAGE); `json` or `yaml`, each operator with its problems, warnings and skipped checks.
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
+    /// Print the table without its header line (as `kubectl get --no-headers`).
+    #[arg(long)]
+    pub no_headers: bool,
     /// Directory with template overrides (files named like the embedded ones), as for create.
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
@@ -447,7 +489,7 @@ pub struct ResolveArgs {
     #[arg(long)]
     pub allow_tags: bool,
     /// Exit 0 although some checks could not run (bundle content that is not available
-    /// offline); they are still named.
+    /// offline, no install-config); they are still named.
     #[arg(long)]
     pub allow_unchecked: bool,
     /// Do not check images against install-config mirror rules, as for create.
@@ -534,7 +576,8 @@ pub struct RangeArgs {
     /// `--`, one that begins with `-`).
     #[arg(required = true)]
     pub versions: Vec<String>,
-    /// Output format: `table`, one `VERSION<TAB>true|false|invalid` line each; `json` or
+    /// Output format: `table`, one `VERSION<TAB>true|false|invalid` line each; `wide`, the
+    /// same with why an invalid version does not parse as a third field; `json` or
     /// `yaml`, `{"range", "grammar", "versions": [{"version", "matches", "invalid"}]}`.
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,

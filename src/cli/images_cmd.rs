@@ -68,9 +68,8 @@ struct ImageRow<'a> {
     uses: Vec<UseRow<'a>>,
 }
 
-/// The table's mark after an image that is a tag, not a pin (after whitespace, so the first
-/// field of each line is still the image).
-const NOT_A_PIN_MARK: &str = "  # tag only, not a pin";
+/// What `images` says on stderr of an image listed by tag: a tag can be moved.
+const NOT_A_PIN: &str = "tag only, not a pin: the catalog gives this bundle image by tag and its digest could not be looked up (--allow-tags)";
 
 #[derive(Serialize)]
 struct UseRow<'a> {
@@ -123,13 +122,14 @@ pub(super) fn images(
     let grouped = mirror::by_image(&found.uses);
     match args.output {
         OutputFormat::Table | OutputFormat::Wide => {
+            // stdout is one reference a line (for `xargs`); what is not a pin is said on stderr.
             for image in grouped.keys() {
-                let mark = if found.not_pins.contains_key(*image) {
-                    NOT_A_PIN_MARK
-                } else {
-                    ""
-                };
-                writeln!(stdout, "{image}{mark}")?;
+                writeln!(stdout, "{image}")?;
+            }
+            let color = color_stderr();
+            for image in grouped.keys().filter(|i| found.not_pins.contains_key(**i)) {
+                let report = Report::warning(format!("{image}: {NOT_A_PIN}"));
+                write!(stderr, "{}", report.render(color))?;
             }
         }
         format => {

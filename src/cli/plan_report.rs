@@ -94,7 +94,11 @@ fn print_file_check(
     for p in &report.problems {
         let line = check::problem_line(p);
         if crate::install::files::FileCheck::refuses(p) {
-            write!(stderr, "{}", Report::message(line).render(color))?;
+            let mut report = Report::message(line);
+            if let Some(help) = waive_help(p) {
+                report = report.help(help);
+            }
+            write!(stderr, "{}", report.render(color))?;
         } else if p.severity == crate::rules::Severity::Error {
             writeln!(
                 stderr,
@@ -126,25 +130,67 @@ fn print_file_check(
     Ok(())
 }
 
+/// How to waive a refusing problem in an operator's files, when it is known to be safe: the
+/// operator's `waive:` entry (every check rule can be waived for one operator's objects, with
+/// a reason the lock file records).
+fn waive_help(p: &check::Problem) -> Option<String> {
+    let operator = p.operator.as_deref()?;
+    Some(format!(
+        "if this is known to be safe, waive the rule for operator \"{operator}\" in its configuration: `waive: [{{rule: {}, reason: \"...\"}}]` (the reason is recorded in the lock file)",
+        p.rule
+    ))
+}
+
 /// Print the plan, then write it (all or nothing) and list what was written: the second half
-/// of `create`, shared with `upgrade-plan --write`.
+/// of `create`, shared with `upgrade-plan --write`. What could not be checked
+/// ([`Install::unchecked`]) is named; without `allow_unchecked` nothing is written then.
 pub fn write_plan(
     inv: &Install,
     plan: Plan<'_>,
     explain: bool,
     output: OutputFormat,
+    allow_unchecked: bool,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<u8, Error> {
     let explain = explain.then(|| output.width());
     print_plan(inv, &plan, explain, false, stdout, stderr)?;
+    let unchecked = inv.unchecked();
+    print_unchecked(&unchecked, allow_unchecked, stderr)?;
     let staged = plan.into_staged()?;
+    if !unchecked.is_empty() && !allow_unchecked {
+        return Err(Error::Unchecked {
+            count: unchecked.len(),
+            writes: true,
+        });
+    }
     if explain.is_some() {
         write_edits(inv, &staged.edited(inv)?, stdout)?;
     }
     let written = staged.write(inv, inv.locked)?;
     print_written(inv, &written, output, stdout, stderr)?;
     Ok(EXIT_OK)
+}
+
+/// Name each check that could not run: a warning with `allowed` (`--allow-unchecked`), else an
+/// error with the way out.
+pub fn print_unchecked(
+    unchecked: &[String],
+    allowed: bool,
+    stderr: &mut dyn Write,
+) -> Result<(), Error> {
+    let color = color_stderr();
+    for u in unchecked {
+        let report = if allowed {
+            Report::warning(format!("not checked: {u}"))
+        } else {
+            Report::message(format!("not checked: {u}")).help(
+                "give the install-config (or run where `openshift-install create manifests` left manifests/cluster-config.yaml), or pass --allow-unchecked to accept",
+            )
+        };
+        write!(stderr, "{}", report.render(color))?;
+    }
+    Ok(())
 }
 
 /// List the files written and removed (`-o json|yaml`: with the lock summary).

@@ -1,5 +1,6 @@
 //! `po-manifests range`: what a range admits, one `VERSION<TAB>true|false|invalid` line per
-//! version (or the same as one JSON/YAML document). Versions are read strictly, as bundle
+//! version (`-o wide`: with why an invalid one does not parse as a third field), or the same
+//! as one JSON/YAML document. Versions are read strictly, as bundle
 //! versions are.
 
 use std::io::Write;
@@ -57,7 +58,7 @@ pub(super) fn run(args: &RangeArgs, stdout: &mut dyn Write) -> Result<u8, Error>
         })
         .collect();
     match args.output {
-        OutputFormat::Table => {
+        format @ (OutputFormat::Table | OutputFormat::Wide) => {
             let mut out = String::new();
             for v in &verdicts {
                 let verdict = match (&v.invalid, v.matches) {
@@ -65,7 +66,13 @@ pub(super) fn run(args: &RangeArgs, stdout: &mut dyn Write) -> Result<u8, Error>
                     (None, true) => "true",
                     (None, false) => "false",
                 };
-                out.push_str(&format!("{}\t{verdict}\n", v.version));
+                out.push_str(&format!("{}\t{verdict}", v.version));
+                // Wide: why an invalid version does not parse, as a third field.
+                if let (OutputFormat::Wide, Some(why)) = (format, &v.invalid) {
+                    out.push('\t');
+                    out.push_str(why);
+                }
+                out.push('\n');
             }
             stdout.write_all(out.as_bytes())?;
         }

@@ -288,6 +288,7 @@ pub(super) fn run(
     // The line stays through the checks (conversion, pulls); their diagnostics go around it.
     let (outcomes, mut findings) = check(args, &inv, outcomes, &mut progress.writer(stderr))?;
     drop(progress);
+    findings.install_unchecked.extend(inv.unchecked());
     let rows: Vec<Row> = outcomes
         .iter()
         .enumerate()
@@ -336,17 +337,17 @@ pub(super) fn run(
                 .collect();
             use crate::table::Column;
             let columns = [
-                Column::keep("NAME"),
+                Column::new("NAME"),
                 Column::new("PACKAGE"),
-                Column::new("CATALOG"),
+                Column::new("CATALOG").redundant_if(crate::table::uniform(&table, 2)),
                 Column::new("BUNDLE"),
-                Column::keep("VERSION"),
+                Column::new("VERSION").redundant_if(crate::table::holds(&table, 3, 4)),
                 Column::wide("IMAGE"),
             ];
             write!(
                 stdout,
                 "{}",
-                crate::table::render(&columns, &table, format.width())
+                crate::table::render_with(&columns, &table, format.width(), !args.no_headers)
             )?;
             if args.input.explain {
                 writeln!(stdout)?;
@@ -387,7 +388,7 @@ pub(super) fn run(
                 "{n} check{} could not run, so create may still refuse this install",
                 if n == 1 { "" } else { "s" }
             ))
-            .help("give the bundle content (--bundles, --oci-layout, or a reachable registry) and the target release, or pass --allow-unchecked to accept")
+            .help("give what is missing (the bundle content: --bundles, --oci-layout or a reachable registry; the target release; the install-config), or pass --allow-unchecked to accept")
             .render(color)
         )?;
         return Ok(EXIT_INVALID);

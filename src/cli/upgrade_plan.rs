@@ -63,6 +63,9 @@ pub(super) fn run(
         (_, Some(format)) => super::printer::structured(stdout, format, &plan)?,
         (_, None) => {}
     }
+    for w in &plan.warnings {
+        write!(stderr, "{}", Report::warning(w.clone()).render(color))?;
+    }
     for note in notes.drain(..) {
         write!(stderr, "{}", Report::warning(note).render(color))?;
     }
@@ -173,8 +176,15 @@ fn write_target(
             content: &content,
         },
     )?;
-    let code =
-        super::plan_report::write_plan(inv, planned, false, OutputFormat::Table, out, stderr)?;
+    let code = super::plan_report::write_plan(
+        inv,
+        planned,
+        false,
+        OutputFormat::Table,
+        true,
+        out,
+        stderr,
+    )?;
     if !stale.is_empty() {
         writeln!(
             out,

@@ -118,12 +118,20 @@ pub struct Found {
     pub path: PathBuf,
 }
 
+/// The files install-config facts are read from, in the order [`read`] tries them (relative to
+/// the install directory).
+pub const LOOKED_FOR: [&str; 3] = [
+    "install-config.yaml",
+    "manifests/cluster-config.yaml",
+    AGENT_CLUSTER_INSTALL,
+];
+
 /// Read install-config facts for an install directory: `install-config.yaml`, else the copy in
 /// `manifests/cluster-config.yaml`, else what the Agent-based installer's
 /// [`AGENT_CLUSTER_INSTALL`] passes on. `Ok(None)` when none of them exists. A symbolic link among them
 /// that leaves `dir` is refused ([`Error::Io`], naming the link) and never read.
 pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
-    let direct = dir.join("install-config.yaml");
+    let [direct, embedded, agent] = LOOKED_FOR.map(|f| dir.join(f));
     if direct.is_file() {
         let file = read_source_in(&direct, Some(dir))?;
         let config: InstallConfig = parse_yaml(&file)?;
@@ -132,7 +140,6 @@ pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
             path: direct,
         }));
     }
-    let embedded = dir.join("manifests").join("cluster-config.yaml");
     if embedded.is_file() {
         let file = read_source_in(&embedded, Some(dir))?;
         let map: ClusterConfigMap = parse_yaml(&file)?;
@@ -153,7 +160,6 @@ pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
             path: embedded,
         }));
     }
-    let agent = dir.join(AGENT_CLUSTER_INSTALL);
     if agent.is_file() {
         let file = read_source_in(&agent, Some(dir))?;
         let aci: AgentClusterInstall = parse_yaml(&file)?;

@@ -331,11 +331,54 @@ fn syntax(file: &Arc<SourceFile>, e: &serde_saphyr::Error) -> Error {
     let span = e
         .location()
         .and_then(|l| Span::from_location(&file.text, &l));
+    let message = strict::describe(e);
+    let (message, span) = match span.and_then(|s| indentation_fault(&file.text, s.line)) {
+        Some((why, at)) => (format!("{why} ({message})"), Some(at)),
+        None => (message, span),
+    };
     Error::Syntax {
         file: file.clone(),
-        message: strict::describe(e),
+        message,
         span,
     }
+}
+
+/// The indentation mistake behind a reader error reported at `line`, said at the line that
+/// holds it: a tab in the indentation of that line or the one before or after (the reader
+/// stops a token early, on the line before), or a key indented unlike the lines around it,
+/// which agree with each other.
+fn indentation_fault(text: &str, line: usize) -> Option<(String, Span)> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let start_of = |n: usize| lines[..n - 1].iter().map(|l| l.len()).sum::<usize>();
+    let lead = |l: &str| l.len() - l.trim_start_matches([' ', '\t']).len();
+    for n in line.saturating_sub(1).max(1)..=(line + 1).min(lines.len()) {
+        let l = lines[n - 1];
+        if let Some(tab) = l[..lead(l)].find('\t') {
+            return Some((
+                format!("line {n} is indented with a tab; YAML indents with spaces only"),
+                Span::from_bytes(text, start_of(n) + tab, 1),
+            ));
+        }
+    }
+    let blank = |l: &str| l.trim().is_empty() || l.trim_start().starts_with('#');
+    let here = *lines.get(line.checked_sub(1)?)?;
+    if blank(here) {
+        return None;
+    }
+    let before = lines[..line - 1].iter().rev().find(|l| !blank(l))?;
+    let after = lines[line..].iter().find(|l| !blank(l))?;
+    let key_like = |l: &str| !l.trim_start().starts_with('-');
+    let (h, b, a) = (lead(here), lead(before), lead(after));
+    if key_like(here) && key_like(before) && key_like(after) && b == a && h != b {
+        return Some((
+            format!(
+                "line {line} is indented {h} space{} where the keys around it have {b}; indent it as they are",
+                if h == 1 { "" } else { "s" }
+            ),
+            Span::from_bytes(text, start_of(line) + h, here.trim_end().len() - h),
+        ));
+    }
+    None
 }
 
 /// [`parse_yaml`] for the platformOperators configuration: booleans only from unquoted

@@ -167,6 +167,15 @@ pub enum Error {
         /// Whether this refused `create`.
         create: bool,
     },
+    /// Checks could not run (no install-config) and `--allow-unchecked` was not given; each was
+    /// already named.
+    #[error("{count} check{} could not run, so the install may fail where po-manifests cannot see{}", if *count == 1 { "" } else { "s" }, if *writes { "; nothing was written" } else { "" })]
+    Unchecked {
+        /// How many.
+        count: usize,
+        /// The command writes files (so it says that it wrote none).
+        writes: bool,
+    },
     /// Bundle images given by tag only whose digest could not be looked up (`images`,
     /// `mirror-config`), one line each, without `--allow-tags`.
     #[error("{}\nhint: {}", .0.join("\n"), super::pin::TAG_HINT)]

@@ -20,10 +20,14 @@ pub struct FileCheck {
 }
 
 impl FileCheck {
-    /// Whether a problem refuses the run: an error in a file po-manifests writes (problems only
-    /// in other files are warnings here; `check` reports them with their own severity).
+    /// Whether a problem refuses the run: an error in a file po-manifests writes, or an error of
+    /// an install-config rule (`external-without-ccm`: the set po-manifests completes cannot
+    /// bring the install up, and `check` afterwards calls it fatal). Problems only in other
+    /// files are warnings here; `check` reports them with their own severity.
     pub fn refuses(p: &check::Problem) -> bool {
-        p.severity == Severity::Error && (p.planned || p.operator.is_some())
+        let install_rule = crate::rules::rule(p.rule)
+            .is_some_and(|r| r.applies == crate::rules::Applies::InstallConfig);
+        p.severity == Severity::Error && (p.planned || p.operator.is_some() || install_rule)
     }
 
     /// How many problems refuse the run.

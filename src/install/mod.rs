@@ -98,11 +98,8 @@ impl Install {
                 ));
             }
         };
-        if input.dir.is_some() && !dir.is_dir() {
-            return Err(Error::Usage(format!(
-                "--dir {}: not a directory",
-                dir.display()
-            )));
+        if input.dir.is_some() {
+            check_dir_flag(&dir, true)?;
         }
         let config = config::discover(&dir, input.config.as_deref())?;
         let install = install::read(&dir)?;
@@ -188,6 +185,30 @@ impl Install {
         self.install
             .as_ref()
             .and_then(|i| i.config.feature_set.as_deref())
+    }
+
+    /// What cannot be checked for the install as a whole, one sentence each: today, that no
+    /// install-config was found, so the feature set, capabilities and mirror rules are taken as
+    /// a default cluster's and the install-config rules ([`crate::rules::Applies::InstallConfig`])
+    /// did not run. `create` refuses on these unless `--allow-unchecked`, as `resolve` exits 1.
+    pub fn unchecked(&self) -> Vec<String> {
+        if self.install.is_some() {
+            return Vec::new();
+        }
+        let rules: Vec<&str> = crate::rules::RULES
+            .iter()
+            .filter(|r| r.applies == crate::rules::Applies::InstallConfig)
+            .map(|r| r.id)
+            .collect();
+        let looked: Vec<String> = install::LOOKED_FOR
+            .iter()
+            .map(|f| self.dir.join(f).display().to_string())
+            .collect();
+        vec![format!(
+            "install-config: none found (looked for {}), so the cluster is taken as featureSet Default with the release's default capabilities and no mirror rules, and the platform and cloud controller manager rules did not run ({})",
+            looked.join(", "),
+            rules.join(", ")
+        )]
     }
 
     /// `featureGates` from install-config.
@@ -526,6 +547,25 @@ impl Install {
         };
         catalog.sha256 = None;
         Ok(())
+    }
+}
+
+/// Refuse a `--dir` that is not a directory, saying which way it is wrong: it does not exist,
+/// or it is a file (with `config_flag`, the command takes that file as `--config`).
+pub fn check_dir_flag(dir: &Path, config_flag: bool) -> Result<(), Error> {
+    let shown = crate::text::printable(&dir.display().to_string()).into_owned();
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) if config_flag => Err(Error::Usage(format!(
+            "--dir {shown}: is a file, not a directory; to read it as the configuration, give --config {shown} (--dir is the openshift-install directory that holds it)"
+        ))),
+        Ok(_) => Err(Error::Usage(format!(
+            "--dir {shown}: is a file, not a directory; give the installer directory (the one holding manifests/)"
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(Error::Usage(format!("--dir {shown}: does not exist")))
+        }
+        Err(e) => Err(Error::Usage(format!("--dir {shown}: {e}"))),
     }
 }
 

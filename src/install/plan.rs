@@ -268,6 +268,7 @@ pub fn plan_outcomes<'a>(
         operators.push(OperatorPlan { outcome, refusal });
     }
     let mut warnings = super::warnings::for_release(inv, cluster_version);
+    warnings.extend(super::warnings::for_directory(inv));
     if profile == Some(Profile::Subscription)
         && let Ok(target) =
             crate::openshift::Target::new(cluster_version, inv.feature_set(), inv.feature_gates())

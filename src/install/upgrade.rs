@@ -259,6 +259,7 @@ pub fn operators(inv: &Install, lock: Option<&Lock>) -> (Vec<upgrade::Operator>,
                 constraint: o.upgrade_constraint_policy,
                 installed: configured.or(locked),
                 subscription,
+                bootstrap: o.bootstrap,
             }
         })
         .collect();
@@ -291,6 +292,7 @@ pub fn planned_outcomes<'a>(
                         "the plan has no bundle for operator \"{}\" on {}",
                         op.name.value, to
                     )],
+                    missing_channel: None,
                 });
             Outcome::checked(op, resolution)
         })

@@ -2,7 +2,8 @@
 //! `clusterVersion` newer than the release table knows (its newest known release's rules are
 //! used), and a catalog snapshot that says it was built for another release than the target
 //! (an image tag `:v4.14`, or a source path segment `v4.14` or `…-v4.14`, while the target is
-//! 4.20). The choice of bundles stands; the warning says what to check.
+//! 4.20). The choice of bundles stands; the warning says what to check. And one about the
+//! install directory: `manifests/` without the installer's own files ([`for_directory`]).
 
 use super::Install;
 use crate::config::CatalogLocation;
@@ -47,6 +48,26 @@ pub fn for_release(inv: &Install, cluster_version: &ClusterVersion) -> Vec<Strin
         }
     }
     out
+}
+
+/// The installer's own file whose presence tells openshift-install that `manifests/` was made
+/// by `create manifests` (its Manifests asset counts as found on disk only then, and then keeps
+/// every file of the folder: openshift/installer `pkg/asset/manifests/operators.go`, `Load`).
+const INSTALLER_MANIFEST: &str = "manifests/cluster-config.yaml";
+
+/// The warnings about the install directory: for openshift-install, a `manifests/` that does not
+/// hold the installer's own files yet (`create` run before `openshift-install create
+/// manifests`), where the installer would not read what is written.
+pub fn for_directory(inv: &Install) -> Vec<String> {
+    if inv.installer != crate::rules::Installer::OpenshiftInstall
+        || inv.dir.join(INSTALLER_MANIFEST).is_file()
+    {
+        return Vec::new();
+    }
+    let dir = crate::text::printable(&inv.dir.display().to_string()).into_owned();
+    vec![format!(
+        "{dir}/manifests has none of the installer's own files (no {INSTALLER_MANIFEST}): run `openshift-install create manifests --dir {dir}` first; the installer reads the files of manifests/ only once its own are there"
+    )]
 }
 
 /// Whether a catalog built for `found` is another release's than `target`'s: neither the

@@ -199,6 +199,17 @@ pub fn is_platform_namespace(namespace: &str) -> bool {
         || namespace.starts_with("openshift-")
 }
 
+/// Why a platform namespace ([`is_platform_namespace`]) is the platform's, in words.
+fn reserved_because(namespace: &str) -> &'static str {
+    if namespace.starts_with("kube-") || namespace == "kube" {
+        "names beginning with `kube-` are reserved for Kubernetes' own system namespaces (kube-system, kube-public, kube-node-lease), and OpenShift refuses a project request for them"
+    } else if namespace.starts_with("openshift-") || namespace == "openshift" {
+        "names beginning with `openshift-` are reserved for OpenShift's own components (a project request for one is refused, and OpenShift treats what runs there as its own)"
+    } else {
+        "`default` is the cluster's shared namespace, where an operator's objects mix with everyone's"
+    }
+}
+
 /// Check an operator's install namespace. `configured` is whether the configuration names it
 /// (then a platform namespace is the user's explicit choice); otherwise it came from the
 /// bundle's `operatorframework.io/suggested-namespace` or the package name.
@@ -207,8 +218,9 @@ pub fn check_install_namespace(namespace: &str, configured: bool) -> Result<(), 
         .map_err(|why| format!("install namespace {} {why}", escape(namespace)))?;
     if !configured && is_platform_namespace(namespace) {
         return Err(format!(
-            "install namespace {namespace} (the bundle's suggestion) belongs to OpenShift or Kubernetes; \
-             set `namespace: {namespace}` on the operator to install there anyway, or name another"
+            "install namespace {namespace} (the bundle's suggestion) belongs to OpenShift or Kubernetes: {}; \
+             set `namespace: {namespace}` on the operator to install there anyway, or name another",
+            reserved_because(namespace)
         ));
     }
     Ok(())
@@ -224,7 +236,16 @@ mod tests {
         for bad in ["../../../tmp/evil", "Kube_System!", &"a".repeat(300), ""] {
             assert!(check_install_namespace(bad, false).is_err(), "{bad}");
         }
-        assert!(check_install_namespace("kube-system", false).is_err());
+        let kube = check_install_namespace("kube-system", false).unwrap_err();
+        assert!(
+            kube.contains("names beginning with `kube-` are reserved for Kubernetes"),
+            "{kube}"
+        );
+        let openshift = check_install_namespace("openshift-logging", false).unwrap_err();
+        assert!(
+            openshift.contains("`openshift-` are reserved"),
+            "{openshift}"
+        );
         assert!(check_install_namespace("default", false).is_err());
         assert!(check_install_namespace("openshift-logging", false).is_err());
         assert!(check_install_namespace("openshift-logging", true).is_ok());

@@ -91,13 +91,19 @@ pub fn table(candidates: &[Candidate], width: Width) -> String {
             ]
         })
         .collect();
+    // The bundle's name is as given (a deprecated one marked): whether it holds its version is
+    // asked of the names alone.
+    let names: Vec<Vec<&str>> = candidates
+        .iter()
+        .map(|c| vec![c.bundle.as_str(), c.version.as_str()])
+        .collect();
     table::render(
         &[
-            Column::new("CATALOG"),
+            Column::new("CATALOG").redundant_if(table::uniform(&rows, 0)),
             Column::new("BUNDLE"),
-            Column::keep("VERSION"),
+            Column::new("VERSION").redundant_if(table::holds(&names, 0, 1)),
             Column::new("CHANNELS"),
-            Column::keep("VERDICT"),
+            Column::prose("VERDICT"),
         ],
         &rows,
         width,
@@ -141,6 +147,41 @@ pub fn summary(candidates: &[Candidate]) -> Vec<String> {
         i = j;
     }
     lines
+}
+
+/// The first requested channel the package has in none of the searched catalogs, with the
+/// package's channels and the closest of them (at most a third of its length away).
+pub fn missing_channel(
+    request: &Request<'_>,
+    searched: &[&LoadedCatalog],
+) -> Option<Box<super::MissingChannel>> {
+    let packages: Vec<_> = searched
+        .iter()
+        .filter_map(|c| c.catalog.package(request.package))
+        .collect();
+    let (index, wanted) = request
+        .channels
+        .iter()
+        .enumerate()
+        .find(|(_, w)| !packages.iter().any(|p| p.channel(w).is_some()))?;
+    let mut known: Vec<String> = packages
+        .iter()
+        .flat_map(|p| p.channels.iter().map(|c| c.name.clone()))
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    let suggestion = known
+        .iter()
+        .map(|k| (strsim::levenshtein(k, wanted), k))
+        .filter(|(d, _)| *d <= (wanted.chars().count() / 3).max(1))
+        .min()
+        .map(|(_, k)| k.clone());
+    Some(Box::new(super::MissingChannel {
+        index,
+        wanted: wanted.clone(),
+        known,
+        suggestion,
+    }))
 }
 
 /// What would help when nothing matched.

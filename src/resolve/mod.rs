@@ -60,6 +60,19 @@ pub struct Request<'a> {
     pub catalog: Option<&'a str>,
 }
 
+/// A requested channel that no searched catalog's package has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingChannel {
+    /// Its index among the request's channels.
+    pub index: usize,
+    /// The channel asked for.
+    pub wanted: String,
+    /// The package's channels, sorted.
+    pub known: Vec<String>,
+    /// The known channel closest to it, when one is close.
+    pub suggestion: Option<String>,
+}
+
 /// Facts about the target cluster. `version: None` skips the cluster-fit filter.
 #[derive(Debug, Clone, Default)]
 pub struct Cluster {
@@ -236,6 +249,8 @@ pub enum Error {
         candidates: Vec<Candidate>,
         /// What would help.
         hints: Vec<String>,
+        /// A requested channel the package does not have (the first), when that is why.
+        missing_channel: Option<Box<MissingChannel>>,
     },
     /// The pick is a bundle whose version does not parse: OLM v1 fails the same way, with
     /// the same words (`resolve/catalog.go`), rather than fall back to another bundle.
@@ -371,6 +386,7 @@ fn resolve_from<'a>(
         }
         return Err(Error::NoCandidate {
             package: request.package.to_string(),
+            missing_channel: explain::missing_channel(request, &searched),
             candidates,
             hints,
         });

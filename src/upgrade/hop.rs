@@ -335,15 +335,21 @@ pub(super) fn follow(
             reconciles: walk.steps.iter().map(|r| r.candidates.clone()).collect(),
         })),
         Err(e) => {
+            let on = cluster
+                .version
+                .as_ref()
+                .map(|v| v.text.as_str())
+                .unwrap_or("");
+            // OLM never manages a bootstrap operator: no OLM resolves it, po-manifests does.
+            let who = if op.bootstrap {
+                "a bootstrap operator (its own objects, which OLM never manages): no bundle follows"
+            } else {
+                "OLM v1 cannot resolve from"
+            };
             warnings.push(format!(
-                "operator \"{}\": OLM v1 cannot resolve from the installed {} on {}; it stays: {}",
+                "operator \"{}\": {who} the installed {} on {on}; it stays: {}",
                 op.name,
                 installed.bundle,
-                cluster
-                    .version
-                    .as_ref()
-                    .map(|v| v.text.as_str())
-                    .unwrap_or(""),
                 crate::error_chain(&e)
             ));
             HopOutcome::Stays(None)

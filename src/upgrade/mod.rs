@@ -70,6 +70,9 @@ pub struct Operator {
     /// For the subscription profile: how OLM v0 moves it (then its `policy` and `constraint`
     /// play no part).
     pub subscription: Option<subscription::SubscriptionUpgrade>,
+    /// `bootstrap: true`: written as its own objects, which OLM never manages; po-manifests
+    /// moves it (`upgrade-plan --write`), not OLM.
+    pub bootstrap: bool,
 }
 
 impl Operator {

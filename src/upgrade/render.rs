@@ -107,7 +107,7 @@ fn graph_section(out: &mut String, plan: &Plan, explain: bool, width: Width) {
             table::Column::new("FROM"),
             table::Column::new("TO"),
             table::Column::new("EDGE"),
-            table::Column::keep("RISKS"),
+            table::Column::prose("RISKS"),
             table::Column::new("RELEASE IMAGE"),
         ];
         for line in table::render(&columns, &rows, width).lines() {
@@ -234,7 +234,8 @@ fn step_line(out: &mut String, n: usize, s: &Step, width: Width) {
 }
 
 /// The plan as text, fitted to `width`: tables fitted, prose wrapped. With `explain`, each
-/// reconcile's candidate table follows its step.
+/// reconcile's candidate table follows its step. The plan's warnings are not in it: the
+/// command says them on stderr.
 pub fn text(plan: &Plan, explain: bool, width: Width) -> String {
     // Candidate tables stand indented under their step.
     let indented = match width {
@@ -262,13 +263,12 @@ pub fn text(plan: &Plan, explain: bool, width: Width) -> String {
     let mut n = 0;
     for (i, hop) in plan.hops.iter().enumerate() {
         let _ = writeln!(out);
-        let _ = writeln!(
-            out,
-            "Hop {}: {} → {} ({})",
-            i + 1,
-            hop.from,
-            hop.to,
-            hop_kind(hop)
+        prose(
+            &mut out,
+            &format!("Hop {}: ", i + 1),
+            "  ",
+            &format!("{} → {} ({})", hop.from, hop.to, hop_kind(hop)),
+            width,
         );
         let mut section = |out: &mut String, title: &str, steps: &[Step]| {
             if steps.is_empty() {
@@ -330,7 +330,16 @@ pub fn text(plan: &Plan, explain: bool, width: Width) -> String {
         .operators
         .iter()
         .map(|o| {
-            let v = |b: &Option<BundleRef>| b.as_ref().map(bundle).unwrap_or_else(|| "-".into());
+            let version = |b: &Option<BundleRef>| {
+                b.as_ref()
+                    .map(|b| b.version.clone())
+                    .unwrap_or_else(|| "-".into())
+            };
+            let name = |b: &Option<BundleRef>| {
+                b.as_ref()
+                    .map(|b| b.bundle.clone())
+                    .unwrap_or_else(|| "-".into())
+            };
             vec![
                 o.name.clone(),
                 o.package.clone(),
@@ -338,19 +347,27 @@ pub fn text(plan: &Plan, explain: bool, width: Width) -> String {
                     Some(approval) => format!("OLM v0 {approval}"),
                     None => o.policy.to_string(),
                 },
-                v(&o.installed),
-                v(&o.planned),
+                version(&o.installed),
+                version(&o.planned),
+                name(&o.installed),
+                name(&o.planned),
             ]
         })
         .collect();
+    // Versions fit; the bundle names (long, and whole) only with -o wide.
     out.push_str(&table::render(
-        &table::columns(["OPERATOR", "PACKAGE", "UPGRADE", "INSTALLED", "PLANNED"]),
+        &[
+            table::Column::new("OPERATOR"),
+            table::Column::new("PACKAGE"),
+            table::Column::prose("UPGRADE"),
+            table::Column::new("INSTALLED"),
+            table::Column::new("PLANNED"),
+            table::Column::wide("INSTALLED BUNDLE"),
+            table::Column::wide("PLANNED BUNDLE"),
+        ],
         &rows,
         width,
     ));
-    for w in &plan.warnings {
-        prose(&mut out, "warning: ", "  ", w, width);
-    }
     out
 }
 
@@ -502,7 +519,7 @@ fn prose(out: &mut String, first: &str, rest: &str, text: &str, width: Width) {
             let _ = writeln!(out, "{first}{text}");
         }
         Width::Fit(w) => {
-            let options = textwrap::Options::new(w.max(20))
+            let options = table::wrap_options(w.max(20))
                 .initial_indent(first)
                 .subsequent_indent(rest);
             let _ = writeln!(out, "{}", textwrap::fill(text, options));

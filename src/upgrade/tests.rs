@@ -48,6 +48,7 @@ fn operator(installed: Option<&str>, policy: UpgradePolicy) -> Operator {
             catalog: Some("c".into()),
         }),
         subscription: None,
+        bootstrap: false,
     }
 }
 
@@ -561,4 +562,27 @@ fn hops_follow_the_release_table_across_majors() {
         Err(Error::MajorChange { .. })
     ));
     assert_eq!(names("4.14.1", "4.16.2"), ["4.14.1→4.15", "4.15→4.16.2"]);
+}
+
+/// A bootstrap operator that cannot move stays with a warning that does not blame OLM, which
+/// never manages it; an OLM v1 operator's warning names OLM v1.
+#[test]
+fn a_bootstrap_operator_that_cannot_move_is_not_said_to_be_olms() {
+    let mut op = operator(Some("1.0.0"), UpgradePolicy::FollowCluster);
+    op.channels = vec!["gone".into()];
+    let p = run(&po(), std::slice::from_ref(&op), "4.13.3", "4.13.4");
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.contains("OLM v1 cannot resolve")),
+        "{:?}",
+        p.warnings
+    );
+    op.bootstrap = true;
+    let p = run(&po(), &[op], "4.13.3", "4.13.4");
+    assert!(!p.warnings.is_empty());
+    for w in &p.warnings {
+        assert!(!w.contains("OLM v1"), "{w}");
+        assert!(w.contains("a bootstrap operator"), "{w}");
+    }
 }

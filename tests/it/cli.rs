@@ -19,6 +19,8 @@ fn subcommands(help: &str) -> Vec<String> {
     help[start + 10..]
         .lines()
         .take_while(|l| !l.trim().is_empty())
+        // A wrapped description goes on deeper-indented lines.
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
         .filter_map(|l| l.split_whitespace().next())
         .filter(|w| *w != "help")
         .map(String::from)
@@ -259,6 +261,7 @@ fn create_json_lists_the_written_files_and_the_lock_summary() {
 #[test]
 fn one_problem_of_several_operators_is_printed_once_with_its_place() {
     let dir = crate::common::example();
+    crate::common::without_external_ccm(dir.path());
     let config = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&config)
         .unwrap()
@@ -298,4 +301,48 @@ fn catalog_validate_failure_does_not_suggest_catalog_validate() {
     assert_ne!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("po-manifests catalog validate"), "{err}");
+}
+
+/// `--help` wraps to the terminal's width (clap's `wrap_help`; `COLUMNS` where stdout is not a
+/// terminal), rather than printing each flag's text as one long line.
+#[test]
+fn help_wraps_to_the_terminal() {
+    for words in [
+        &["create"][..],
+        &["resolve"],
+        &["catalog", "list"],
+        &["upgrade-plan"],
+    ] {
+        let out = cmd()
+            .args(words)
+            .arg("--help")
+            .env("COLUMNS", "60")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(widest <= 60, "{words:?} --help is {widest} wide:\n{text}");
+    }
+}
+
+/// `upgrade-plan` prints its plan on stdout and its warnings on stderr.
+#[test]
+fn upgrade_plan_warnings_go_to_stderr() {
+    let dir = crate::common::example();
+    let out = cmd()
+        .args(["upgrade-plan", "--to", "4.14.8", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.starts_with("Upgrade plan: OpenShift 4.14.8"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("warning"), "{stdout}");
+    assert!(
+        stderr.contains("operator \"cert-operator\" is not installed"),
+        "{stderr}"
+    );
 }

@@ -281,6 +281,7 @@ fn converted_on(
 #[test]
 fn example_on_4_18_writes_a_cluster_extension_with_least_privilege() {
     let dir = example();
+    crate::common::without_external_ccm(dir.path());
     let config = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&config)
         .unwrap()
@@ -359,6 +360,7 @@ fn example_on_4_18_writes_a_cluster_extension_with_least_privilege() {
 #[test]
 fn a_catalog_without_image_must_be_an_openshift_default() {
     let dir = example();
+    crate::common::without_external_ccm(dir.path());
     let config = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&config)
         .unwrap()
@@ -394,6 +396,11 @@ fn real_community_catalog_on_4_18() {
             "platformOperators:\n  clusterVersion: \"4.18.0\"\n  catalogs:\n  - name: openshift-community-operators\n    source: {}\n  operators:\n  - name: ecr-secret\n    package: ecr-secret-operator\n    waive:\n    - rule: cr-schema\n      reason: its sample Secret CR lacks spec.region (see realdata_ecr_secret_operator_as_a_cluster_extension_is_refused)\n  - name: libredb\n    package: libredb-studio-operator\n    namespace: libredb\n",
             catalog.display()
         ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("install-config.yaml"),
+        "apiVersion: v1\nplatform: {none: {}}\n",
     )
     .unwrap();
     cmd()
@@ -499,13 +506,15 @@ fn webhook_operator_per_release() {
             ),
         )
         .unwrap();
-        if let Some(fs) = feature_set {
-            std::fs::write(
-                dir.path().join("install-config.yaml"),
-                format!("apiVersion: v1\nfeatureSet: {fs}\nplatform: {{none: {{}}}}\n"),
-            )
-            .unwrap();
-        }
+        let feature_set = feature_set.map(|fs| format!("featureSet: {fs}\n"));
+        std::fs::write(
+            dir.path().join("install-config.yaml"),
+            format!(
+                "apiVersion: v1\n{}platform: {{none: {{}}}}\n",
+                feature_set.unwrap_or_default()
+            ),
+        )
+        .unwrap();
         let out = cmd()
             .args(["create", "--dir"])
             .arg(dir.path())
@@ -599,13 +608,15 @@ fn own_namespace_operator_per_release() {
             ),
         )
         .unwrap();
-        if let Some(fs) = feature_set {
-            std::fs::write(
-                dir.path().join("install-config.yaml"),
-                format!("apiVersion: v1\nfeatureSet: {fs}\nplatform: {{none: {{}}}}\n"),
-            )
-            .unwrap();
-        }
+        let feature_set = feature_set.map(|fs| format!("featureSet: {fs}\n"));
+        std::fs::write(
+            dir.path().join("install-config.yaml"),
+            format!(
+                "apiVersion: v1\n{}platform: {{none: {{}}}}\n",
+                feature_set.unwrap_or_default()
+            ),
+        )
+        .unwrap();
         let out = cmd()
             .args(["create", "--dir"])
             .arg(dir.path())
@@ -715,6 +726,11 @@ fn create_after_4_22_writes_what_the_branch_installs() {
             ),
         )
         .unwrap();
+        std::fs::write(
+            dir.path().join("install-config.yaml"),
+            "apiVersion: v1\nplatform: {none: {}}\n",
+        )
+        .unwrap();
         let out = cmd()
             .args(["create", "--dir"])
             .arg(dir.path())
@@ -765,6 +781,7 @@ fn example_on_4_18_with(
     prepare: impl Fn(&Path),
 ) -> (tempfile::TempDir, String, Option<i32>) {
     let dir = example();
+    crate::common::without_external_ccm(dir.path());
     prepare(dir.path());
     let config = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&config)

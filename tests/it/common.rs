@@ -63,6 +63,17 @@ pub fn agent_example() -> tempfile::TempDir {
     d
 }
 
+/// The example's install-config without `cloudControllerManager: External`, for tests that
+/// take the example's cloud controller manager out: with it, `create` refuses the install
+/// (`external-without-ccm`, nodes would never be initialised).
+pub fn without_external_ccm(dir: &Path) {
+    let path = dir.join("install-config.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = "    cloudControllerManager: External\n";
+    assert!(text.contains(line), "{text}");
+    std::fs::write(&path, text.replace(line, "")).unwrap();
+}
+
 /// Copy a directory tree.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

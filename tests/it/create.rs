@@ -115,6 +115,7 @@ fn removed_operators_lose_their_files_and_nothing_else_is_touched() {
     let text = std::fs::read_to_string(&config).unwrap();
     let cut = text.find("  - name: cloud-controller").unwrap();
     std::fs::write(&config, &text[..cut]).unwrap();
+    crate::common::without_external_ccm(dir.path());
     create(dir.path()).success();
     let names: Vec<String> = tree(&dir.path().join("manifests"))
         .into_iter()
@@ -156,6 +157,39 @@ fn mistyped_package() {
         ],
     );
     insta::assert_snapshot!("mistyped_package", stderr);
+}
+
+/// A channel the package does not have is reported at its `channel:` line, with did-you-mean,
+/// and not as every bundle being "only in channel stable".
+#[test]
+fn mistyped_channel() {
+    let stderr = refused(
+        |t| t.replacen("    channel: stable\n", "    channel: stabel\n", 1),
+        &[
+            "platform-operators.yaml:10:14",
+            "package \"acme-cert-operator\" has no channel \"stabel\"",
+            "did you mean \"stable\"?",
+        ],
+    );
+    assert!(!stderr.contains("is only in channel"), "{stderr}");
+    insta::assert_snapshot!("mistyped_channel", stderr);
+}
+
+/// A tab and an under-indented key are reported at the line that holds them.
+#[test]
+fn tab_and_under_indented_key_are_reported_where_they_are() {
+    refused(
+        |t| t.replacen("    channel: stable\n", "\tchannel: stable\n", 1),
+        &[
+            "platform-operators.yaml:10:1: line 10 is indented with a tab; YAML indents with spaces only",
+        ],
+    );
+    refused(
+        |t| t.replacen("    channel: stable\n", "   channel: stable\n", 1),
+        &[
+            "platform-operators.yaml:10:4: line 10 is indented 3 spaces where the keys around it have 4",
+        ],
+    );
 }
 
 #[test]
@@ -297,6 +331,7 @@ fn no_dir_is_a_usage_error() {
 #[test]
 fn operators_sharing_an_install_namespace_get_one_namespace_object() {
     let dir = example();
+    crate::common::without_external_ccm(dir.path());
     let config = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&config)
         .unwrap()

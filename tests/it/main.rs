@@ -21,6 +21,7 @@ mod edits;
 mod fuzz_cli;
 mod hostile;
 mod images;
+mod install_config;
 mod installer_output;
 mod installers;
 mod layers;

@@ -109,3 +109,20 @@ fn hyphen_values_need_the_separator_for_versions_only() {
     let out = cmd().args(["range", "-x", "1.0.0"]).assert().code(1);
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("invalid range \"-x\""));
 }
+
+/// `-o wide` is the table with why an invalid version does not parse, never JSON.
+#[test]
+fn wide_output_is_the_table_with_reasons() {
+    let out = cmd()
+        .args(["range", "-o", "wide", ">=1.0.0 <2.0.0", "1.2.0", "v1"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "1.2.0\ttrue", "{text}");
+    assert!(
+        lines[1].starts_with("v1\tinvalid\t") && lines[1].len() > "v1\tinvalid\t".len(),
+        "{text}"
+    );
+    assert!(!text.contains('{'), "{text}");
+}

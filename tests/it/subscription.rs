@@ -409,6 +409,7 @@ fn metadata_only(dir: &Path) {
 #[test]
 fn resolution_answers_from_catalog_metadata_alone() {
     let dir = example();
+    crate::common::without_external_ccm(dir.path());
     metadata_only(dir.path());
     let path = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&path).unwrap();

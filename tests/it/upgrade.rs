@@ -824,6 +824,7 @@ fn an_upgrade_across_the_major_follows_the_release_table() {
     // The example's cloud controller alone (a bootstrap operator without a version cap), on a
     // Default cluster.
     let dir = crate::common::example();
+    crate::common::without_external_ccm(dir.path());
     std::fs::write(dir.path().join("install-config.yaml"), "apiVersion: v1\n").unwrap();
     let config = dir.path().join("platform-operators.yaml");
     let text = std::fs::read_to_string(&config).unwrap();
