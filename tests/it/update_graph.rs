@@ -493,6 +493,51 @@ fn the_path_as_mermaid_and_dot() {
     check_dot(&d);
 }
 
+/// Issue 34 items 7 and 8: a risk name holding a Mermaid directive (`%%{init: …}%%`, which
+/// Mermaid applies wherever it stands) and bidirectional controls is drawn as text: `%`, `{`
+/// and `}` are entity codes, the controls escaped, in Mermaid and in DOT.
+#[test]
+fn a_directive_in_a_risk_name_is_drawn_as_text() {
+    let hostile = "%%{init: {'theme':'dark','themeCSS':'.edgeLabel{display:none}'}}%%\u{202e}\u{2066}\u{2028}";
+    let work = tempfile::tempdir().unwrap();
+    let graphs: Vec<String> = THREE
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(graph_file(f)).unwrap().replace(
+                "\"NodeDrainStalls\"",
+                &serde_json::to_string(hostile).unwrap(),
+            );
+            let path = work.path().join(f);
+            std::fs::write(&path, text).unwrap();
+            path.display().to_string()
+        })
+        .collect();
+    let dir = install(true);
+    let o = plan(dir.path(), &graphs, &["-o", "mermaid"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let m = out(&o);
+    check_mermaid(&m);
+    assert!(
+        !m.contains("%%{") && !m.contains('{') && !m.contains('}'),
+        "{m}"
+    );
+    assert!(
+        m.contains("#37;#37;#123;init: #123;'theme':'dark','themeCSS':'.edgeLabel#123;display:none#125;'#125;#125;#37;#37;\\u#123;202e#125;"),
+        "{m}"
+    );
+    let o = plan(dir.path(), &graphs, &["-o", "dot"]);
+    let d = out(&o);
+    check_dot(&d);
+    for (picture, text) in [("mermaid", &m), ("dot", &d)] {
+        assert!(
+            !text
+                .chars()
+                .any(|c| matches!(c, '\u{202e}' | '\u{2066}' | '\u{2028}')),
+            "{picture}: {text:?}"
+        );
+    }
+}
+
 #[test]
 fn the_grammar_check_rejects_broken_mermaid() {
     for bad in [
