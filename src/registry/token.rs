@@ -28,7 +28,7 @@ const MAX_DISCARDED_BYTES: u64 = 4 * 1024;
 
 /// How a registry asks to be authenticated.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Challenge {
+pub enum Challenge {
     /// No challenge (or an unknown scheme): anonymous, or basic credentials when there are any.
     None,
     /// `Basic`: the credentials go to the registry.
@@ -44,7 +44,7 @@ pub(super) enum Challenge {
 
 /// The challenge of `WWW-Authenticate` header values: the first `Bearer` challenge with a
 /// realm, else `Basic` if one is offered, else none.
-pub(super) fn parse_challenge<'a>(headers: impl IntoIterator<Item = &'a str>) -> Challenge {
+pub fn parse_challenge<'a>(headers: impl IntoIterator<Item = &'a str>) -> Challenge {
     let mut basic = false;
     for header in headers {
         let Ok(challenges) = http_auth::parse_challenges(header) else {
@@ -77,7 +77,7 @@ pub(super) fn parse_challenge<'a>(headers: impl IntoIterator<Item = &'a str>) ->
 }
 
 /// `realm` as a URL credentials may be sent to: `https://` only.
-pub(super) fn check_realm(realm: &str) -> Result<reqwest::Url, ErrorKind> {
+pub fn check_realm(realm: &str) -> Result<reqwest::Url, ErrorKind> {
     let insecure = || ErrorKind::InsecureRealm {
         realm: realm.to_string(),
         redirected_from: None,
@@ -100,7 +100,7 @@ struct TokenAnswer {
 
 /// The token in a token service's answer `body`: a non-empty string of visible ASCII (it goes
 /// into a header).
-pub(super) fn parse_token(body: &[u8], realm: &str) -> Result<String, ErrorKind> {
+pub fn parse_token(body: &[u8], realm: &str) -> Result<String, ErrorKind> {
     let bad = |why: &str| ErrorKind::Protocol {
         detail: format!(
             "the token service {} answered {why}",
