@@ -1,8 +1,11 @@
 //! Pictures as text: one small graph model ([`Diagram`]) written as a Mermaid flowchart
 //! ([`mermaid`]) or as Graphviz DOT ([`dot`]). Labels come from catalogs, update graphs and
-//! configurations, so each writer escapes them for its own grammar and writes control
-//! characters (newlines, terminal escapes) as spaces: nothing in a label can end a quoted
-//! string, open a new statement or drive a terminal. Used by `upgrade-plan -o mermaid|dot` and `catalog
+//! configurations, so each writer first writes every character [`crate::text::is_unsafe`]
+//! names (newlines, terminal escapes, bidirectional controls, line separators) as
+//! [`crate::text::printable`] does (`\u{202e}`), then escapes the result for its own grammar:
+//! nothing in a label can end a quoted string, open a new statement, reorder or drive a
+//! terminal, and in Mermaid nothing can form a directive (`%%{init: …}%%`, which Mermaid
+//! applies wherever it appears in the text), since `%`, `{` and `}` are entity codes. Used by `upgrade-plan -o mermaid|dot` and `catalog
 //! list channels -o mermaid|dot`.
 
 use std::fmt::Write as _;
@@ -129,9 +132,11 @@ pub fn safe_id(id: &str) -> String {
     out
 }
 
-/// A label for a quoted Mermaid string: `"`, `#`, `<`, `>` as entity codes, control
-/// characters as spaces.
+/// A label for a quoted Mermaid string: unsafe characters escaped ([`crate::text::printable`]),
+/// then `"`, `#`, `<`, `>`, `%`, `{`, `}` as entity codes (no directive, no comment, no end of
+/// the string can be written).
 fn mermaid_text(text: &str) -> String {
+    let text = crate::text::printable(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -139,7 +144,9 @@ fn mermaid_text(text: &str) -> String {
             '#' => out.push_str("#35;"),
             '<' => out.push_str("#lt;"),
             '>' => out.push_str("#gt;"),
-            c if c.is_control() => out.push(' '),
+            '%' => out.push_str("#37;"),
+            '{' => out.push_str("#123;"),
+            '}' => out.push_str("#125;"),
             c => out.push(c),
         }
     }
@@ -237,14 +244,15 @@ fn used_marks(d: &Diagram) -> Vec<Mark> {
     marks
 }
 
-/// A DOT string literal's content: `\` and `"` escaped, control characters as spaces.
+/// A DOT string literal's content: unsafe characters escaped ([`crate::text::printable`]),
+/// then `\` and `"` escaped.
 fn dot_text(text: &str) -> String {
+    let text = crate::text::printable(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
-            c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
     }
@@ -382,6 +390,36 @@ mod tests {
         assert!(d.contains("a\\\"] --> evil[\\\"x"), "{d}");
         // Lines: one per statement, the label's newline dropped.
         assert_eq!(d.lines().count(), dot(&sample("plain")).lines().count());
+    }
+
+    /// Issue 34 item 8: a label holding a Mermaid directive (`%%{init: …}%%`) or a comment
+    /// cannot form one: `%`, `{`, `}` are entity codes, in labels, titles and edges alike; and
+    /// bidirectional controls and line separators are escaped in both pictures (item 7).
+    #[test]
+    fn directives_and_bidi_controls_in_labels_are_escaped() {
+        let hostile = "%%{init: {'theme':'dark','themeCSS':'.edgeLabel{display:none}'}}%%\u{202e}\u{2066}\u{2028}x";
+        let m = mermaid(&sample(hostile));
+        assert!(!m.contains("%%{"), "{m}");
+        assert!(!m.contains('{') && !m.contains('}'), "{m}");
+        // The only `%` left open a line, as the writer's own comment.
+        for line in m.lines() {
+            let rest = line.trim_start().strip_prefix("%%").unwrap_or(line);
+            assert!(!rest.contains('%'), "{line}");
+        }
+        assert!(
+            m.contains("#37;#37;#123;init: #123;'theme':'dark','themeCSS':'.edgeLabel#123;display:none#125;'#125;#125;#37;#37;\\u#123;202e#125;\\u#123;2066#125;\\u#123;2028#125;x"),
+            "{m}"
+        );
+        let d = dot(&sample(hostile));
+        for picture in [&m, &d] {
+            assert!(
+                !picture
+                    .chars()
+                    .any(|c| c != '\n' && crate::text::is_unsafe(c)),
+                "{picture:?}"
+            );
+        }
+        assert!(d.contains("\\\\u{202e}\\\\u{2066}\\\\u{2028}x"), "{d}");
     }
 
     #[test]

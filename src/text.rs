@@ -2,18 +2,45 @@
 //! registry) before it reaches a terminal, and the DNS-1123 label test that configuration
 //! names and catalog package names both pass. Imports nothing of the crate.
 
-/// `text` quoted, with control characters (terminal escapes, newlines) escaped, so content
-/// from a catalog cannot drive the terminal when printed.
+/// `text` in double quotes, `"` and `\\` escaped with a backslash and every unsafe character
+/// ([`is_unsafe`]) escaped as [`printable`] does, so content from a catalog cannot drive the
+/// terminal when printed, nor end the quotes.
 pub fn escape(text: &str) -> String {
-    format!("{text:?}")
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => push_escaped(&mut out, c),
+        }
+    }
+    out.push('"');
+    out
 }
 
-/// Whether `c` must not reach a terminal raw: C0 and C1 control characters and DEL (terminal
-/// escapes, carriage returns, newlines), and the bidirectional formatting characters that
-/// reorder what a terminal shows (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+/// Whether `c` must not reach a reader raw — the one rule of every output, terminal text,
+/// JSON, YAML and pictures alike: C0 and C1 control characters and DEL (terminal escapes,
+/// carriage returns, newlines), the bidirectional formatting characters that reorder what is
+/// shown (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), and the line and paragraph
+/// separators (U+2028, U+2029), which end a line for some readers and not for others.
 pub fn is_unsafe(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2028}' | '\u{2029}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Push `c`, escaped when it is unsafe: `\n`, `\t`, `\r` for those three, else `\u{…}`.
+fn push_escaped(out: &mut String, c: char) {
+    if !is_unsafe(c) {
+        out.push(c);
+        return;
+    }
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+    }
 }
 
 /// `text` with every unsafe character ([`is_unsafe`]) but those `keep` accepts written as
@@ -24,15 +51,10 @@ fn escaped(text: &str, keep: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str>
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if !is_unsafe(c) || keep(c) {
+        if keep(c) {
             out.push(c);
         } else {
-            match c {
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                '\r' => out.push_str("\\r"),
-                c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            }
+            push_escaped(&mut out, c);
         }
     }
     std::borrow::Cow::Owned(out)
@@ -127,6 +149,75 @@ impl<W: std::io::Write> Drop for EscapingWriter<W> {
     }
 }
 
+/// `value` as pretty JSON with every unsafe character ([`is_unsafe`]) written as a `\uXXXX`
+/// escape, DEL, C1 controls, bidirectional controls and U+2028 included (serde_json escapes
+/// only C0 controls): JSON that a terminal, a browser or a JavaScript reader shows as it is.
+pub fn json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, SafeJson::default());
+    value.serialize(&mut ser)?;
+    // The formatter writes JSON, which is UTF-8.
+    Ok(String::from_utf8(out).unwrap_or_default())
+}
+
+/// serde_json's pretty formatter, escaping unsafe characters in strings as `\uXXXX`.
+#[derive(Default)]
+struct SafeJson(serde_json::ser::PrettyFormatter<'static>);
+
+impl serde_json::ser::Formatter for SafeJson {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if is_unsafe(c) {
+                writer.write_all(&fragment.as_bytes()[start..i])?;
+                // Every unsafe character is in the Basic Multilingual Plane: one escape.
+                write!(writer, "\\u{:04x}", c as u32)?;
+                start = i + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
 /// Whether `name` is a DNS-1123 label (≤ 63 chars, `[a-z0-9]([-a-z0-9]*[a-z0-9])?`).
 pub fn is_dns1123_label(name: &str) -> bool {
     let b = name.as_bytes();
@@ -157,6 +248,32 @@ mod tests {
         assert_eq!(printable("\u{9b}31m"), "\\u{9b}31m");
         assert_eq!(printable("a\u{2066}b\u{2069}"), "a\\u{2066}b\\u{2069}");
         assert_eq!(printable("x\u{7f}"), "x\\u{7f}");
+    }
+
+    #[test]
+    fn line_separators_are_escaped_and_escape_quotes_by_the_same_rule() {
+        assert_eq!(printable("a\u{2028}b\u{2029}"), "a\\u{2028}b\\u{2029}");
+        assert_eq!(escape("a\"b\\c\u{202e}\n"), "\"a\\\"b\\\\c\\u{202e}\\n\"");
+    }
+
+    #[test]
+    fn json_escapes_every_unsafe_character_and_reads_back_the_same() {
+        let text = "a\u{7f}\u{9b}\u{202e}\u{2066}\u{2028}\u{1b}\"\\é";
+        let json = json_pretty(&serde_json::json!({ text: [text, 1] })).unwrap();
+        assert!(!json.chars().any(|c| is_unsafe(c) && c != '\n'), "{json}");
+        assert!(
+            json.contains("\\u007f\\u009b\\u202e\\u2066\\u2028\\u001b"),
+            "{json}"
+        );
+        assert!(json.contains('é'), "{json}");
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, serde_json::json!({ text: [text, 1] }));
+        // The layout is serde_json's pretty one.
+        let v = serde_json::json!({"a": [1, {"b": []}], "c": {}});
+        assert_eq!(
+            json_pretty(&v).unwrap(),
+            serde_json::to_string_pretty(&v).unwrap()
+        );
     }
 
     #[test]

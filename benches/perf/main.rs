@@ -11,6 +11,11 @@
 //! cargo bench --bench perf -- gen --size 1G [--layout dir|file|jsonl] [--seed 1] --out DIR
 //! ```
 //!
+//! `graph --sizes 15k,30k,60k,1M [--runs N]` is the update-graph shape (issue 34 item 6): two
+//! Cincinnati graph documents naming the same four releases, each release in `size` channels
+//! (half of them shared by the two documents), merged by `upgrade::graph::Builder` in this
+//! process; the table shows the time per channel, flat when the merge is linear.
+//!
 //! The `channels` and `bundles` layouts are shapes (issue 26 item 9): `--sizes` counts
 //! channels of one package, or tiny bundles, and the table adds the time and peak memory per
 //! item, which stay flat when the cost grows linearly.
@@ -59,7 +64,8 @@ use generate::{Layout, Spec};
 const USAGE: &str = "usage:
   cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl|yaml|yaml-file] [--seed N] [--runs N] [--work DIR] [--only PHASES]
   cargo bench --bench perf -- run --sizes 25k,50k,100k --layout channels|bundles   (counts)
-  cargo bench --bench perf -- gen --size SIZE [--layout dir|file|jsonl] [--seed N] --out DIR";
+  cargo bench --bench perf -- gen --size SIZE [--layout dir|file|jsonl] [--seed N] --out DIR
+  cargo bench --bench perf -- graph [--sizes 15k,30k,60k,1M] [--runs N]   (channels per release)";
 
 /// Bump when the generator's output changes, so cached catalogs are regenerated.
 const GENERATOR_VERSION: u32 = 2;
@@ -79,6 +85,7 @@ fn main() {
         Some("run") => run(&args[1..]),
         Some("gen") => gen_cmd(&args[1..]),
         Some("phase") => phase(&args[1..]),
+        Some("graph") => graph_shape(&args[1..]),
         // `cargo test --benches` runs the binary without a command: nothing to do.
         _ => {
             eprintln!("{USAGE}");
@@ -92,6 +99,62 @@ fn main() {
 }
 
 type Result<T> = std::result::Result<T, String>;
+
+/// The update-graph shape (issue 34 item 6): for each size N, two graph documents of the same
+/// four releases, each release in N channels (the second document's channels start at N/2),
+/// merged into one graph; best of `--runs`.
+fn graph_shape(args: &[String]) -> Result<()> {
+    use po_manifests::upgrade::graph::{Builder, CHANNELS_KEY};
+    let sizes = flag(args, "--sizes").unwrap_or("15k,30k,60k,1M");
+    let runs: usize = flag(args, "--runs")
+        .unwrap_or("3")
+        .parse()
+        .map_err(|e| format!("--runs: {e}"))?;
+    println!("# update graph: two documents, four releases, N channels each\n");
+    println!(
+        "| channels per release | documents (MB) | merge (s), best of {runs} | µs per channel | channels after the merge |"
+    );
+    println!("|---:|---:|---:|---:|---:|");
+    for size in sizes.split(',') {
+        let n = generate::parse_size(size)
+            .ok_or_else(|| format!("--sizes: {size} is not a count"))? as usize;
+        let doc = |first: usize| {
+            let channels = (first..first + n)
+                .map(|i| format!("stable-{i:08}"))
+                .collect::<Vec<_>>()
+                .join(",");
+            let nodes: Vec<serde_json::Value> = ["4.16.1", "4.16.2", "4.16.3", "4.16.4"]
+                .iter()
+                .map(|v| {
+                    serde_json::json!({"version": v, "payload": format!("quay.io/x@sha256:{v}"),
+                        "metadata": {CHANNELS_KEY: channels}})
+                })
+                .collect();
+            serde_json::to_vec(
+                &serde_json::json!({"nodes": nodes, "edges": [[0, 1], [1, 2], [2, 3]]}),
+            )
+            .map_err(|e| e.to_string())
+        };
+        let (a, b) = (doc(0)?, doc(n / 2)?);
+        let mut best = f64::MAX;
+        let mut merged = 0;
+        for _ in 0..runs.max(1) {
+            let start = Instant::now();
+            let mut builder = Builder::new();
+            builder.add("a.json", &a, None).map_err(|e| e.to_string())?;
+            builder.add("b.json", &b, None).map_err(|e| e.to_string())?;
+            let g = builder.finish();
+            best = best.min(start.elapsed().as_secs_f64());
+            merged = g.node("4.16.1").map_or(0, |node| node.channels.len());
+        }
+        println!(
+            "| {n} | {:.1} | {best:.3} | {:.2} | {merged} |",
+            (a.len() + b.len()) as f64 / 1e6,
+            best * 1e6 / (2 * n) as f64
+        );
+    }
+    Ok(())
+}
 
 fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter()

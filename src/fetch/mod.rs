@@ -37,6 +37,9 @@ pub const DEFAULT_MAX_CATALOG_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 /// [`EXPANSION_FLOOR`] bytes came out). Real catalogs compress 10–20-fold; gzip bombs ~1000-fold.
 pub const MAX_EXPANSION: u64 = 100;
 
+/// The name of the default bound of a body, in errors.
+const MAX_CATALOG_SIZE_FLAG: &str = "--max-catalog-size";
+
 /// Decompressed bytes below which the expansion ratio is not checked (small, very repetitive
 /// bodies are fine).
 pub const EXPANSION_FLOOR: u64 = 16 * 1024 * 1024;
@@ -190,13 +193,16 @@ pub enum ErrorKind {
         /// The cause.
         detail: String,
     },
-    /// The body is larger than `--max-catalog-size` (announced, downloaded or decompressed).
-    #[error("{what}, more than --max-catalog-size allows ({limit} bytes); nothing was cached")]
+    /// The body is larger than its bound (`--max-catalog-size`, or the cap of what is
+    /// fetched: [`Fetcher::capped`]), announced, downloaded or decompressed.
+    #[error("{what}, more than {bound} allows ({limit} bytes); nothing was cached")]
     TooLarge {
         /// What was too large (`the server announces 10737418240 bytes (Content-Length)`).
         what: String,
         /// The bound.
         limit: u64,
+        /// Its name (`--max-catalog-size`, `the update graph cap`).
+        bound: &'static str,
     },
     /// The body decompresses far more than any catalog does.
     #[error(
@@ -287,7 +293,8 @@ impl Error {
             ErrorKind::Status { status, .. } if *status >= 500 || *status == 429 => "the server failed (po-manifests retried with backoff): try again later, or raise --retries".into(),
             ErrorKind::Status { .. } => "check the URL and the server's configuration".into(),
             ErrorKind::Truncated { .. } | ErrorKind::Body { .. } => "the connection dropped during the download: run again; if it keeps failing, check proxies and load balancers on the path".into(),
-            ErrorKind::TooLarge { .. } => "check that the URL serves a catalog; if the catalog really is that large, raise --max-catalog-size BYTES".into(),
+            ErrorKind::TooLarge { bound: MAX_CATALOG_SIZE_FLAG, .. } => "check that the URL serves a catalog; if the catalog really is that large, raise --max-catalog-size BYTES".into(),
+            ErrorKind::TooLarge { bound, .. } => format!("check that the URL serves what it should: nothing larger than {bound} is read"),
             ErrorKind::Bomb { .. } => "the server sends a compression bomb or a broken body: check the URL and the server; nothing was kept".into(),
             ErrorKind::DigestMismatch { .. } => "the served catalog changed since it was pinned (nothing was cached): check where it comes from, then update `sha256` in the configuration (or the lock file with a run without --locked)".into(),
             ErrorKind::NotCached { cache, .. } => format!(
@@ -325,6 +332,9 @@ pub struct Fetcher {
     cache: Cache,
     /// The `Accept` header sent, when set.
     accept: Option<&'static str>,
+    /// The most bytes a body may have (sent and decompressed), and the bound's name.
+    max: u64,
+    bound: &'static str,
 }
 
 impl Fetcher {
@@ -338,6 +348,8 @@ impl Fetcher {
         };
         Ok(Fetcher {
             client,
+            max: options.max_catalog_bytes,
+            bound: MAX_CATALOG_SIZE_FLAG,
             options,
             cache,
             accept: None,
@@ -348,6 +360,17 @@ impl Fetcher {
     /// to `Accept: application/json`).
     pub fn accepting(mut self, media: &'static str) -> Fetcher {
         self.accept = Some(media);
+        self
+    }
+
+    /// The same fetcher, reading at most `max` bytes of a body (`bound` names the limit in
+    /// errors) when that is less than `--max-catalog-size`: a larger body is refused while it
+    /// downloads, and nothing is cached.
+    pub fn capped(mut self, max: u64, bound: &'static str) -> Fetcher {
+        if max < self.max {
+            self.max = max;
+            self.bound = bound;
+        }
         self
     }
 
@@ -403,21 +426,19 @@ impl Fetcher {
         let staging = self.cache.staging_dir();
         std::fs::create_dir_all(&staging).map_err(cache_err)?;
         let (raw, gzip_encoded, attempts) = self.download(client, url, &staging)?;
-        let (body, sha256) =
-            decode_and_hash(raw, &staging, gzip_encoded, self.options.max_catalog_bytes).map_err(
-                |e| match e {
-                    Decode::Io(source) => Error::new(
-                        url,
-                        ErrorKind::Cache {
-                            path: staging.clone(),
-                            source,
-                        },
-                        attempts,
-                    ),
-                    Decode::Gzip(detail) => Error::new(url, ErrorKind::Body { detail }, attempts),
-                    Decode::Refused(kind) => Error::new(url, kind, attempts),
-                },
-            )?;
+        let (body, sha256) = decode_and_hash(raw, &staging, gzip_encoded, self.max, self.bound)
+            .map_err(|e| match e {
+                Decode::Io(source) => Error::new(
+                    url,
+                    ErrorKind::Cache {
+                        path: staging.clone(),
+                        source,
+                    },
+                    attempts,
+                ),
+                Decode::Gzip(detail) => Error::new(url, ErrorKind::Body { detail }, attempts),
+                Decode::Refused(kind) => Error::new(url, kind, attempts),
+            })?;
         if let Some(want) = expected
             && want != sha256
         {
@@ -552,13 +573,14 @@ impl Fetcher {
     ) -> Result<(), ErrorKind> {
         use std::io::Write as _;
         let expected = response.content_length();
-        let max = self.options.max_catalog_bytes;
+        let max = self.max;
         if let Some(len) = expected
             && len > max
         {
             return Err(ErrorKind::TooLarge {
                 what: format!("the server announces {len} bytes (Content-Length)"),
                 limit: max,
+                bound: self.bound,
             });
         }
         // Download progress goes to whoever shows progress (`crate::notice`), a few times a
@@ -582,6 +604,7 @@ impl Fetcher {
                         break Err(ErrorKind::TooLarge {
                             what: format!("the body goes on past {max} bytes"),
                             limit: max,
+                            bound: self.bound,
                         });
                     }
                     if let Err(e) = out.write_all(&buf[..n]) {
@@ -895,6 +918,7 @@ fn decode_and_hash(
     staging: &std::path::Path,
     gzip_encoded: bool,
     max: u64,
+    bound: &'static str,
 ) -> Result<(tempfile::NamedTempFile, String), Decode> {
     use std::io::{BufRead as _, Write as _};
     let file = raw.reopen().map_err(Decode::Io)?;
@@ -953,6 +977,7 @@ fn decode_and_hash(
             return Err(Decode::Refused(ErrorKind::TooLarge {
                 what: format!("the body decompresses to more than {max} bytes"),
                 limit: max,
+                bound,
             }));
         }
         let compressed = consumed.get().max(1);
@@ -1023,17 +1048,31 @@ mod tests {
             t.write_all(bytes).unwrap();
             t
         };
-        let Ok((file, sha)) = decode_and_hash(temp(&gz), d.path(), false, u64::MAX) else {
+        let Ok((file, sha)) =
+            decode_and_hash(temp(&gz), d.path(), false, u64::MAX, MAX_CATALOG_SIZE_FLAG)
+        else {
             panic!("gzip body")
         };
         assert_eq!(std::fs::read(file.path()).unwrap(), body);
         assert_eq!(sha, hex::encode(Sha256::digest(body)));
-        let Ok((file, _)) = decode_and_hash(temp(b"{}"), d.path(), false, u64::MAX) else {
+        let Ok((file, _)) = decode_and_hash(
+            temp(b"{}"),
+            d.path(),
+            false,
+            u64::MAX,
+            MAX_CATALOG_SIZE_FLAG,
+        ) else {
             panic!("plain body")
         };
         assert_eq!(std::fs::read(file.path()).unwrap(), b"{}");
         assert!(matches!(
-            decode_and_hash(temp(&[0x1f, 0x8b, 0]), d.path(), false, u64::MAX),
+            decode_and_hash(
+                temp(&[0x1f, 0x8b, 0]),
+                d.path(),
+                false,
+                u64::MAX,
+                MAX_CATALOG_SIZE_FLAG
+            ),
             Err(Decode::Gzip(_))
         ));
     }
@@ -1060,7 +1099,13 @@ mod tests {
         let bomb = gzip_members(&vec![0u8; 1024 * 1024], 64);
         assert!(bomb.len() < 128 * 1024, "{}", bomb.len());
         for encoded in [false, true] {
-            let r = decode_and_hash(temp_in(d.path(), &bomb), d.path(), encoded, u64::MAX);
+            let r = decode_and_hash(
+                temp_in(d.path(), &bomb),
+                d.path(),
+                encoded,
+                u64::MAX,
+                MAX_CATALOG_SIZE_FLAG,
+            );
             let Err(Decode::Refused(ErrorKind::Bomb {
                 compressed,
                 decompressed,
@@ -1079,7 +1124,13 @@ mod tests {
         // A gzip body that is also `Content-Encoding: gzip` is decoded twice.
         let body = b"{\"schema\":\"olm.package\"}\n";
         let twice = gzip_members(&gzip_members(body, 1), 1);
-        let Ok((file, _)) = decode_and_hash(temp_in(d.path(), &twice), d.path(), true, 1024) else {
+        let Ok((file, _)) = decode_and_hash(
+            temp_in(d.path(), &twice),
+            d.path(),
+            true,
+            1024,
+            MAX_CATALOG_SIZE_FLAG,
+        ) else {
             panic!("double gzip")
         };
         assert_eq!(std::fs::read(file.path()).unwrap(), body);
@@ -1093,7 +1144,13 @@ mod tests {
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
         let gz = gzip_members(&noise, 1);
-        let r = decode_and_hash(temp_in(d.path(), &gz), d.path(), false, 1024 * 1024);
+        let r = decode_and_hash(
+            temp_in(d.path(), &gz),
+            d.path(),
+            false,
+            1024 * 1024,
+            MAX_CATALOG_SIZE_FLAG,
+        );
         assert!(
             matches!(
                 r,
@@ -1106,6 +1163,7 @@ mod tests {
             ErrorKind::TooLarge {
                 what: "the body decompresses to more than 1048576 bytes".into(),
                 limit: 1048576,
+                bound: MAX_CATALOG_SIZE_FLAG,
             },
             1,
         );

@@ -36,7 +36,11 @@ pub fn load_graph(inv: &Install, sources: &[String]) -> Result<UpdateGraph, Erro
         let (bytes, channel) = if source.starts_with("https://") {
             let fetcher = match &mut fetcher {
                 Some(f) => f,
-                None => fetcher.insert(inv.fetcher()?.accepting("application/json")),
+                None => fetcher.insert(
+                    inv.fetcher()?
+                        .accepting("application/json")
+                        .capped(graph::MAX_GRAPH_BYTES, "the update graph cap"),
+                ),
             };
             let fetched = fetcher.fetch(source, None).map_err(|e| Error::Fetch {
                 name: String::new(),

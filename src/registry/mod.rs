@@ -11,8 +11,8 @@
 //!   `imageDigestSources`/`imageContentSources` rule covering the image, in order, then the
 //!   source unless the rule says `NeverContactSource` (containers-registries.conf(5)); a
 //!   reference by tag is only pulled from its source, as the cluster would.
-//! * The protocol is [`oci_client`]'s (manifest lists and OCI indexes, bearer-token and basic
-//!   auth), over rustls with the same trust, proxy and timeouts as catalogs
+//! * The protocol is the OCI distribution API's (manifest lists and OCI indexes; bearer-token
+//!   and basic auth, [`token`]), over rustls with the same trust, proxy and timeouts as catalogs
 //!   ([`crate::fetch::Options`]), with bounded retries on connection errors, 429 and 5xx.
 //!   Credentials come from `--authfile` and install-config `pullSecret` ([`auth`]).
 //! * Every manifest and blob is checked against its digest (and declared size) before it is
@@ -20,8 +20,9 @@
 //! * Every answer is bounded: a manifest at [`MAX_MANIFEST_BYTES`] (4 MiB, as registries and
 //!   containerd cap them), a blob at its descriptor's size; an answer whose `Content-Length`
 //!   announces more is refused before its body is read. Manifests and blobs are fetched with
-//!   [`crate::fetch::https_client`] (streamed into a file or a bounded buffer); [`oci_client`]
-//!   does the registry's authentication (bearer tokens, basic auth).
+//!   [`crate::fetch::https_client`] (streamed into a file or a bounded buffer), and so are the
+//!   registry's token answers ([`token::MAX_TOKEN_BYTES`], within `--timeout`); credentials
+//!   never go to a token service that is not `https://`.
 //! * Layers are unpacked by [`layer`] (only `manifests/` and `metadata/`, no traversal, no
 //!   links out, no devices, bounded sizes) into a staging directory inside the cache, which is
 //!   renamed into place only when the whole image unpacked: nothing is written elsewhere.
@@ -36,6 +37,7 @@
 pub mod auth;
 pub mod layer;
 pub mod layout;
+pub mod token;
 
 use std::io::{Read as _, Seek as _};
 use std::path::{Path, PathBuf};
@@ -410,6 +412,18 @@ pub enum ErrorKind {
         /// The body or message.
         detail: String,
     },
+    /// Credentials would go to a token service over plain HTTP (its realm, or a redirect).
+    #[error(
+        "refused to send credentials to the token service {}{}: only https:// token services are asked",
+        crate::text::escape(realm),
+        redirected_from.as_ref().map(|r| format!(" (a redirect from {})", crate::text::escape(r))).unwrap_or_default()
+    )]
+    InsecureRealm {
+        /// The URL refused.
+        realm: String,
+        /// The realm that redirected there, when it was a redirect.
+        redirected_from: Option<String>,
+    },
     /// Some other protocol failure.
     #[error("{detail}")]
     Protocol {
@@ -475,7 +489,8 @@ impl ErrorKind {
             | ErrorKind::TooLarge { .. }
             | ErrorKind::InvalidManifest { .. }
             | ErrorKind::NotABundle
-            | ErrorKind::InvalidReference { .. } => true,
+            | ErrorKind::InvalidReference { .. }
+            | ErrorKind::InsecureRealm { .. } => true,
             ErrorKind::UnsafeLayer { source, .. } => !source.is_io(),
             _ => false,
         }
@@ -491,6 +506,7 @@ impl ErrorKind {
             ErrorKind::Tls { .. } => "if the registry's certificate comes from a private CA, add the CA to install-config `additionalTrustBundle` or pass --ca-file".into(),
             ErrorKind::Dns { .. } => "check the image's registry host name and this machine's DNS; behind a proxy set HTTPS_PROXY (or install-config `proxy`); without network, pass the image as an --oci-layout or its unpacked directory with --bundles, or use --offline with a cache".into(),
             ErrorKind::Timeout { .. } | ErrorKind::Connect { .. } => "check the network path and proxy (HTTPS_PROXY or install-config `proxy`), raise --connect-timeout / --timeout, or use --oci-layout / --bundles / --offline with a cache".into(),
+            ErrorKind::InsecureRealm { .. } => "the registry names a token service that is not https://: a registry or proxy that asks for credentials in clear text is misconfigured or hostile; fix its auth configuration (or pull through a mirror that uses https)".into(),
             ErrorKind::Server { .. } | ErrorKind::Protocol { .. } => "the registry failed (po-manifests retried with backoff): try again later, or raise --retries".into(),
             ErrorKind::DigestMismatch { .. } => "the content is not what the reference pins: the registry, mirror or layout serves tampered or corrupt data; nothing was cached".into(),
             ErrorKind::TooLarge { .. } => "a bundle image holds only YAML manifests; if this one is really that large, raise --max-bundle-size".into(),
@@ -521,7 +537,6 @@ impl Error {
 /// Finds and unpacks bundle images. Build one per run.
 pub struct Puller {
     settings: Settings,
-    runtime: std::sync::OnceLock<Result<tokio::runtime::Runtime, String>>,
 }
 
 impl std::fmt::Debug for Puller {
@@ -548,10 +563,7 @@ fn parse_reference(image: &str) -> Result<ImageRef, Error> {
 impl Puller {
     /// A puller; nothing is opened until an image is asked for.
     pub fn new(settings: Settings) -> Puller {
-        Puller {
-            settings,
-            runtime: std::sync::OnceLock::new(),
-        }
+        Puller { settings }
     }
 
     /// The settings.
@@ -684,19 +696,9 @@ impl Puller {
             });
             return None;
         }
-        let runtime = match self.runtime() {
-            Ok(r) => r,
-            Err(detail) => {
-                attempts.push(Attempt {
-                    place: "the registry client".into(),
-                    kind: ErrorKind::Protocol { detail },
-                });
-                return None;
-            }
-        };
         for location in locations(parsed, &self.settings.rules) {
             let place = format!("registry {} ({})", location.name(), location.why);
-            match RegistryBlobs::new(&self.settings, runtime, &location)
+            match RegistryBlobs::new(&self.settings, &location)
                 .and_then(|mut blobs| work(&mut blobs, &place))
             {
                 Ok(value) => return Some((value, location)),
@@ -731,18 +733,6 @@ impl Puller {
             Some((digest, _)) => Ok(digest),
             None => Err(fail(attempts)),
         }
-    }
-
-    fn runtime(&self) -> Result<&tokio::runtime::Runtime, String> {
-        self.runtime
-            .get_or_init(|| {
-                tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .map_err(|e| format!("cannot start the async runtime: {e}"))
-            })
-            .as_ref()
-            .map_err(Clone::clone)
     }
 
     /// Unpack the image whose top manifest is `top` into the cache; returns the directory.
@@ -1062,91 +1052,40 @@ impl Blobs for LayoutBlobs<'_> {
 
 /// A registry location with a client.
 struct RegistryBlobs<'a> {
-    /// Authentication only (the token dance); manifests and blobs go through `http`.
-    client: oci_client::Client,
-    /// Bounded GETs of manifests and blobs.
+    /// Bounded GETs of manifests, blobs and tokens.
     http: reqwest::blocking::Client,
     /// The `Authorization` header for this repository, once authenticated.
     authorization: std::cell::OnceCell<Option<String>>,
-    runtime: &'a tokio::runtime::Runtime,
     location: &'a Location,
-    auth: oci_client::secrets::RegistryAuth,
+    /// The host to talk to (`index.docker.io` for `docker.io`).
+    host: String,
+    credential: Option<&'a Credential>,
     credential_origin: Option<String>,
     unreadable: &'a [String],
     options: &'a fetch::Options,
 }
 
 impl<'a> RegistryBlobs<'a> {
-    fn new(
-        settings: &'a Settings,
-        runtime: &'a tokio::runtime::Runtime,
-        location: &'a Location,
-    ) -> Result<RegistryBlobs<'a>, ErrorKind> {
-        // reqwest 0.13 is built without a default crypto provider: use ring, as the rest does.
-        fetch::install_crypto_provider();
+    fn new(settings: &'a Settings, location: &'a Location) -> Result<RegistryBlobs<'a>, ErrorKind> {
         let options = &settings.options;
-        let mut roots = Vec::new();
-        for (origin, pem) in &options.extra_roots {
-            let certs = split_pem(pem);
-            if certs.is_empty() {
-                return Err(ErrorKind::Tls {
-                    detail: format!("no PEM certificate in {origin}"),
-                });
-            }
-            roots.extend(
-                certs
-                    .into_iter()
-                    .map(|data| oci_client::client::Certificate {
-                        encoding: oci_client::client::CertificateEncoding::Pem,
-                        data,
-                    }),
-            );
-        }
-        let config = oci_client::client::ClientConfig {
-            protocol: oci_client::client::ClientProtocol::Https,
-            extra_root_certificates: roots,
-            https_proxy: options.proxy.https_proxy.clone(),
-            no_proxy: options.proxy.no_proxy.clone(),
-            connect_timeout: Some(options.connect_timeout),
-            read_timeout: Some(options.timeout),
-            platform_resolver: None,
-            user_agent: concat!("po-manifests/", env!("CARGO_PKG_VERSION")),
-            ..Default::default()
-        };
-        let client = runtime.block_on(async { oci_client::Client::new(config) });
         let http = fetch::https_client(options).map_err(|kind| from_fetch(kind, location))?;
         let found = settings
             .credentials
             .find(&location.registry, &location.repository);
-        let (auth, credential_origin) = match found {
-            Some((c, origin)) => (
-                oci_client::secrets::RegistryAuth::Basic(c.username.clone(), c.password.clone()),
-                Some(origin.to_string()),
-            ),
-            None => (oci_client::secrets::RegistryAuth::Anonymous, None),
+        let host = match location.registry.as_str() {
+            "docker.io" => "index.docker.io".to_string(),
+            other => other.to_string(),
         };
         Ok(RegistryBlobs {
-            client,
             http,
             authorization: std::cell::OnceCell::new(),
-            runtime,
             location,
-            auth,
-            credential_origin,
+            host,
+            credential: found.map(|(c, _)| c),
+            credential_origin: found.map(|(_, origin)| origin.to_string()),
             unreadable: settings.credentials.unreadable(),
             options,
         })
-    }
-
-    fn reference(&self, digest: Option<&str>, tag: Option<&str>) -> oci_client::Reference {
-        let registry = self.location.registry.clone();
-        let repository = self.location.repository.clone();
-        match (digest, tag) {
-            (Some(d), _) => oci_client::Reference::with_digest(registry, repository, d.into()),
-            (None, t) => {
-                oci_client::Reference::with_tag(registry, repository, t.unwrap_or("latest").into())
-            }
-        }
     }
 
     /// Run `op` with bounded retries on transient failures.
@@ -1203,32 +1142,15 @@ impl<'a> RegistryBlobs<'a> {
         if let Some(a) = self.authorization.get() {
             return Ok(a.clone());
         }
-        let reference = self.reference(None, Some("latest"));
-        let token = self
-            .runtime
-            .block_on(timed(
-                self.options.timeout,
-                self.client
-                    .auth(&reference, &self.auth, oci_client::RegistryOperation::Pull),
-            ))
-            .map_err(|e| {
-                classify(
-                    &e,
-                    &self.location.registry,
-                    self.credential_origin.as_deref(),
-                    self.options,
-                )
-            })?;
-        let header = match (token, &self.auth) {
-            (Some(t), _) => Some(format!("Bearer {t}")),
-            (None, oci_client::secrets::RegistryAuth::Basic(user, password)) => {
-                use base64::Engine as _;
-                let pair =
-                    base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
-                Some(format!("Basic {pair}"))
-            }
-            (None, _) => None,
-        };
+        let header = token::TokenClient {
+            http: &self.http,
+            host: &self.host,
+            repository: &self.location.repository,
+            credential: self.credential,
+            credential_origin: self.credential_origin.as_deref(),
+            options: self.options,
+        }
+        .authorization()?;
         let _ = self.authorization.set(header.clone());
         Ok(header)
     }
@@ -1240,13 +1162,7 @@ impl<'a> RegistryBlobs<'a> {
         reference: &str,
         accept: Option<&str>,
     ) -> Result<reqwest::blocking::Response, ErrorKind> {
-        let host = oci_client::Reference::with_tag(
-            self.location.registry.clone(),
-            self.location.repository.clone(),
-            "latest".into(),
-        )
-        .resolve_registry()
-        .to_string();
+        let host = &self.host;
         let url = format!(
             "https://{host}/v2/{}/{kind}/{reference}",
             self.location.repository
@@ -1258,9 +1174,9 @@ impl<'a> RegistryBlobs<'a> {
         if let Some(auth) = self.authorization()? {
             request = request.header(reqwest::header::AUTHORIZATION, auth);
         }
-        let response = request.send().map_err(|e| {
-            from_fetch(fetch::request_error(&e, &host, self.options), self.location)
-        })?;
+        let response = request
+            .send()
+            .map_err(|e| from_fetch(fetch::request_error(&e, host, self.options), self.location))?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
@@ -1356,6 +1272,11 @@ fn read_capped(response: reqwest::blocking::Response, limit: u64) -> std::io::Re
 
 /// A catalog-download failure kind as a registry failure kind.
 fn from_fetch(kind: fetch::ErrorKind, location: &Location) -> ErrorKind {
+    from_fetch_host(kind, &location.registry)
+}
+
+/// A catalog-download failure kind as a failure of talking to `registry`.
+fn from_fetch_host(kind: fetch::ErrorKind, registry: &str) -> ErrorKind {
     match kind {
         fetch::ErrorKind::Dns { host, detail } => ErrorKind::Dns { host, detail },
         fetch::ErrorKind::Tls { detail } => ErrorKind::Tls {
@@ -1366,25 +1287,13 @@ fn from_fetch(kind: fetch::ErrorKind, location: &Location) -> ErrorKind {
             detail: format!("trust bundle from {origin} is invalid: {detail}"),
         },
         other => ErrorKind::Connect {
-            detail: format!("{}: {other}", location.registry),
+            detail: format!("{registry}: {other}"),
         },
     }
 }
 
 fn backoff(base: Duration, attempt: u32) -> Duration {
     base.saturating_mul(1u32 << attempt.min(10))
-}
-
-async fn timed<T>(
-    limit: Duration,
-    fut: impl std::future::Future<Output = Result<T, oci_client::errors::OciDistributionError>>,
-) -> Result<T, oci_client::errors::OciDistributionError> {
-    match tokio::time::timeout(limit, fut).await {
-        Ok(r) => r,
-        Err(_) => Err(oci_client::errors::OciDistributionError::IoError(
-            std::io::Error::new(std::io::ErrorKind::TimedOut, "the attempt timed out"),
-        )),
-    }
 }
 
 impl Blobs for RegistryBlobs<'_> {
@@ -1434,166 +1343,6 @@ impl Blobs for RegistryBlobs<'_> {
                 let _ = f.rewind();
             },
         )
-    }
-}
-
-/// Split a PEM bundle into one PEM block per certificate.
-fn split_pem(pem: &[u8]) -> Vec<Vec<u8>> {
-    const BEGIN: &str = "-----BEGIN CERTIFICATE-----";
-    const END: &str = "-----END CERTIFICATE-----";
-    let text = String::from_utf8_lossy(pem);
-    let mut out = Vec::new();
-    let mut rest = text.as_ref();
-    while let Some(start) = rest.find(BEGIN) {
-        let Some(len) = rest[start..].find(END) else {
-            break;
-        };
-        let end = start + len + END.len();
-        out.push(format!("{}\n", &rest[start..end]).into_bytes());
-        rest = &rest[end..];
-    }
-    out
-}
-
-/// Name the cause of a client error.
-fn classify(
-    e: &oci_client::errors::OciDistributionError,
-    host: &str,
-    credential: Option<&str>,
-    options: &fetch::Options,
-) -> ErrorKind {
-    use oci_client::errors::{OciDistributionError as E, OciErrorCode};
-    let chain = crate::error_chain(e);
-    match e {
-        E::UnauthorizedError { .. } | E::AuthenticationFailure(_) => ErrorKind::Unauthorized {
-            credential: credential.map(str::to_string),
-            unreadable: Vec::new(),
-        },
-        E::RegistryError { envelope, .. } => {
-            let codes: Vec<&OciErrorCode> = envelope.errors.iter().map(|e| &e.code).collect();
-            if codes
-                .iter()
-                .any(|c| matches!(c, OciErrorCode::Unauthorized | OciErrorCode::Denied))
-            {
-                ErrorKind::Unauthorized {
-                    credential: credential.map(str::to_string),
-                    unreadable: Vec::new(),
-                }
-            } else if codes.iter().any(|c| {
-                matches!(
-                    c,
-                    OciErrorCode::ManifestUnknown
-                        | OciErrorCode::BlobUnknown
-                        | OciErrorCode::NameUnknown
-                        | OciErrorCode::NotFound
-                )
-            }) {
-                ErrorKind::NotFound { detail: chain }
-            } else if codes
-                .iter()
-                .any(|c| matches!(c, OciErrorCode::Toomanyrequests))
-            {
-                ErrorKind::Server {
-                    status: 429,
-                    detail: chain,
-                }
-            } else {
-                ErrorKind::Protocol { detail: chain }
-            }
-        }
-        E::ServerError { code, message, .. } => match code {
-            401 | 403 => ErrorKind::Unauthorized {
-                credential: credential.map(str::to_string),
-                unreadable: Vec::new(),
-            },
-            404 => ErrorKind::NotFound {
-                detail: format!("HTTP 404 {}", message.trim()),
-            },
-            _ => ErrorKind::Server {
-                status: *code,
-                detail: message.trim().chars().take(200).collect(),
-            },
-        },
-        E::DigestError(oci_client::errors::DigestError::VerificationError { expected, actual }) => {
-            ErrorKind::DigestMismatch {
-                what: "the registry's answer".into(),
-                expected: expected.clone(),
-                actual: actual.clone(),
-            }
-        }
-        E::DigestError(d) => ErrorKind::Protocol {
-            detail: format!("invalid digest: {d}"),
-        },
-        E::IoError(io) if io.kind() == std::io::ErrorKind::TimedOut => ErrorKind::Timeout {
-            detail: format!(
-                "no complete answer within --timeout {:?} (--connect-timeout {:?})",
-                options.timeout, options.connect_timeout
-            ),
-        },
-        _ => {
-            if let Some(t) = find_rustls(e) {
-                return ErrorKind::Tls {
-                    detail: describe_tls(t),
-                };
-            }
-            if chain.contains("UnknownIssuer") || chain.contains("invalid peer certificate") {
-                return ErrorKind::Tls {
-                    detail: format!("the registry's certificate is not trusted ({chain})"),
-                };
-            }
-            if chain.contains("timed out") || chain.contains("deadline") {
-                return ErrorKind::Timeout { detail: chain };
-            }
-            if chain.contains("dns error") || chain.contains("failed to lookup address") {
-                let mut cause: &dyn std::error::Error = e;
-                while let Some(s) = cause.source() {
-                    cause = s;
-                }
-                return ErrorKind::Dns {
-                    host: host.to_string(),
-                    detail: cause.to_string(),
-                };
-            }
-            if chain.contains("error sending request")
-                || chain.contains("connect")
-                || chain.contains("dns")
-                || chain.contains("tunnel")
-                || chain.contains("Connection reset")
-            {
-                return ErrorKind::Connect { detail: chain };
-            }
-            ErrorKind::Protocol { detail: chain }
-        }
-    }
-}
-
-fn find_rustls<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = cur {
-        if let Some(t) = err.downcast_ref::<rustls::Error>() {
-            return Some(t);
-        }
-        if let Some(io) = err.downcast_ref::<std::io::Error>()
-            && let Some(inner) = io.get_ref()
-            && let Some(t) = inner.downcast_ref::<rustls::Error>()
-        {
-            return Some(t);
-        }
-        cur = err.source();
-    }
-    None
-}
-
-fn describe_tls(e: &rustls::Error) -> String {
-    match e {
-        rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer) => {
-            "the registry's certificate was issued by an unknown issuer (not in the system roots, additionalTrustBundle or --ca-file)".into()
-        }
-        rustls::Error::InvalidCertificate(
-            rustls::CertificateError::NotValidForName
-            | rustls::CertificateError::NotValidForNameContext { .. },
-        ) => "the registry's certificate is not valid for this host name".into(),
-        other => other.to_string(),
     }
 }
 
@@ -1674,12 +1423,10 @@ mod tests {
     }
 
     #[test]
-    fn digests_and_pem() {
+    fn digests() {
         assert!(sha256_hex(D).is_some());
         assert!(sha256_hex("sha256:../../etc").is_none());
         assert!(sha256_hex(&D.to_uppercase()).is_none());
-        let pem = b"x\n-----BEGIN CERTIFICATE-----\nAA\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nBB\n-----END CERTIFICATE-----\n";
-        assert_eq!(split_pem(pem).len(), 2);
     }
 
     #[test]

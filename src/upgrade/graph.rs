@@ -23,7 +23,7 @@
 //! the cluster.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -270,9 +270,17 @@ pub struct Builder {
     /// Where each node came from first (for conflicts).
     node_source: HashMap<semver::Version, String>,
     /// Version pair → risks (empty: recommended), risks unique by name.
-    edges: BTreeMap<(semver::Version, semver::Version), Vec<Risk>>,
+    edges: BTreeMap<(semver::Version, semver::Version), EdgeRisks>,
     sources: Vec<(Source, BTreeSet<String>)>,
     notes: Vec<String>,
+}
+
+/// The risks of one edge (none: recommended), unique by name, the first kept; the set of their
+/// names keeps adding one linear.
+#[derive(Debug, Default)]
+struct EdgeRisks {
+    risks: Vec<Risk>,
+    names: HashSet<String>,
 }
 
 /// One document of the graph.
@@ -357,12 +365,11 @@ impl Builder {
                     if existing.payload.is_empty() {
                         existing.payload = n.payload;
                     }
-                    for c in channels {
-                        if !existing.channels.contains(&c) {
-                            existing.channels.push(c);
-                        }
-                    }
-                    existing.channels.sort();
+                    // Both lists sorted and unique after this: O(n log n) in the channels of
+                    // both, however many documents name the release.
+                    existing.channels.extend(channels);
+                    existing.channels.sort_unstable();
+                    existing.channels.dedup();
                 }
                 None => {
                     let mut channels = channels;
@@ -436,8 +443,8 @@ impl Builder {
                 }
                 let slot = self.edges.entry((from, to)).or_default();
                 for r in &risks {
-                    if !slot.iter().any(|s| s.name == r.name) {
-                        slot.push(r.clone());
+                    if slot.names.insert(r.name.clone()) {
+                        slot.risks.push(r.clone());
                     }
                 }
             }
@@ -477,10 +484,17 @@ impl Builder {
         for ((a, b), r) in self.edges {
             if let (Some(&a), Some(&b)) = (index.get(&a), index.get(&b)) {
                 out[a].push((b, risks.len()));
-                risks.push(r);
+                risks.push(r.risks);
             }
         }
-        let size = |c: &String| nodes.iter().filter(|n| n.channels.contains(c)).count();
+        // Releases per channel, counted once over every node's channels.
+        let mut releases: HashMap<&str, usize> = HashMap::new();
+        for n in &nodes {
+            for c in &n.channels {
+                *releases.entry(c.as_str()).or_default() += 1;
+            }
+        }
+        let size = |c: &String| releases.get(c.as_str()).copied().unwrap_or(0);
         let sources = self
             .sources
             .into_iter()

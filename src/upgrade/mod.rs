@@ -409,9 +409,10 @@ pub enum Error {
         /// Target release.
         to: String,
     },
-    /// The target is more minor versions ahead than po-manifests plans.
+    /// The target is more hops ahead than po-manifests plans.
     #[error(
-        "cannot plan {from} → {to}: that is {hops} minor upgrades; po-manifests plans at most {MAX_HOPS}"
+        "cannot plan {from} → {to}: that is {}; po-manifests plans at most {MAX_HOPS} hops",
+        hop_words(*minor, *patch)
     )]
     TooManyHops {
         /// Current release.
@@ -419,7 +420,9 @@ pub enum Error {
         /// Target release.
         to: String,
         /// Minor upgrades it would take.
-        hops: u64,
+        minor: u64,
+        /// Patch updates it would take (hops of the update graph within one minor).
+        patch: u64,
     },
     /// `--eus` for releases that are not two EUS minors apart.
     #[error(
@@ -446,8 +449,23 @@ pub enum Error {
     },
 }
 
-/// The most minor hops planned at once (OpenShift 4.1 to 4.20 is 19).
+/// The most hops planned at once (OpenShift 4.1 to 4.20 is 19 minor upgrades).
 pub const MAX_HOPS: u64 = 32;
+
+/// `3 minor upgrades and 1 patch update`, each count with its own word and number.
+pub fn hop_words(minor: u64, patch: u64) -> String {
+    let count = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    match (minor, patch) {
+        (0, 0) => "no hop".to_string(),
+        (m, 0) => count(m, "minor upgrade", "minor upgrades"),
+        (0, p) => count(p, "patch update", "patch updates"),
+        (m, p) => format!(
+            "{} and {}",
+            count(m, "minor upgrade", "minor upgrades"),
+            count(p, "patch update", "patch updates")
+        ),
+    }
+}
 
 /// How much the plan records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -544,10 +562,12 @@ pub fn plan_route(
         // The graph's releases: the target is the path's last one, across majors too where
         // the graph has such an edge.
         if hops.len() as u64 > MAX_HOPS {
+            let minor = hops.iter().filter(|h| h.2 == Change::MinorUpgrade).count() as u64;
             return Err(Error::TooManyHops {
                 from: from.text.clone(),
                 to: to.text.clone(),
-                hops: hops.len() as u64,
+                minor,
+                patch: hops.len() as u64 - minor,
             });
         }
     }
@@ -675,8 +695,13 @@ fn hops(
     loop {
         if out.len() as u64 >= MAX_HOPS {
             let (from, to) = err_texts();
-            let hops = goal.1.saturating_sub(start.1).max(MAX_HOPS + 1);
-            return Err(Error::TooManyHops { from, to, hops });
+            let minor = goal.1.saturating_sub(start.1).max(MAX_HOPS + 1);
+            return Err(Error::TooManyHops {
+                from,
+                to,
+                minor,
+                patch: 0,
+            });
         }
         let (major, minor) = next_release(current.major, current.minor);
         let order = release_order(major, minor);

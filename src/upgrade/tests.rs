@@ -586,3 +586,46 @@ fn a_bootstrap_operator_that_cannot_move_is_not_said_to_be_olms() {
         assert!(w.contains("a bootstrap operator"), "{w}");
     }
 }
+
+/// A chain of patch updates too long to plan says patch updates, and each
+/// count gets its own word and number.
+#[test]
+fn too_many_hops_counts_patch_updates_and_minor_upgrades_apart() {
+    let nodes: Vec<serde_json::Value> = (0..=40)
+        .map(|p| {
+            serde_json::json!({"version": format!("4.16.{p}"), "payload": format!("quay.io/x@sha256:{p}"),
+                "metadata": {graph::CHANNELS_KEY: "stable-4.16"}})
+        })
+        .collect();
+    let edges: Vec<[usize; 2]> = (0..40).map(|i| [i, i + 1]).collect();
+    let doc = serde_json::to_vec(&serde_json::json!({"nodes": nodes, "edges": edges})).unwrap();
+    let mut b = graph::Builder::new();
+    b.add("chain.json", &doc, None).unwrap();
+    let g = b.finish();
+    let (from, to) = (cv("4.16.0"), cv("4.16.40"));
+    let path = g
+        .path(&graph::Query {
+            from: &from,
+            to: &to,
+            channel: None,
+            allow_not_recommended: false,
+        })
+        .unwrap();
+    assert_eq!(path.hops.len(), 40);
+    let route = Route {
+        path: Some(path),
+        ..Default::default()
+    };
+    let e = plan_route(&[], &[], &from, &to, &route, Options { explain: false }).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot plan 4.16.0 → 4.16.40: that is 40 patch updates; po-manifests plans at most 32 hops"
+    );
+    assert_eq!(hop_words(1, 0), "1 minor upgrade");
+    assert_eq!(hop_words(0, 1), "1 patch update");
+    assert_eq!(
+        hop_words(3, 199_991),
+        "3 minor upgrades and 199991 patch updates"
+    );
+    assert_eq!(hop_words(40, 2), "40 minor upgrades and 2 patch updates");
+}

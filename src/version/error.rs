@@ -65,13 +65,18 @@ impl RangeParseError {
 
     /// The reason alone, without the input or the carets (e.g. `expected a constraint between
     /// the commas`).
+    ///
+    /// The fragments of the input it quotes are escaped ([`crate::text::printable`]): a
+    /// range from a catalog cannot drive the terminal through its error.
     pub fn reason(&self) -> String {
-        self.kind.reason()
+        crate::text::printable(&self.kind.reason()).into_owned()
     }
 
     /// A suggested fix, when one is obvious (e.g. ``did you mean `=1.2.3`?``).
     pub fn hint(&self) -> Option<String> {
-        self.kind.hint()
+        self.kind
+            .hint()
+            .map(|h| crate::text::printable(&h).into_owned())
     }
 
     /// True when the range was rejected only for exceeding Masterminds v3.5's input limits
@@ -97,13 +102,18 @@ fn column(text: &str, byte: usize) -> usize {
 
 impl fmt::Display for RangeParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "invalid range {:?}: {}", self.input, self.kind.reason())?;
-        // Control characters would break the alignment of the caret line; show each as one
-        // space so that one char of input is still one column.
+        writeln!(
+            f,
+            "invalid range {}: {}",
+            crate::text::escape(&self.input),
+            self.reason()
+        )?;
+        // Characters that must not reach a terminal raw would also break the alignment of the
+        // caret line; show each as one space so that one char of input is still one column.
         let shown: String = self
             .input
             .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
+            .map(|c| if crate::text::is_unsafe(c) { ' ' } else { c })
             .collect();
         writeln!(f, "{}", shown.trim_end())?;
         let start = column(&self.input, self.span.start);
@@ -111,7 +121,7 @@ impl fmt::Display for RangeParseError {
             .saturating_sub(start)
             .max(1);
         write!(f, "{}{}", " ".repeat(start), "^".repeat(width))?;
-        if let Some(hint) = self.kind.hint() {
+        if let Some(hint) = self.hint() {
             write!(f, "\nhint: {hint}")?;
         }
         Ok(())
@@ -387,7 +397,11 @@ fn blang_version_hint(version: &str, token: &str) -> Option<String> {
 
 /// A version that [`parse_bundle_version`](super::parse_bundle_version) rejects.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid version {input:?}: {problem}")]
+#[error(
+    "invalid version {}: {}",
+    crate::text::escape(input),
+    crate::text::printable(problem)
+)]
 pub struct VersionParseError {
     input: String,
     problem: String,

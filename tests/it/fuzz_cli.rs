@@ -145,7 +145,27 @@ const TARGETS: &[&str] = &[
     "install-config.yaml",
     "catalog/acme-cert-operator/catalog.json",
     "catalog/acme-cloud-controller/catalog.json",
+    GRAPH,
 ];
+
+/// An update graph document beside the example (issue 34): 4.14.8 → 4.14.9 → 4.15.3, one
+/// edge conditional, for `upgrade-plan --update-graph` to read and the fuzzer to damage.
+const GRAPH: &str = "update-graph.json";
+
+fn graph_document() -> String {
+    let node = |v: &str, channels: &str| {
+        serde_json::json!({"version": v, "payload": format!("quay.io/openshift-release-dev/ocp-release@sha256:{}", "ab".repeat(32)),
+            "metadata": {"io.openshift.upgrades.graph.release.channels": channels}})
+    };
+    serde_json::to_string_pretty(&serde_json::json!({
+        "nodes": [node("4.14.8", "stable-4.14,stable-4.15"), node("4.14.9", "stable-4.14,stable-4.15"), node("4.15.3", "stable-4.15")],
+        "edges": [[0, 1]],
+        "conditionalEdges": [{"edges": [{"from": "4.14.9", "to": "4.15.3"}],
+            "risks": [{"name": "SomeRisk", "url": "https://example.test/risk", "message": "m",
+                "matchingRules": [{"type": "PromQL", "promql": {"promql": "up"}}]}]}]
+    }))
+    .unwrap()
+}
 
 fn commands(dir: &Path) -> Vec<Vec<String>> {
     let d = dir.display().to_string();
@@ -211,6 +231,22 @@ fn commands(dir: &Path) -> Vec<Vec<String>> {
             "--dir",
             &d,
         ]),
+        s(&[
+            "po-manifests",
+            "upgrade-plan",
+            "--offline",
+            "--allow-not-recommended",
+            "--from",
+            "4.14.8",
+            "--to",
+            "4.15",
+            "--update-graph",
+            &dir.join(GRAPH).display().to_string(),
+            "-o",
+            "mermaid",
+            "--dir",
+            &d,
+        ]),
     ]
 }
 
@@ -230,6 +266,7 @@ proptest! {
     ) {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&root().join("testdata/example"), dir.path());
+        std::fs::write(dir.path().join(GRAPH), graph_document()).unwrap();
         let path = dir.path().join(TARGETS[target]);
         let mut bytes = std::fs::read(&path).unwrap();
         for d in &damages {
@@ -244,6 +281,109 @@ proptest! {
                 TARGETS[target]
             );
         }
+    }
+}
+
+/// Issue 34: what a registry's token service answers, and how `/v2/` challenges, from a
+/// loopback registry: `bundle pull` ends with an exit status, never a panic, whatever they are.
+fn challenge() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("Bearer realm=\"https://127.0.0.1:{port}/token\",service=\"fuzz\"".to_string()),
+        Just("Bearer realm=\"http://127.0.0.1:{port}/token\"".to_string()),
+        Just("Basic realm=\"x\", Bearer realm=\"https://127.0.0.1:{port}/token\"".to_string()),
+        Just("Bearer realm=https://127.0.0.1:{port}/token".to_string()),
+        Just("Basic realm=\"fuzz\"".to_string()),
+        hostile().prop_map(|h| format!("Bearer realm=\"{h}\"")),
+        hostile(),
+    ]
+}
+
+fn token_body() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(br#"{"token":"t0k3n","expires_in":300}"#.to_vec()),
+        Just(br#"{"access_token":"a"}"#.to_vec()),
+        Just(br#"{"token":"a\r\nX: 1"}"#.to_vec()),
+        Just(br#"{"token":7}"#.to_vec()),
+        Just(vec![b'{'; 40_000]),
+        hostile().prop_map(|h| format!("{{\"token\":{h:?}}}").into_bytes()),
+        hostile().prop_map(String::into_bytes),
+        prop::collection::vec(any::<u8>(), 0..64),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(12),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn bundle_pull_ends_with_an_exit_status_on_any_token_answer(
+        challenge in challenge(),
+        body in token_body(),
+        credentials in any::<bool>(),
+    ) {
+        use crate::net::{Reply, serve, tls};
+        let t = tls();
+        let port = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(0));
+        let p = port.clone();
+        let server = serve(&t, move |_, path| {
+            let port = p.load(std::sync::atomic::Ordering::SeqCst);
+            if path == "/v2/" {
+                return Reply::Challenge(challenge.replace("{port}", &port.to_string()).replace(['\r', '\n'], " "));
+            }
+            if path.starts_with("/token") {
+                return Reply::Raw { headers: String::new(), body: body.clone() };
+            }
+            Reply::Status(404)
+        });
+        port.store(server.port, std::sync::atomic::Ordering::SeqCst);
+        let work = tempfile::tempdir().unwrap();
+        let ca = work.path().join("ca.pem");
+        std::fs::write(&ca, &t.ca_pem).unwrap();
+        let mut args: Vec<String> = [
+            "po-manifests", "bundle", "pull",
+            &format!("127.0.0.1:{}/fuzz/bundle@sha256:{}", server.port, "ab".repeat(32)),
+            "--retries", "0", "--timeout", "10s",
+        ].iter().map(|s| s.to_string()).collect();
+        for (flag, value) in [("--ca-file", ca), ("--cache-dir", work.path().join("cache")), ("--output-dir", work.path().join("out"))] {
+            args.push(flag.into());
+            args.push(value.display().to_string());
+        }
+        if credentials {
+            let auth = work.path().join("auth.json");
+            std::fs::write(&auth, format!(r#"{{"auths":{{"127.0.0.1:{}":{{"username":"u","password":"p"}}}}}}"#, server.port)).unwrap();
+            args.push("--authfile".into());
+            args.push(auth.display().to_string());
+        }
+        let outcome = run(&args);
+        prop_assert!(matches!(outcome, Ok(0..=3)), "{args:?}: {outcome:?}");
+    }
+
+    /// Graph documents damaged any way merge or fail, and a path is asked for, without a panic.
+    #[test]
+    fn damaged_graph_documents_never_panic_the_builder(
+        damages in prop::collection::vec(damage(), 1..3),
+        twice in any::<bool>(),
+    ) {
+        use po_manifests::openshift::ClusterVersion;
+        use po_manifests::upgrade::graph::{Builder, Query};
+        let mut bytes = graph_document().into_bytes();
+        for d in &damages {
+            bytes = apply(&bytes, d);
+        }
+        let outcome = std::panic::catch_unwind(|| {
+            let mut b = Builder::new();
+            let _ = b.add("a.json", &bytes, None);
+            if twice {
+                let _ = b.add("b.json", &bytes, Some("stable-4.15".into()));
+            }
+            let g = b.finish();
+            let (from, to) = (ClusterVersion::parse("4.14.8").unwrap(), ClusterVersion::parse("4.15").unwrap());
+            let _ = g.path(&Query { from: &from, to: &to, channel: None, allow_not_recommended: true });
+        });
+        prop_assert!(outcome.is_ok(), "{damages:?}");
     }
 }
 

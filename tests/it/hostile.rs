@@ -549,3 +549,124 @@ mod sizes {
         );
     }
 }
+
+/// Issue 34 item 7: one escaping rule for every untrusted string in every output. Terminal
+/// escapes (ESC, BEL, CR, BS, DEL), C1 controls, bidirectional controls (U+202E, U+2066) and
+/// the line separator U+2028 from a catalog reach no output raw: not the text printers, not
+/// `-o json` (where they are `\u` escapes), not `-o yaml`, not `catalog list -o wide`, not
+/// `create`'s warnings, not a blang parse error.
+mod escapes {
+    use super::*;
+
+    const HOSTILE: &str = "x\u{1b}[2J\u{7}\r\u{8}\u{7f}\u{9b}31m\u{202e}\u{2066}\u{2028}y";
+
+    fn raw(text: &str) -> bool {
+        text.chars().any(|c| {
+            matches!(
+                c,
+                '\u{1b}'
+                    | '\u{7}'
+                    | '\r'
+                    | '\u{8}'
+                    | '\u{7f}'
+                    | '\u{9b}'
+                    | '\u{202e}'
+                    | '\u{2066}'
+                    | '\u{2028}'
+            )
+        })
+    }
+
+    /// The example with HOSTILE in the package's description, its deprecation message and the
+    /// CSV's display name.
+    fn hostile_example() -> tempfile::TempDir {
+        let d = example();
+        edit_catalog(d.path(), CERT, |doc| {
+            if doc["schema"] == "olm.package" {
+                doc["description"] = HOSTILE.into();
+            }
+        });
+        let path = d.path().join(CERT);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(&format!(
+            "{}\n",
+            serde_json::json!({"schema": "olm.deprecations", "package": "acme-cert-operator", "entries": [{"reference": {"schema": "olm.package"}, "message": HOSTILE}]})
+        ));
+        std::fs::write(&path, text).unwrap();
+        edit_cloud_objects(d.path(), |objects| {
+            let csv = objects
+                .iter_mut()
+                .find(|o| o["kind"] == "ClusterServiceVersion")
+                .unwrap();
+            csv["spec"]["displayName"] = HOSTILE.into();
+        });
+        d
+    }
+
+    #[test]
+    fn no_output_carries_an_unsafe_character_raw() {
+        let d = hostile_example();
+        let runs: &[&[&str]] = &[
+            &["resolve", "-o", "json", "--dir", "."],
+            &["resolve", "-o", "yaml", "--dir", "."],
+            &["resolve", "--explain", "-o", "wide", "--dir", "."],
+            &["create", "--dir", "."],
+            &["catalog", "list", "packages", "catalog", "-o", "wide"],
+            &["catalog", "list", "packages", "catalog", "-o", "json"],
+            &["catalog", "list", "packages", "catalog", "-o", "yaml"],
+            &["catalog", "list", "bundles", "catalog", "-o", "wide"],
+        ];
+        for args in runs {
+            let out = cmd().args(*args).current_dir(d.path()).output().unwrap();
+            let (so, se) = (
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
+            assert!(!raw(&so) && !raw(&se), "{args:?}:\n{so:?}\n{se:?}");
+            if args.contains(&"json") && args.contains(&"packages") {
+                // JSON escapes them as JSON does, and reads back as the catalog's text.
+                assert!(
+                    so.contains("\\u007f\\u009b31m\\u202e\\u2066\\u2028y"),
+                    "{so}"
+                );
+                let v: Value = serde_json::from_str(&so).unwrap();
+                let names = v.as_array().unwrap();
+                assert!(names.iter().any(|p| p["displayName"] == HOSTILE), "{v}");
+            }
+        }
+        // The deprecation warning of `create` names it escaped.
+        let out = cmd()
+            .args(["create", "--dir", "."])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        let se = String::from_utf8_lossy(&out.stderr);
+        assert!(se.contains("\\u{202e}\\u{2066}\\u{2028}y"), "{se}");
+    }
+
+    #[test]
+    fn a_blang_parse_error_prints_the_range_escaped() {
+        let d = example();
+        edit_catalog(d.path(), CERT, |doc| {
+            if doc["schema"] == "olm.channel" {
+                let entries = doc["entries"].as_array_mut().unwrap();
+                entries.last_mut().unwrap()["skipRange"] = format!(">=0.9.0 <{HOSTILE}").into();
+            }
+        });
+        let out = cmd()
+            .args(["catalog", "validate", "catalog"])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        let (so, se) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(1), "{so}\n{se}");
+        assert!(!raw(&so) && !raw(&se), "{so:?}\n{se:?}");
+        assert!(
+            format!("{so}{se}").contains("\\u{1b}[2J\\u{7}\\r\\u{8}\\u{7f}"),
+            "{so}\n{se}"
+        );
+    }
+}

@@ -1267,6 +1267,175 @@ fn bearer_token_challenges_are_followed() {
     assert!(token.contains("service=test-registry"), "{token}");
 }
 
+// ------------------------------------------- token services (issue 34 items 1 and 2)
+
+/// A registry on loopback whose `/v2/` asks for a bearer token from `realm(port)` and whose
+/// `/token` answers `token(port)`; manifests and blobs of `img` are served to anyone.
+fn token_registry(
+    img: &Image,
+    realm: impl Fn(u16) -> String + Send + Sync + 'static,
+    token: impl Fn(u16) -> crate::net::Reply + Send + Sync + 'static,
+) -> (crate::net::Tls, crate::net::Server) {
+    use crate::net::{Reply, serve, tls};
+    let t = tls();
+    let port = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(0));
+    let served = img.clone();
+    let p = port.clone();
+    let server = serve(&t, move |_, path| {
+        let port = p.load(std::sync::atomic::Ordering::SeqCst);
+        if path == "/v2/" {
+            return Reply::Challenge(format!(
+                "Bearer realm=\"{}\",service=\"test-registry\"",
+                realm(port)
+            ));
+        }
+        if path.starts_with("/token") {
+            return token(port);
+        }
+        if path.contains("/manifests/") {
+            return body(&served.manifest);
+        }
+        if let Some(d) = path.split("/blobs/").nth(1)
+            && let Some((_, bytes)) = served.blobs.iter().find(|(digest, _)| digest == d)
+        {
+            return body(bytes);
+        }
+        Reply::Status(404)
+    });
+    port.store(server.port, std::sync::atomic::Ordering::SeqCst);
+    (t, server)
+}
+
+/// `bundle pull` from `server` with `--authfile` credentials for it, and these extra flags.
+fn pull_with_credentials(
+    server: &crate::net::Server,
+    ca_pem: &str,
+    img: &Image,
+    extra: &[&str],
+) -> (std::process::Output, tempfile::TempDir) {
+    let work = tempfile::tempdir().unwrap();
+    let ca = work.path().join("ca.pem");
+    std::fs::write(&ca, ca_pem).unwrap();
+    let auth = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, "puller:s3cret");
+    std::fs::write(
+        work.path().join("auth.json"),
+        format!(
+            r#"{{"auths":{{"127.0.0.1:{}":{{"auth":"{auth}"}}}}}}"#,
+            server.port
+        ),
+    )
+    .unwrap();
+    let image = format!("127.0.0.1:{}/scripted/bundle@{}", server.port, img.digest);
+    let out = cmd()
+        .args(["bundle", "pull", &image, "--retries", "0"])
+        .args(extra)
+        .arg("--authfile")
+        .arg(work.path().join("auth.json"))
+        .arg("--output-dir")
+        .arg(work.path().join("out"))
+        .arg("--ca-file")
+        .arg(&ca)
+        .arg("--cache-dir")
+        .arg(work.path().join("cache"))
+        .output()
+        .unwrap();
+    (out, work)
+}
+
+#[test]
+fn the_token_service_gets_the_credentials_over_https() {
+    let img = small_bundle();
+    let (t, server) = token_registry(
+        &img,
+        |port| format!("https://127.0.0.1:{port}/token"),
+        |_| body(br#"{"token":"t0k3n"}"#),
+    );
+    let (out, work) = pull_with_credentials(&server, &t.ca_pem, &img, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(work.path().join("out/manifests/csv.yaml").is_file());
+}
+
+/// Issue 34 item 1: a token answer that never ends stops at the cap, at once.
+#[test]
+fn an_endless_token_answer_stops_at_the_cap() {
+    let img = small_bundle();
+    let (t, server) = token_registry(
+        &img,
+        |port| format!("https://127.0.0.1:{port}/token"),
+        |_| crate::net::Reply::Endless,
+    );
+    let (out, work) = pull_with_credentials(&server, &t.ca_pem, &img, &["--timeout", "20s"]);
+    let e = flat_stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("token service"), "{e}");
+    assert!(e.contains("larger than 32768 bytes"), "{e}");
+    let sent = server.sent();
+    assert!(sent < 16 * 1024 * 1024, "{sent} bytes sent");
+    assert!(!work.path().join("out").exists());
+}
+
+/// Issue 34 item 1: a token answer that trickles in is bounded by `--timeout` as a whole.
+#[test]
+fn a_trickling_token_answer_is_bounded_by_the_timeout() {
+    let img = small_bundle();
+    let (t, server) = token_registry(
+        &img,
+        |port| format!("https://127.0.0.1:{port}/token"),
+        |_| crate::net::Reply::Drip,
+    );
+    let (out, _work) = pull_with_credentials(&server, &t.ca_pem, &img, &["--timeout", "1s"]);
+    let e = flat_stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{e}");
+    assert!(e.contains("timeout") && e.contains("token service"), "{e}");
+    // A byte every 100 ms: the answer was cut well before its 30 s.
+    assert!(server.sent() < 150, "{}", server.sent());
+}
+
+/// Issue 34 item 2: a realm that is not https:// gets no request, so no credentials; the
+/// error names it.
+#[test]
+fn credentials_never_go_to_a_plain_http_realm() {
+    let plain = crate::net::serve_plain();
+    let realm = plain.url("/token");
+    let img = small_bundle();
+    let r = realm.clone();
+    let (t, server) = token_registry(&img, move |_| r.clone(), |_| body(b"{}"));
+    let (out, work) = pull_with_credentials(&server, &t.ca_pem, &img, &[]);
+    let e = flat_stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains(&format!(
+            "refused to send credentials to the token service \"{realm}\""
+        )),
+        "{e}"
+    );
+    assert!(plain.heads().is_empty(), "{:?}", plain.heads());
+    assert!(!work.path().join("out").exists());
+}
+
+/// Issue 34 item 2: an https:// token service that redirects to plain HTTP is not followed.
+#[test]
+fn a_token_service_redirecting_to_http_is_not_followed() {
+    let plain = crate::net::serve_plain();
+    let target = plain.url("/token");
+    let img = small_bundle();
+    let to = target.clone();
+    let (t, server) = token_registry(
+        &img,
+        |port| format!("https://127.0.0.1:{port}/token"),
+        move |_| crate::net::Reply::Redirect(to.clone()),
+    );
+    let (out, _work) = pull_with_credentials(&server, &t.ca_pem, &img, &[]);
+    let e = flat_stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("refused to send credentials to the token service"),
+        "{e}"
+    );
+    assert!(e.contains("a redirect from"), "{e}");
+    assert!(plain.heads().is_empty(), "{:?}", plain.heads());
+}
+
 // ------------------------------------- bounded registry answers (issue 26 part 3 item 1)
 
 /// A registry on loopback answering manifest requests with `manifest` and blob requests with

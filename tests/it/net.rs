@@ -73,6 +73,11 @@ pub enum Reply {
     /// 200 without a length, then JSON-looking bytes until the client hangs up (at most
     /// [`ENDLESS_LIMIT`] bytes).
     Endless,
+    /// 302 to this location.
+    Redirect(String),
+    /// 200 without a length, then one byte every 100 ms until the client hangs up (at most
+    /// 30 s).
+    Drip,
 }
 
 /// The most an [`Reply::Endless`] body sends before the server gives up.
@@ -226,6 +231,22 @@ fn handle(
                 sent.fetch_add(chunk.len() as u64, Ordering::SeqCst);
             }
         }
+        Reply::Redirect(location) => {
+            write!(
+                tls,
+                "HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )?;
+        }
+        Reply::Drip => {
+            write!(tls, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{{")?;
+            tls.flush()?;
+            for _ in 0..300 {
+                thread::sleep(Duration::from_millis(100));
+                tls.write_all(b" ")?;
+                tls.flush()?;
+                sent.fetch_add(1, Ordering::SeqCst);
+            }
+        }
         Reply::Status(code) => {
             let body = format!("status {code}\n");
             write!(
@@ -270,6 +291,60 @@ fn read_head(r: &mut impl Read) -> std::io::Result<String> {
         head.push(byte[0]);
     }
     Ok(String::from_utf8_lossy(&head).into_owned())
+}
+
+/// A plain-HTTP listener on loopback that records the head of every request it gets and
+/// answers 404: what a client must never send credentials to.
+pub struct PlainServer {
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    heads: Arc<Mutex<Vec<String>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl PlainServer {
+    /// `http://127.0.0.1:<port><path>`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+    /// The request heads received, in order.
+    pub fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
+    }
+}
+
+impl Drop for PlainServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// Start a [`PlainServer`].
+pub fn serve_plain() -> PlainServer {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let heads = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let (heads, stop) = (heads.clone(), stop.clone());
+        thread::spawn(move || {
+            for stream in listener.incoming().take(MAX_CONNECTIONS) {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(mut stream) = stream else { continue };
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                if let Ok(head) = read_head(&mut stream) {
+                    heads.lock().unwrap().push(head);
+                }
+                let _ = stream.write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+            }
+        });
+    }
+    PlainServer { port, heads, stop }
 }
 
 /// A CONNECT proxy on loopback that only tunnels to 127.0.0.1.

@@ -194,6 +194,75 @@ fn three_channel_plan_patches_first_passes_4_17_and_stops_at_the_capped_operator
     );
 }
 
+/// Issue 34 item 9: a graph document over the 64 MiB cap is refused while it downloads;
+/// nothing of it is cached, and the copy cached before stays the one `--offline` reads.
+#[test]
+fn an_oversized_graph_is_refused_while_downloading_and_never_cached() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let tls = net::tls();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("ca.pem"), &tls.ca_pem).unwrap();
+    let endless = std::sync::Arc::new(AtomicBool::new(false));
+    let e = endless.clone();
+    let server = net::serve(&tls, move |_, path| {
+        let m = ["4.16", "4.17", "4.18"]
+            .into_iter()
+            .find(|m| path.contains(&format!("channel=stable-{m}")));
+        match m {
+            Some("4.16") if e.load(Ordering::SeqCst) => Reply::Endless,
+            Some(m) => Reply::Body {
+                body: std::fs::read(graph_file(&format!("stable-{m}.json"))).unwrap(),
+                gzip: false,
+            },
+            None => Reply::Status(404),
+        }
+    });
+    let urls: Vec<String> = ["4.16", "4.17", "4.18"]
+        .iter()
+        .map(|m| server.url(&format!("/graph?channel=stable-{m}")))
+        .collect();
+    let dir = install(true);
+    let cache = work.path().join("cache");
+    let ca = work.path().join("ca.pem").display().to_string();
+    let cache_s = cache.display().to_string();
+    let flags = [
+        "-o",
+        "json",
+        "--ca-file",
+        &ca,
+        "--cache-dir",
+        &cache_s,
+        "--timeout",
+        "120s",
+        "--retries",
+        "0",
+    ];
+    assert_must_show(&plan(dir.path(), &urls, &flags));
+    endless.store(true, Ordering::SeqCst);
+    let o = plan(dir.path(), &urls, &flags);
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("the body goes on past 67108864 bytes, more than the update graph cap allows"),
+        "{e}"
+    );
+    let sent = server.sent();
+    assert!(sent < 96 * 1024 * 1024, "{sent} bytes sent");
+    // Nothing large was kept, and the cached copy is still the one read offline.
+    for entry in walkdir::WalkDir::new(&cache) {
+        let entry = entry.unwrap();
+        let len = entry.metadata().unwrap().len();
+        assert!(
+            len < 1024 * 1024,
+            "{} has {len} bytes",
+            entry.path().display()
+        );
+    }
+    let mut offline = flags.to_vec();
+    offline.push("--offline");
+    assert_must_show(&plan(dir.path(), &urls, &offline));
+}
+
 #[test]
 fn the_same_plan_from_a_url_served_on_loopback() {
     let tls = net::tls();
@@ -422,6 +491,51 @@ fn the_path_as_mermaid_and_dot() {
     let d = out(&o);
     assert!(d.contains("fillcolor=\"#ff6666\""), "{d}");
     check_dot(&d);
+}
+
+/// Issue 34 items 7 and 8: a risk name holding a Mermaid directive (`%%{init: …}%%`, which
+/// Mermaid applies wherever it stands) and bidirectional controls is drawn as text: `%`, `{`
+/// and `}` are entity codes, the controls escaped, in Mermaid and in DOT.
+#[test]
+fn a_directive_in_a_risk_name_is_drawn_as_text() {
+    let hostile = "%%{init: {'theme':'dark','themeCSS':'.edgeLabel{display:none}'}}%%\u{202e}\u{2066}\u{2028}";
+    let work = tempfile::tempdir().unwrap();
+    let graphs: Vec<String> = THREE
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(graph_file(f)).unwrap().replace(
+                "\"NodeDrainStalls\"",
+                &serde_json::to_string(hostile).unwrap(),
+            );
+            let path = work.path().join(f);
+            std::fs::write(&path, text).unwrap();
+            path.display().to_string()
+        })
+        .collect();
+    let dir = install(true);
+    let o = plan(dir.path(), &graphs, &["-o", "mermaid"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let m = out(&o);
+    check_mermaid(&m);
+    assert!(
+        !m.contains("%%{") && !m.contains('{') && !m.contains('}'),
+        "{m}"
+    );
+    assert!(
+        m.contains("#37;#37;#123;init: #123;'theme':'dark','themeCSS':'.edgeLabel#123;display:none#125;'#125;#125;#37;#37;\\u#123;202e#125;"),
+        "{m}"
+    );
+    let o = plan(dir.path(), &graphs, &["-o", "dot"]);
+    let d = out(&o);
+    check_dot(&d);
+    for (picture, text) in [("mermaid", &m), ("dot", &d)] {
+        assert!(
+            !text
+                .chars()
+                .any(|c| matches!(c, '\u{202e}' | '\u{2066}' | '\u{2028}')),
+            "{picture}: {text:?}"
+        );
+    }
 }
 
 #[test]

@@ -443,3 +443,61 @@ proptest! {
         }
     }
 }
+
+/// Issue 34 item 6: two documents naming one release with tens of thousands of channels each,
+/// and releases sharing them all, merge in time linear in the channels (this took minutes
+/// when each channel was looked for in the list so far); the result is the sorted union.
+#[test]
+fn many_channels_merge_linearly_into_their_sorted_union() {
+    let channels = |range: std::ops::Range<usize>| {
+        range
+            .map(|i| format!("stable-{i:06}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let doc = |range: std::ops::Range<usize>| {
+        let names = channels(range);
+        let nodes: Vec<Value> = ["4.16.1", "4.16.2", "4.16.3", "4.16.4"]
+            .iter()
+            .map(|v| {
+                json!({"version": v, "payload": format!("quay.io/x@sha256:{v}"),
+                    "metadata": {CHANNELS_KEY: names}})
+            })
+            .collect();
+        serde_json::to_vec(&json!({"nodes": nodes, "edges": [[0, 1], [1, 2], [2, 3]]})).unwrap()
+    };
+    let mut b = Builder::new();
+    b.add("a.json", &doc(0..50_000), None).unwrap();
+    b.add("b.json", &doc(25_000..75_000), None).unwrap();
+    let g = b.finish();
+    let node = g.node("4.16.1").unwrap();
+    assert_eq!(node.channels.len(), 75_000);
+    assert!(node.channels.windows(2).all(|w| w[0] < w[1]));
+    // Every channel holds all four releases: the first of each document's is its channel.
+    assert_eq!(g.sources()[0].channel.as_deref(), Some("stable-000000"));
+    assert_eq!(g.sources()[1].channel.as_deref(), Some("stable-025000"));
+    let (from, to) = (cv("4.16.1"), cv("4.16.4"));
+    let q = Query {
+        channel: Some("stable-074999"),
+        ..query(&from, &to)
+    };
+    assert_eq!(versions(&g.path(&q).unwrap()).len(), 4);
+}
+
+/// The same name of a risk on one edge in many documents is kept once, without a scan of the
+/// risks so far.
+#[test]
+fn risks_repeated_over_documents_are_kept_once() {
+    let names: Vec<String> = (0..10_000).map(|i| format!("Risk{i}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut b = Builder::new();
+    for f in ["a.json", "b.json"] {
+        let d = doc(&["4.16.1", "4.16.2"], &[], &[("4.16.1", "4.16.2", &names)]);
+        b.add(f, &d, None).unwrap();
+    }
+    let g = b.finish();
+    let edges = g.edges_from("4.16.1");
+    assert_eq!(edges.len(), 1);
+    assert_eq!(edges[0].2.len(), 10_000);
+    assert_eq!(edges[0].2[0].name, "Risk0");
+}
