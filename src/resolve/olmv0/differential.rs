@@ -382,7 +382,7 @@ fn valid_worlds(seeds: std::ops::Range<u64>, dir: &Path) -> Vec<(u64, World, Vec
     out
 }
 
-/// The seeds the recorded answers cover.
+/// The seeds the recorded answers cover (with [`HARD_SEEDS`]).
 const SEEDS: std::ops::Range<u64> = 0..1500;
 
 /// Seeds past [`SEEDS`] that once found a difference (a bundle listed twice among an API's
