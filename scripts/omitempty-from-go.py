@@ -6,13 +6,13 @@ type, but only for kinds that can be "empty": bool, numbers, strings, slices and
 struct). A pointer field is empty only when nil, so `replicas: 0` (`*int32`) is kept while
 `priority: 0` (`int32`) goes. The OpenAPI schema that k8s-openapi is generated from does not
 say which fields are pointers, so this script reads it from the Go source of the Kubernetes
-release that k8s-openapi's feature names (v1_35 -> release-1.35):
+release that k8s-openapi's feature names (v1_36 -> release-1.36):
 
   scripts/omitempty-from-go.py --api K8S_API --apiextensions APIEXT --apimachinery APIMACH \
       > src/convert/roundtrip/omitempty.rs
 
 where each argument is a checkout of kubernetes/api, kubernetes/apiextensions-apiserver and
-kubernetes/apimachinery at release-1.35 (or a directory holding the same relative paths).
+kubernetes/apimachinery at release-1.36 (or a directory holding the same relative paths).
 Only the packages whose structs OLM v1 round-trips are read (see roundtrip/mod.rs).
 """
 

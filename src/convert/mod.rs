@@ -71,6 +71,9 @@ pub struct Options {
     /// other target namespaces with the gate off, so for them only [`Self::target_namespaces`]
     /// matters.
     pub own_single_namespace: bool,
+    /// The Kubernetes minor whose Go types the release's OLM v1 decodes typed objects into
+    /// ([`crate::openshift::OlmV1::kubernetes_minor`]): a field those types lack is dropped.
+    pub kubernetes_minor: u64,
 }
 
 impl Default for Options {
@@ -84,6 +87,9 @@ impl Default for Options {
             provider_checks: true,
             cert_provider: None,
             own_single_namespace: true,
+            kubernetes_minor: crate::openshift::RELEASES
+                .last()
+                .map_or(0, |r| r.kubernetes_minor),
         }
     }
 }
@@ -98,6 +104,7 @@ impl Options {
             provider_checks: olm.provider_checks,
             cert_provider: olm.webhooks.then_some(CertProvider::OpenShiftServiceCa),
             own_single_namespace: olm.own_single_namespace,
+            kubernetes_minor: olm.kubernetes_minor,
             ..Options::default()
         }
     }
@@ -592,16 +599,17 @@ fn convert_cow(mut source: Cow<'_, RegistryV1>, options: &Options) -> Result<Vec
 
     // CRDs, round-tripped as the release reads them (moved out of a bundle the caller is
     // done with, else copied), then given their conversion webhooks.
-    let typed_kinds = roundtrip::TypedKinds::for_renderer(options.renderer);
+    let typed_kinds = roundtrip::TypedKinds::for_renderer(options.renderer)
+        .with_kubernetes_minor(options.kubernetes_minor);
     let mut crds = match &mut source {
         Cow::Owned(b) => std::mem::take(&mut b.crds)
             .into_iter()
-            .map(|crd| roundtrip::typed_owned(&typed_kinds, crd))
+            .map(|crd| roundtrip::crd_owned(&typed_kinds, crd))
             .collect::<Result<Vec<_>, _>>(),
         Cow::Borrowed(b) => b
             .crds
             .iter()
-            .map(|crd| roundtrip::typed(&typed_kinds, crd))
+            .map(|crd| roundtrip::crd(&typed_kinds, crd))
             .collect::<Result<Vec<_>, _>>(),
     }
     .map_err(|source| Error::Typed {

@@ -664,3 +664,122 @@ mod after_4_22 {
         assert!(matches!(err, Error::NoAllNamespaces { .. }), "{err}");
     }
 }
+
+/// The fields of a typed object follow the `k8s.io/api` the release's OLM v1 vendors (go.mod
+/// of each openshift/operator-framework-operator-controller branch: v0.35.3 on
+/// release-4.22, v0.36.1 on release-4.23, release-5.0 and release-5.1).
+mod field_set_by_release {
+    use super::*;
+
+    /// An AllNamespaces operator whose pod template sets `schedulingGroup` (Kubernetes 1.36,
+    /// `PodSpec.SchedulingGroup *PodSchedulingGroup`) and `hostnameOverride` (1.34).
+    fn scheduled_bundle() -> RegistryV1 {
+        let mut b = all_namespaces_bundle();
+        let dep = &mut b.csv["spec"]["install"]["spec"]["deployments"][0];
+        dep["spec"]["template"]["spec"]["schedulingGroup"] = json!({"podGroupName": "gang"});
+        dep["spec"]["template"]["spec"]["hostnameOverride"] = json!("worker");
+        b
+    }
+
+    fn pod_spec(v: &str) -> Value {
+        let o = convert(&scheduled_bundle(), &options(v, None, "lister-system", &[])).unwrap();
+        find(&o, "Deployment")[0]["spec"]["template"]["spec"].clone()
+    }
+
+    #[test]
+    fn scheduling_group_survives_from_kubernetes_1_36() {
+        for v in ["4.23", "5.0", "5.1", "5.2"] {
+            assert_eq!(
+                pod_spec(v)["schedulingGroup"],
+                json!({"podGroupName": "gang"}),
+                "{v}"
+            );
+        }
+        for v in ["4.18", "4.19", "4.20", "4.21", "4.22"] {
+            assert!(pod_spec(v).get("schedulingGroup").is_none(), "{v}");
+        }
+        for (v, kept) in [("4.20", false), ("4.21", true), ("4.22", true)] {
+            assert_eq!(pod_spec(v).get("hostnameOverride").is_some(), kept, "{v}");
+        }
+    }
+
+    /// Every OLM v1 release of the table has a Kubernetes minor the generated field table
+    /// covers, so none is read as another release's.
+    #[test]
+    fn every_olm_v1_release_is_in_the_field_table() {
+        for row in crate::openshift::RELEASES {
+            if row.renderer.is_none() {
+                continue;
+            }
+            let kinds =
+                roundtrip::TypedKinds::registry_v1().with_kubernetes_minor(row.kubernetes_minor);
+            assert_eq!(
+                kinds.kubernetes_minor(),
+                row.kubernetes_minor,
+                "{}",
+                row.name()
+            );
+        }
+    }
+
+    /// An AllNamespaces operator whose CRD is `apiextensions.k8s.io/v1beta1`, with the
+    /// fields only v1beta1 has.
+    fn v1beta1_bundle() -> RegistryV1 {
+        let mut b = all_namespaces_bundle();
+        b.crds.push(json!({
+            "apiVersion": "apiextensions.k8s.io/v1beta1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "listers.example.com"},
+            "spec": {
+                "group": "example.com",
+                "version": "v1",
+                "preserveUnknownFields": false,
+                "names": {"kind": "Lister", "plural": "listers"},
+                "scope": "Namespaced",
+                "validation": {"openAPIV3Schema": {"type": "object"}},
+                "versions": [{"name": "v1", "served": true, "storage": true}]
+            }
+        }));
+        b.csv["spec"]["customresourcedefinitions"] =
+            json!({"owned": [{"name": "listers.example.com", "version": "v1", "kind": "Lister"}]});
+        b
+    }
+
+    /// release-4.19 `rukpak/convert/registryv1.go` and release-4.20 on
+    /// `rukpak/bundle/source/source.go`: `case "CustomResourceDefinition"` decodes into
+    /// `apiextensionsv1.CustomResourceDefinition` whatever the apiVersion, so `spec.version`,
+    /// `spec.validation` and `preserveUnknownFields: false` are gone; release-4.18's
+    /// converter keeps CRDs unstructured.
+    #[test]
+    fn a_v1beta1_crd_loses_what_apiextensions_v1_lacks() {
+        for (v, fs) in [
+            ("4.19", None),
+            ("4.20", None),
+            ("4.20", Some("TechPreviewNoUpgrade")),
+            ("4.22", None),
+            ("5.1", Some("TechPreviewNoUpgrade")),
+        ] {
+            let o = convert(&v1beta1_bundle(), &options(v, fs, "lister-system", &[])).unwrap();
+            let crd = find(&o, "CustomResourceDefinition")[0];
+            assert_eq!(crd["apiVersion"], "apiextensions.k8s.io/v1beta1", "{v}");
+            let spec = crd["spec"].as_object().unwrap();
+            for gone in ["version", "preserveUnknownFields", "validation"] {
+                assert!(!spec.contains_key(gone), "{v} {fs:?}: {gone}");
+            }
+            assert_eq!(spec["versions"][0]["name"], "v1", "{v}");
+            // The same from a bundle handed over by value.
+            let owned =
+                convert_owned(v1beta1_bundle(), &options(v, fs, "lister-system", &[])).unwrap();
+            assert_eq!(owned, o, "{v}");
+        }
+        let o = convert(
+            &v1beta1_bundle(),
+            &options("4.18", None, "lister-system", &[]),
+        )
+        .unwrap();
+        assert_eq!(
+            find(&o, "CustomResourceDefinition")[0],
+            &v1beta1_bundle().crds[0]
+        );
+    }
+}

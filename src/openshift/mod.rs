@@ -776,6 +776,7 @@ impl Release {
             boxcutter: self.gate(Gate::BoxCutterRuntime, feature_set),
             crd: self.cluster_extension_crd(feature_set),
             service_account_required: self.row.service_account_required,
+            kubernetes_minor: self.row.kubernetes_minor,
         })
     }
 
@@ -955,6 +956,9 @@ pub struct OlmV1 {
     /// `spec.serviceAccount` is required (so the installer ServiceAccount and its RBAC are
     /// written).
     pub service_account_required: bool,
+    /// The Kubernetes minor of the `k8s.io/api` the release's OLM v1 vendors: its Go types
+    /// decide which fields of a typed object survive the round trip.
+    pub kubernetes_minor: u64,
 }
 
 #[cfg(test)]

@@ -86,6 +86,9 @@ pub(crate) struct GoValue<'de, 'p> {
     /// calls `json.Unmarshal`, which matches a field name case-insensitively when no field
     /// has it exactly.
     pub(crate) fold: bool,
+    /// The Kubernetes minor whose Go types are decoded into: a struct field it lacks
+    /// ([`super::fields_by_release`]) is skipped, as `fromUnstructured` skips unknown fields.
+    pub(crate) kube_minor: u64,
 }
 
 /// Go's name for a JSON value's type in `cannot convert X to Y`.
@@ -145,6 +148,7 @@ struct Seq<'de, 'p> {
     index: usize,
     parent: Path<'p>,
     fold: bool,
+    kube_minor: u64,
 }
 
 impl<'de> SeqAccess<'de> for Seq<'de, '_> {
@@ -163,6 +167,7 @@ impl<'de> SeqAccess<'de> for Seq<'de, '_> {
             value: v,
             path,
             fold: self.fold,
+            kube_minor: self.kube_minor,
         })
         .map(Some)
     }
@@ -185,6 +190,9 @@ struct Map<'de, 'p> {
     /// ([`super::omitempty`]): such a field is skipped here, so the typed struct leaves it
     /// unset and it is not written.
     omitempty: &'static [(&'static str, Zero)],
+    kube_minor: u64,
+    /// Struct fields not every Kubernetes minor has, with the minors that have them.
+    varying: &'static [(&'static str, u64, u64)],
 }
 
 impl<'de> MapAccess<'de> for Map<'de, '_> {
@@ -210,7 +218,7 @@ impl<'de> MapAccess<'de> for Map<'de, '_> {
                     .unwrap_or(k.as_str()),
                 _ => k.as_str(),
             };
-            if omitted(self.omitempty, name, v) {
+            if omitted(self.omitempty, name, v) || self.lacks(name) {
                 continue;
             }
             let key: de::value::StrDeserializer<'_, FieldError> = name.into_deserializer();
@@ -231,11 +239,21 @@ impl<'de> MapAccess<'de> for Map<'de, '_> {
             value: v,
             path,
             fold: self.fold,
+            kube_minor: self.kube_minor,
         })
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.entries.len())
+    }
+}
+
+impl Map<'_, '_> {
+    /// Whether the struct's Go type of [`Self::kube_minor`] lacks field `name`.
+    fn lacks(&self, name: &str) -> bool {
+        self.varying
+            .iter()
+            .any(|(f, first, last)| *f == name && !(*first..=*last).contains(&self.kube_minor))
     }
 }
 
@@ -246,6 +264,7 @@ impl<'de, 'p> GoValue<'de, 'p> {
         skip_nulls: bool,
         fields: Option<&'static [&'static str]>,
         omitempty: &'static [(&'static str, Zero)],
+        varying: &'static [(&'static str, u64, u64)],
     ) -> Result<V::Value, FieldError> {
         static EMPTY: std::sync::OnceLock<serde_json::Map<String, Value>> =
             std::sync::OnceLock::new();
@@ -268,6 +287,8 @@ impl<'de, 'p> GoValue<'de, 'p> {
             fields: fields.filter(|_| self.fold),
             fold: self.fold,
             omitempty,
+            kube_minor: self.kube_minor,
+            varying,
         });
         r.map_err(|e| {
             if e.path.is_none() {
@@ -379,6 +400,7 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
                         index: 0,
                         parent: self.path,
                         fold: self.fold,
+                        kube_minor: self.kube_minor,
                     })
                     .map_err(|e| self.with_path(e));
             }
@@ -389,9 +411,10 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
                     true,
                     Some(json_schema_props_fields()),
                     super::omitempty::fields("JSONSchemaProps"),
+                    super::fields_by_release::varying("JSONSchemaProps"),
                 );
             }
-            Value::Object(_) => return self.map(visitor, false, None, &[]),
+            Value::Object(_) => return self.map(visitor, false, None, &[], &[]),
         };
         r.map_err(|e| self.with_path(e))
     }
@@ -514,6 +537,7 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
                     index: 0,
                     parent: self.path,
                     fold: self.fold,
+                    kube_minor: self.kube_minor,
                 })
                 .map_err(|e| self.with_path(e)),
             Value::Null => visitor.visit_seq(Seq {
@@ -521,6 +545,7 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
                 index: 0,
                 parent: self.path,
                 fold: self.fold,
+                kube_minor: self.kube_minor,
             }),
             _ => Err(FieldError {
                 path: Some(self.path.render()),
@@ -547,7 +572,7 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, FieldError> {
-        self.map(visitor, false, None, &[])
+        self.map(visitor, false, None, &[], &[])
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -556,7 +581,13 @@ impl<'de> de::Deserializer<'de> for GoValue<'de, '_> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, FieldError> {
-        self.map(visitor, true, Some(fields), super::omitempty::fields(name))
+        self.map(
+            visitor,
+            true,
+            Some(fields),
+            super::omitempty::fields(name),
+            super::fields_by_release::varying(name),
+        )
     }
 
     fn deserialize_enum<V: Visitor<'de>>(

@@ -16,11 +16,16 @@
 //! an integer). [`apply`] is the single call at the end of conversion.
 //!
 //! Field types come from the `k8s-openapi` crate, generated from the Kubernetes OpenAPI
-//! document, with the `v1_35` API: Kubernetes 1.35 is what OpenShift 4.22 ships (OpenShift
-//! 4.18–4.22 ship 1.31–1.35; 4.23, 5.0 and 5.1 ship 1.36, not typed here yet). The kinds typed here
-//! (apps/v1, core/v1, rbac/v1, admissionregistration/v1, apiextensions/v1) only gained
-//! optional fields across those releases, so the newest schema drops nothing an older
-//! cluster's OLM would keep, except fields that cluster's API server ignores anyway.
+//! document, with the `v1_36` API: Kubernetes 1.36 is what the newest releases' OLM v1
+//! vendors (OpenShift 4.18–4.22 vendor `k8s.io/api` 1.31–1.35; 4.23, 5.0 and 5.1 vendor
+//! 1.36). The field set follows the target release: [`fields_by_release`], generated from
+//! the Go types each release's operator-controller branch vendors by
+//! `scripts/fields-by-release-from-go.py`, lists the fields not every one of those minors
+//! has, and the decoder skips a field the target's minor lacks ([`TypedKinds::with_kubernetes_minor`]),
+//! so `PodSpec.schedulingGroup` (1.36) survives for 4.23 and is gone for 4.22. Not modelled:
+//! a field that an older minor has and 1.36 removed (only `PodSpec.workloadRef`, alpha in
+//! 1.35 alone, replaced by `schedulingGroup`): k8s-openapi's 1.36 structs cannot hold it, so
+//! it is dropped for 4.22 too.
 //!
 //! One Go fact the OpenAPI schema does not carry is which fields are pointers: Go drops
 //! `priority: 0` or `readOnly: false` (non-pointer, `omitempty`) but keeps `replicas: 0`
@@ -32,6 +37,7 @@
 //! normalises.
 
 mod de;
+mod fields_by_release;
 mod omitempty;
 pub mod quantity;
 mod schema;
@@ -126,15 +132,19 @@ impl TypedKind {
     }
 }
 
-/// Which kinds a renderer round-trips through typed structs.
+/// Which kinds a renderer round-trips through typed structs, and the Kubernetes minor whose
+/// Go types it decodes them into.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TypedKinds(Vec<TypedKind>);
+pub struct TypedKinds {
+    kinds: Vec<TypedKind>,
+    kube_minor: u64,
+}
 
 impl TypedKinds {
     /// operator-controller's `render/registryv1` (OpenShift 4.20 and later, and 4.19's
     /// `rukpak/convert`): the CSV's deployments, the CRDs, and every generated object.
     pub fn registry_v1() -> Self {
-        TypedKinds(TypedKind::ALL.to_vec())
+        TypedKinds::of(TypedKind::ALL)
     }
 
     /// What `renderer` decodes into typed structs: 4.18's converter passes the bundle's CRDs
@@ -158,12 +168,29 @@ impl TypedKinds {
         let mut v: Vec<TypedKind> = kinds.into_iter().collect();
         v.sort();
         v.dedup();
-        TypedKinds(v)
+        TypedKinds {
+            kinds: v,
+            kube_minor: fields_by_release::NEWEST,
+        }
+    }
+
+    /// The same kinds, decoded into the Go types of Kubernetes 1.`minor` (the `k8s.io/api`
+    /// the target release's OLM v1 vendors): fields those types lack are dropped. Without
+    /// this, the newest minor's types (1.36). A minor older than the table's oldest (1.31,
+    /// OpenShift 4.18's) is read as the oldest; a newer one as the newest.
+    pub fn with_kubernetes_minor(mut self, minor: u64) -> Self {
+        self.kube_minor = minor.clamp(fields_by_release::OLDEST, fields_by_release::NEWEST);
+        self
+    }
+
+    /// The Kubernetes minor whose Go types are followed.
+    pub fn kubernetes_minor(&self) -> u64 {
+        self.kube_minor
     }
 
     /// Whether `kind` is round-tripped.
     pub fn contains(&self, kind: TypedKind) -> bool {
-        self.0.contains(&kind)
+        self.kinds.contains(&kind)
     }
 }
 
@@ -180,12 +207,17 @@ pub struct Error {
     pub source: FieldError,
 }
 
-/// Decode `obj` into `T` and encode it again, keys in `obj`'s order ([`order_like`]).
-fn round_trip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<Value, FieldError> {
+/// Decode `obj` into `T` as Kubernetes 1.`kube_minor`'s Go types would, and encode it
+/// again, keys in `obj`'s order ([`order_like`]).
+fn round_trip<T: DeserializeOwned + Serialize>(
+    obj: &Value,
+    kube_minor: u64,
+) -> Result<Value, FieldError> {
     let typed: T = T::deserialize(de::GoValue {
         value: obj,
         path: de::Path::Root,
         fold: false,
+        kube_minor,
     })?;
     // Fast road: encode over a copy of `obj`; it gives what the slow road below does.
     let mut out = obj.clone();
@@ -200,8 +232,8 @@ fn round_trip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<Value, Fie
 /// [`round_trip`] of a CRD: its schema trees by [`schema::crd`], which gives the same
 /// objects without building a typed struct per schema node (and takes them out of `obj`
 /// instead of copying them), the rest by the typed road.
-fn crd_round_trip(obj: Value) -> Result<Value, FieldError> {
-    let typed = round_trip::<apiextensions::CustomResourceDefinition>;
+fn crd_round_trip(obj: Value, kube_minor: u64) -> Result<Value, FieldError> {
+    let typed = |o: &Value| round_trip::<apiextensions::CustomResourceDefinition>(o, kube_minor);
     #[cfg(debug_assertions)]
     let original = obj.clone();
     let (out, _) = schema::crd(obj, typed);
@@ -233,12 +265,64 @@ pub fn typed_owned(kinds: &TypedKinds, obj: Value) -> Result<Value, Error> {
     typed_cow(kinds, Cow::Owned(obj))
 }
 
+/// [`typed`] of one of a bundle's CRDs. OLM v1 reads every manifest of kind
+/// `CustomResourceDefinition` into apiextensions/v1's struct whatever its `apiVersion`
+/// (`rukpak/bundle/source/source.go` switches on the kind alone), so an
+/// `apiextensions.k8s.io/v1beta1` CRD keeps its `apiVersion` and loses what v1 has not:
+/// `spec.version`, `spec.validation`, the top-level `spec.additionalPrinterColumns` and
+/// `spec.subresources`, and `spec.preserveUnknownFields: false` (a non-pointer `omitempty`
+/// bool in v1). Where CRDs are not typed (4.18) it is [`untyped`].
+pub fn crd(kinds: &TypedKinds, obj: &Value) -> Result<Value, Error> {
+    typed_as(
+        kinds,
+        Some(TypedKind::CustomResourceDefinition),
+        Cow::Borrowed(obj),
+    )
+}
+
+/// [`crd`] of a CRD the caller is done with.
+pub fn crd_owned(kinds: &TypedKinds, obj: Value) -> Result<Value, Error> {
+    typed_as(
+        kinds,
+        Some(TypedKind::CustomResourceDefinition),
+        Cow::Owned(obj),
+    )
+}
+
 fn typed_cow(kinds: &TypedKinds, obj: Cow<'_, Value>) -> Result<Value, Error> {
-    let Some(kind) = TypedKind::of(&obj).filter(|k| kinds.contains(*k)) else {
+    typed_as(kinds, None, obj)
+}
+
+/// The round trip of `obj` as `kind`, or as the kind its `apiVersion` and `kind` name.
+fn typed_as(
+    kinds: &TypedKinds,
+    kind: Option<TypedKind>,
+    obj: Cow<'_, Value>,
+) -> Result<Value, Error> {
+    let Some(kind) = kind
+        .or_else(|| TypedKind::of(&obj))
+        .filter(|k| kinds.contains(*k))
+    else {
         let mut v = obj.into_owned();
         untyped_in_place(&mut v);
         return Ok(v);
     };
+    // k8s-openapi checks `apiVersion`; Go's converter copies it into `TypeMeta` as it is. An
+    // object read by kind alone (a v1beta1 CRD) is decoded under the struct's own
+    // `apiVersion`, which is then put back.
+    let (struct_api_version, _) = kind.type_meta();
+    let mut obj = obj;
+    let written_api_version = match obj.get("apiVersion").and_then(Value::as_str) {
+        Some(av) if av != struct_api_version => {
+            let av = av.to_owned();
+            if let Some(v) = obj.to_mut().get_mut("apiVersion") {
+                *v = Value::String(struct_api_version.to_owned());
+            }
+            Some(av)
+        }
+        _ => None,
+    };
+    let m = kinds.kube_minor;
     let name = obj
         .get("metadata")
         .and_then(|m| m.get("name"))
@@ -246,19 +330,19 @@ fn typed_cow(kinds: &TypedKinds, obj: Cow<'_, Value>) -> Result<Value, Error> {
         .unwrap_or("")
         .to_owned();
     let mut out = match kind {
-        TypedKind::CustomResourceDefinition => crd_round_trip(obj.into_owned()),
-        TypedKind::Deployment => round_trip::<apps::Deployment>(&obj),
-        TypedKind::ServiceAccount => round_trip::<core::ServiceAccount>(&obj),
-        TypedKind::Service => round_trip::<core::Service>(&obj),
-        TypedKind::Role => round_trip::<rbac::Role>(&obj),
-        TypedKind::RoleBinding => round_trip::<rbac::RoleBinding>(&obj),
-        TypedKind::ClusterRole => round_trip::<rbac::ClusterRole>(&obj),
-        TypedKind::ClusterRoleBinding => round_trip::<rbac::ClusterRoleBinding>(&obj),
+        TypedKind::CustomResourceDefinition => crd_round_trip(obj.into_owned(), m),
+        TypedKind::Deployment => round_trip::<apps::Deployment>(&obj, m),
+        TypedKind::ServiceAccount => round_trip::<core::ServiceAccount>(&obj, m),
+        TypedKind::Service => round_trip::<core::Service>(&obj, m),
+        TypedKind::Role => round_trip::<rbac::Role>(&obj, m),
+        TypedKind::RoleBinding => round_trip::<rbac::RoleBinding>(&obj, m),
+        TypedKind::ClusterRole => round_trip::<rbac::ClusterRole>(&obj, m),
+        TypedKind::ClusterRoleBinding => round_trip::<rbac::ClusterRoleBinding>(&obj, m),
         TypedKind::ValidatingWebhookConfiguration => {
-            round_trip::<admissionregistration::ValidatingWebhookConfiguration>(&obj)
+            round_trip::<admissionregistration::ValidatingWebhookConfiguration>(&obj, m)
         }
         TypedKind::MutatingWebhookConfiguration => {
-            round_trip::<admissionregistration::MutatingWebhookConfiguration>(&obj)
+            round_trip::<admissionregistration::MutatingWebhookConfiguration>(&obj, m)
         }
     }
     .map_err(|source| Error {
@@ -266,6 +350,9 @@ fn typed_cow(kinds: &TypedKinds, obj: Cow<'_, Value>) -> Result<Value, Error> {
         name,
         source,
     })?;
+    if let (Some(av), Some(v)) = (written_api_version, out.get_mut("apiVersion")) {
+        *v = Value::String(av);
+    }
     untyped_in_place(&mut out);
     Ok(out)
 }

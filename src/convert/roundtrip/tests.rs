@@ -285,6 +285,7 @@ fn in_place_encoding_is_to_value_then_order_like() {
             value: obj,
             path: de::Path::Root,
             fold: false,
+            kube_minor: fields_by_release::NEWEST,
         })
         .unwrap();
         let slow = order_like(obj, serde_json::to_value(&typed).unwrap());
@@ -304,4 +305,93 @@ fn in_place_encoding_is_to_value_then_order_like() {
     both::<rbac::ClusterRole>(&yaml(
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n- apiGroups: ['']\n  resources: [pods]\n- verbs: [get]\n  nonsense: true\n",
     ));
+}
+
+fn pod_spec_of(out: &Value) -> &serde_json::Map<String, Value> {
+    out["spec"]["template"]["spec"].as_object().unwrap()
+}
+
+/// The field set follows the Kubernetes minor of the target release's Go types:
+/// `PodSpec.schedulingGroup` (1.36) survives for 1.36 and is dropped for 1.35;
+/// `hostnameOverride` (1.34) is kept from 1.34 on.
+#[test]
+fn fields_follow_the_kubernetes_minor() {
+    let d = deployment(
+        "template:\n  spec:\n    containers: [{name: c}]\n    schedulingGroup: {podGroupName: g}\n    hostnameOverride: h\n",
+    );
+    let at =
+        |minor: u64| typed(&TypedKinds::registry_v1().with_kubernetes_minor(minor), &d).unwrap();
+    let newest = typed(&TypedKinds::registry_v1(), &d).unwrap();
+    assert_eq!(
+        newest["spec"]["template"]["spec"]["schedulingGroup"],
+        json!({"podGroupName": "g"})
+    );
+    for m in [36, 37, 40] {
+        assert_eq!(at(m), newest, "1.{m}");
+    }
+    let spec35 = at(35);
+    assert!(!pod_spec_of(&spec35).contains_key("schedulingGroup"));
+    assert_eq!(spec35["spec"]["template"]["spec"]["hostnameOverride"], "h");
+    for m in [33, 31, 20] {
+        let out = at(m);
+        let spec = pod_spec_of(&out);
+        assert!(!spec.contains_key("schedulingGroup"), "1.{m}");
+        assert!(!spec.contains_key("hostnameOverride"), "1.{m}");
+        assert!(spec.contains_key("containers"), "1.{m}");
+    }
+    // A field the release lacks is skipped, not checked: a wrong type there is no error.
+    let mut bad = d.clone();
+    bad["spec"]["template"]["spec"]["schedulingGroup"] = json!("not an object");
+    assert!(typed(&TypedKinds::registry_v1().with_kubernetes_minor(35), &bad).is_ok());
+    assert!(typed(&TypedKinds::registry_v1(), &bad).is_err());
+}
+
+/// The fast road (`schema::crd`) reads k8s-openapi's newest fields; it is right only while
+/// no schema struct has a field that some minor lacks.
+#[test]
+fn schema_structs_have_one_field_set_across_releases() {
+    for s in ["JSONSchemaProps", "ExternalDocumentation", "ValidationRule"] {
+        assert_eq!(
+            fields_by_release::varying(s),
+            &[] as &[(&str, u64, u64)],
+            "{s}"
+        );
+    }
+}
+
+/// An `apiextensions.k8s.io/v1beta1` CRD goes through apiextensions/v1's struct as OLM v1's
+/// bundle source reads it: its `apiVersion` stays, the v1beta1-only fields and
+/// `preserveUnknownFields: false` go; `true` stays.
+#[test]
+fn v1beta1_crd_through_the_v1_struct() {
+    let crd_v1beta1 = yaml(
+        "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  version: v1alpha1\n  scope: Namespaced\n  preserveUnknownFields: false\n  names: {kind: Widget, plural: widgets}\n  validation:\n    openAPIV3Schema: {type: object}\n  subresources: {status: {}}\n  additionalPrinterColumns: [{name: Age, type: date, JSONPath: .metadata.creationTimestamp}]\n  versions:\n  - {name: v1alpha1, served: true, storage: true}\n",
+    );
+    let out = crd(&TypedKinds::registry_v1(), &crd_v1beta1).unwrap();
+    assert_eq!(out["apiVersion"], "apiextensions.k8s.io/v1beta1");
+    let spec = out["spec"].as_object().unwrap();
+    let keys: Vec<&str> = spec.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["group", "scope", "names", "versions"]);
+    assert_eq!(
+        out["spec"]["versions"],
+        json!([{"name": "v1alpha1", "served": true, "storage": true}])
+    );
+    assert_eq!(
+        crd_owned(&TypedKinds::registry_v1(), crd_v1beta1.clone()).unwrap(),
+        out
+    );
+    // `typed` goes by apiVersion and kind, as for generated objects: v1beta1 is not typed.
+    assert_eq!(
+        typed(&TypedKinds::registry_v1(), &crd_v1beta1).unwrap(),
+        crd_v1beta1
+    );
+
+    let mut keep = crd_v1beta1.clone();
+    keep["spec"]["preserveUnknownFields"] = json!(true);
+    let out = crd(&TypedKinds::registry_v1(), &keep).unwrap();
+    assert_eq!(out["spec"]["preserveUnknownFields"], true);
+
+    // Where CRDs are not typed (4.18's converter), the CRD is left as it is.
+    let no_crds = TypedKinds::of([TypedKind::Deployment]);
+    assert_eq!(crd(&no_crds, &crd_v1beta1).unwrap(), crd_v1beta1);
 }
