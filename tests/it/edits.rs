@@ -125,7 +125,8 @@ fn a_tampered_lock_cannot_make_create_delete_a_user_file() {
     let lock = lock_text(d.path()).replace(
         "manifests:\n",
         &format!(
-            "manifests:\n- name: 99_po_user-file.yaml\n  sha256: {}\n",
+            // Quoted: 64 zeros unquoted are a number, and the lock would not read at all.
+            "manifests:\n- name: 99_po_user-file.yaml\n  sha256: \"{}\"\n",
             "0".repeat(64)
         ),
     );
