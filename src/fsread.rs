@@ -159,6 +159,13 @@ pub fn kind_of(t: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// Whether there is an entry at `path`, of any type (a symbolic link is not followed, so a
+/// link to nothing is there too). A caller that finds one reads it, and [`open`] refuses what
+/// is not a regular file: a FIFO or a folder where a file belongs is an error, never "absent".
+pub fn is_there(path: &Path) -> bool {
+    path.symlink_metadata().is_ok()
+}
+
 /// Refuse `path` when it, or a directory between `root` and it, is a symbolic link whose
 /// target is outside `root`. The message names the link only.
 pub fn check_confined(path: &Path, root: &Path) -> io::Result<()> {

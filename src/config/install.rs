@@ -121,10 +121,12 @@ pub struct Found {
 /// Read install-config facts for an install directory: `install-config.yaml`, else the copy in
 /// `manifests/cluster-config.yaml`, else what the Agent-based installer's
 /// [`AGENT_CLUSTER_INSTALL`] passes on. `Ok(None)` when none of them exists. A symbolic link among them
-/// that leaves `dir` is refused ([`Error::Io`], naming the link) and never read.
+/// that leaves `dir` is refused ([`Error::Io`], naming the link) and never read; so is one that
+/// is there but not a regular file (a FIFO, a folder, a link to nothing): it is never taken
+/// for "no install-config".
 pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
     let direct = dir.join("install-config.yaml");
-    if direct.is_file() {
+    if crate::fsread::is_there(&direct) {
         let file = read_source_in(&direct, Some(dir))?;
         let config: InstallConfig = parse_yaml(&file)?;
         return Ok(Some(Found {
@@ -133,7 +135,7 @@ pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
         }));
     }
     let embedded = dir.join("manifests").join("cluster-config.yaml");
-    if embedded.is_file() {
+    if crate::fsread::is_there(&embedded) {
         let file = read_source_in(&embedded, Some(dir))?;
         let map: ClusterConfigMap = parse_yaml(&file)?;
         let Some(text) = map.data.and_then(|d| d.install_config) else {
@@ -154,7 +156,7 @@ pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
         }));
     }
     let agent = dir.join(AGENT_CLUSTER_INSTALL);
-    if agent.is_file() {
+    if crate::fsread::is_there(&agent) {
         let file = read_source_in(&agent, Some(dir))?;
         let aci: AgentClusterInstall = parse_yaml(&file)?;
         let config = aci.install_config().map_err(|message| Error::Syntax {

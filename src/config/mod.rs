@@ -408,11 +408,13 @@ pub fn discover(dir: &Path, explicit: Option<&Path>) -> Result<Config, Error> {
         return read_file(path);
     }
     let standalone = dir.join("platform-operators.yaml");
-    if standalone.is_file() {
+    // Whatever is there is read (and refused when it is not a regular file): a FIFO is not
+    // "no configuration".
+    if crate::fsread::is_there(&standalone) {
         return read_file_in(&standalone, Some(dir));
     }
     let install_config = dir.join("install-config.yaml");
-    if install_config.is_file()
+    if crate::fsread::is_there(&install_config)
         && let Some((file, span)) = install_config_key_in(&install_config, Some(dir))?
     {
         return Err(Error::Invalid {

@@ -34,21 +34,23 @@ pub fn check_dir(
         Err(e) => return Err(e.into()),
     };
     let lock_path = dir.join(lock::LOCK_FILE);
-    let previous = match crate::fsread::check_confined(&lock_path, dir) {
-        Ok(()) => lock::read(&lock_path)?,
-        Err(e) => {
+    // lock::read refuses a link out of `dir` and what is not a regular file (a FIFO), unread.
+    let previous = match lock::read(&lock_path) {
+        Ok(previous) => previous,
+        Err(lock::Error::Io { source, .. }) => {
             unreadable.push(check::Problem {
                 file: lock::LOCK_FILE.into(),
                 line: 0,
                 severity: Severity::Error,
                 rule: "unreadable",
                 object: None,
-                message: format!("not read: {e}"),
+                message: format!("not read: {source}"),
                 operator: None,
                 planned: false,
             });
             None
         }
+        Err(e) => return Err(e.into()),
     };
     let configured = config::discover(dir, None).ok();
     let installer = installer
