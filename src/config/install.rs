@@ -125,6 +125,12 @@ pub struct Found {
 /// is there but not a regular file (a FIFO, a folder, a link to nothing): it is never taken
 /// for "no install-config".
 pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
+    read_following(dir, false)
+}
+
+/// [`read`], following `dir/manifests` where it is a symbolic link out of `dir` when
+/// `follow_links` (`--follow-links`; see [`crate::fsread::own_folder`]).
+pub fn read_following(dir: &Path, follow_links: bool) -> Result<Option<Found>, Error> {
     let direct = dir.join("install-config.yaml");
     if crate::fsread::is_there(&direct) {
         let file = read_source_in(&direct, Some(dir))?;
@@ -136,7 +142,14 @@ pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
     }
     let embedded = dir.join("manifests").join("cluster-config.yaml");
     if crate::fsread::is_there(&embedded) {
-        let file = read_source_in(&embedded, Some(dir))?;
+        let folder =
+            crate::fsread::own_folder(dir, "manifests", follow_links).map_err(|source| {
+                Error::Io {
+                    path: embedded.clone(),
+                    source,
+                }
+            })?;
+        let file = read_source_in(&folder.path.join("cluster-config.yaml"), Some(&folder.root))?;
         let map: ClusterConfigMap = parse_yaml(&file)?;
         let Some(text) = map.data.and_then(|d| d.install_config) else {
             return Err(Error::Syntax {

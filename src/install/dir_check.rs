@@ -17,15 +17,17 @@ use crate::rules::{Installer, Role, Severity};
 /// `version` the target release (else the configuration's `clusterVersion`, else the lock
 /// file's, else the one the installer's own files name: [`config::install::named_release`]), `installer` the installer that reads it (else the configuration's `installer:`,
 /// else openshift-install). An install-config or lock file that cannot be read (a FIFO, a
-/// link out of `dir`) is a problem of the report, never followed.
+/// link out of `dir`) is a problem of the report, never followed. `manifests/` and `openshift/`
+/// are followed out of `dir` only with `follow_links` ([`crate::fsread::own_folder`]).
 pub fn check_dir(
     dir: &Path,
     roles: BTreeMap<String, Role>,
     version: Option<ClusterVersion>,
     installer: Option<Installer>,
+    follow_links: bool,
 ) -> Result<Report, Error> {
     let mut unreadable = Vec::new();
-    let install = match config::install::read(dir) {
+    let install = match config::install::read_following(dir, follow_links) {
         Ok(i) => i,
         Err(e) if e.is_io() => {
             unreadable.push(problem_unreadable(dir, &e));
@@ -101,6 +103,7 @@ pub fn check_dir(
         roles,
         waivers,
         installer,
+        follow_links,
     };
     let mut report = check::check_dir(dir, &options).map_err(|e| Error::ReadFile {
         path: e.path.clone(),

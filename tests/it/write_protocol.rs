@@ -608,7 +608,18 @@ fn manifests_on_another_filesystem_are_written() {
     }
     let other = tempfile::tempdir_in(shm).unwrap();
     std::os::unix::fs::symlink(other.path(), d.path().join("manifests")).unwrap();
+    // A folder linked out of D is written only when asked (issue 34 item 3).
     let out = create(d.path());
+    assert_eq!(out.status.code(), Some(3));
+    assert!(entries(other.path()).is_empty());
+    let follow = |dir: &Path| {
+        cmd()
+            .args(["create", "--follow-links", "--dir"])
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    let out = follow(d.path());
     assert!(
         out.status.success(),
         "{}",
@@ -620,7 +631,7 @@ fn manifests_on_another_filesystem_are_written() {
             .any(|n| n.starts_with("99_po_"))
     );
     // A second run replaces them, also across the filesystems.
-    assert!(create(d.path()).status.success());
+    assert!(follow(d.path()).status.success());
     assert!(!entries(other.path()).iter().any(|n| n.starts_with('.')));
 }
 
