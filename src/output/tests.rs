@@ -780,6 +780,38 @@ mod recover {
 
     const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
+    /// Issue 34 item 10: killed while the staging folder's first marker was being written
+    /// (before the tree exists), or after it, the next run removes the folder: the journal's
+    /// token and the marker (or a part of it) prove it, and nothing is left to warn about.
+    #[test]
+    fn a_staging_folder_killed_before_its_tree_or_while_its_marker_was_written_is_removed() {
+        let pending = format!(
+            "po-manifests staging folder: removed by the next po-manifests run\ntoken {TOKEN}\n"
+        );
+        for marker in [pending.as_str(), &pending[..30], ""] {
+            let (d, manifests, lock) = setup();
+            let stage = staged_exchange(d.path(), &lock, TOKEN);
+            std::fs::remove_dir_all(stage.join("manifests")).unwrap();
+            std::fs::write(stage.join(exchange::MARKER), marker).unwrap();
+            let r = recover(Target::only(&manifests), &lock).unwrap();
+            assert!(matches!(r.done, Some(Recovery::Discarded { .. })), "{r:?}");
+            assert!(!stage.exists(), "{marker:?}: {r:?}");
+            assert!(r.left_alone.is_empty(), "{r:?}");
+            assert!(
+                !r.lines().iter().any(|l| l.starts_with("warning:")),
+                "{:?}",
+                r.lines()
+            );
+        }
+        // A marker that is not a part of this run's is not ours to remove.
+        let (d, manifests, lock) = setup();
+        let stage = staged_exchange(d.path(), &lock, TOKEN);
+        std::fs::remove_dir_all(stage.join("manifests")).unwrap();
+        std::fs::write(stage.join(exchange::MARKER), "someone else's").unwrap();
+        recover(Target::only(&manifests), &lock).unwrap();
+        assert!(stage.join(exchange::MARKER).exists());
+    }
+
     #[test]
     fn only_the_staging_folder_the_journal_and_its_marker_prove_is_removed() {
         let (d, manifests, lock) = setup();

@@ -363,6 +363,31 @@ fn a_kill_after_the_exchange_is_finished_and_said_so() {
     assert_eq!(tree(d.path()), tree(expected.path()));
 }
 
+/// Issue 34 item 10: killed after the staging folder and its marker are made, before the new
+/// tree is: the next run removes the folder and warns about nothing, then or later.
+#[test]
+fn a_kill_before_the_new_tree_is_made_leaves_nothing_behind() {
+    let d = renamed_example();
+    let expected = tempfile::tempdir().unwrap();
+    copy_dir(d.path(), expected.path());
+    assert!(create(expected.path()).status.success());
+    assert!(kill_before(d.path(), "create the new manifests tree"));
+    for _ in 0..2 {
+        let rerun = create(d.path());
+        let text = String::from_utf8_lossy(&rerun.stderr);
+        assert!(rerun.status.success(), "{text}");
+        assert!(!text.contains("warning"), "{text}");
+        assert!(
+            !entries(d.path())
+                .iter()
+                .any(|n| n.starts_with(".po-manifests")),
+            "{:?}",
+            entries(d.path())
+        );
+    }
+    assert_eq!(tree(d.path()), tree(expected.path()));
+}
+
 #[test]
 fn a_kill_before_the_exchange_is_undone_and_said_so() {
     let d = renamed_example();
