@@ -886,7 +886,7 @@ pub fn check_dns_label(value: &str, max: usize) -> Result<(), String> {
             value.chars().count()
         ));
     }
-    if !crate::text::is_dns1123_label(value) {
+    if !crate::kubenames::is_label(value) {
         return Err(format!(
             "\"{value}\" is not a DNS-1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit"
         ));

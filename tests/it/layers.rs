@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// placed here.
 const LAYERS: &[&[&str]] = &[
     &["fsread", "notice", "text", "version", "rules"],
-    &["table", "diagram"],
+    &["table", "diagram", "kubenames"],
     &["openshift"],
     &["config"],
     &["catalog"],
