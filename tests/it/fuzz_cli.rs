@@ -246,6 +246,9 @@ proptest! {
         std::fs::write(outside.path().join("folder/99_po_victim.yaml"), "kind: ConfigMap\n").unwrap();
         std::fs::write(outside.path().join("secret"), "root:$6$SECRET:19000::::::\n").unwrap();
         if let Some((name, to)) = LINKS[link] {
+            let at = dir.path().join(name);
+            let _ = std::fs::remove_dir_all(&at);
+            let _ = std::fs::remove_file(&at);
             std::os::unix::fs::symlink(outside.path().join(to), dir.path().join(name)).unwrap();
         }
         let before = crate::common::tree(outside.path());
