@@ -10,13 +10,16 @@
 //! - Under a root (a catalog, template or install folder), a symbolic link is followed only when its
 //!   target stays inside the root. A link that leaves it is refused naming the link, never its
 //!   target, so no error quotes a file the user did not point at.
+//! - The folders of an install directory D that po-manifests writes (`manifests/`,
+//!   `openshift/`) are D's own: one that is a symbolic link leaving D is refused, for reading
+//!   and writing alike, unless the user asks for it (`--follow-links`): [`own_folder`].
 //!
 //! Errors are [`std::io::Error`]s with a message that says what is wrong, so each caller keeps
 //! its own error type (with the path) around them.
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Cap for one file of a bundle directory (a CSV with its embedded icon, a CRD with a large
 /// schema): well above any real bundle file, far below what would exhaust memory.
@@ -157,6 +160,61 @@ pub fn kind_of(t: &std::fs::FileType) -> &'static str {
     } else {
         "not a regular file"
     }
+}
+
+/// A folder of an install directory, where it is read and written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Folder {
+    /// The folder: `D/NAME` itself, or where the link `D/NAME` leads when it is followed.
+    pub path: PathBuf,
+    /// What its entries must stay inside: `D`, or the followed folder itself.
+    pub root: PathBuf,
+    /// It is a symbolic link out of `D`, followed because the user asked.
+    pub followed: bool,
+}
+
+/// The folder `name` of the install directory `dir` (`manifests`, `openshift`), under the one
+/// rule for the folders po-manifests writes: they are `dir`'s own. A real folder, a missing
+/// one and a symbolic link that stays inside `dir` are `dir/name`; a link that leaves `dir` is
+/// refused, naming the link and never its target, unless `follow` (`--follow-links`), when the
+/// folder is where it leads.
+pub fn own_folder(dir: &Path, name: &str, follow: bool) -> io::Result<Folder> {
+    let path = dir.join(name);
+    let own = Folder {
+        path: path.clone(),
+        root: dir.to_path_buf(),
+        followed: false,
+    };
+    match path.symlink_metadata() {
+        Ok(meta) if meta.file_type().is_symlink() => {}
+        _ => return Ok(own),
+    }
+    let real_root = dir.canonicalize()?;
+    match path.canonicalize() {
+        Ok(real) if real.starts_with(&real_root) => Ok(own),
+        Ok(real) if follow => Ok(Folder {
+            path: real.clone(),
+            root: real,
+            followed: true,
+        }),
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is a symbolic link that leaves {}: po-manifests reads and writes only the install directory's own folders, so it is not followed; pass --follow-links to use the folder it leads to",
+                path.display(),
+                dir.display()
+            ),
+        )),
+        // A link to nothing: what opens it reports that.
+        Err(_) => Ok(own),
+    }
+}
+
+/// Whether there is an entry at `path`, of any type (a symbolic link is not followed, so a
+/// link to nothing is there too). A caller that finds one reads it, and [`open`] refuses what
+/// is not a regular file: a FIFO or a folder where a file belongs is an error, never "absent".
+pub fn is_there(path: &Path) -> bool {
+    path.symlink_metadata().is_ok()
 }
 
 /// Refuse `path` when it, or a directory between `root` and it, is a symbolic link whose

@@ -32,6 +32,7 @@ pub mod diagram;
 pub mod fetch;
 pub mod fsread;
 pub mod install;
+pub mod kubenames;
 pub mod mirror;
 pub mod notice;
 pub mod openshift;

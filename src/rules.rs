@@ -265,6 +265,13 @@ pub const RULES: &[Rule] = &[
         source: "openshift/installer data/data/bootstrap/files/usr/local/bin/bootkube.sh.template; pkg/asset/manifests/openshift.go",
     },
     Rule {
+        id: "name-invalid",
+        severity: Error,
+        applies: All,
+        fact: "the API server validates every metadata.name for its kind (a DNS-1123 label for a Namespace, a DNS-1035 label for a Service, a path segment for RBAC kinds, a DNS-1123 subdomain of at most 253 characters for the rest) and every metadata.namespace as a DNS-1123 label: cluster-bootstrap retries a refused object until the 60-minute timeout",
+        source: "kubernetes pkg/apis/core/validation/validation.go (ValidateObjectMeta, ValidateNamespaceName, ValidateServiceName), pkg/apis/rbac/validation/validation.go (ValidateRBACName), apimachinery pkg/util/validation/validation.go",
+    },
+    Rule {
         id: "duplicate-object",
         severity: Error,
         applies: All,

@@ -218,17 +218,6 @@ impl serde_json::ser::Formatter for SafeJson {
     }
 }
 
-/// Whether `name` is a DNS-1123 label (≤ 63 chars, `[a-z0-9]([-a-z0-9]*[a-z0-9])?`).
-pub fn is_dns1123_label(name: &str) -> bool {
-    let b = name.as_bytes();
-    let ok = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-    !b.is_empty()
-        && b.len() <= 63
-        && ok(&b[0])
-        && ok(&b[b.len() - 1])
-        && b.iter().all(|c| ok(c) || *c == b'-')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

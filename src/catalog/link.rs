@@ -274,7 +274,7 @@ fn link_packages(
 ) -> Vec<Package> {
     let mut packages: PackageMap = BTreeMap::new();
     for fbc::Located { item: p, origin } in docs {
-        if !crate::text::is_dns1123_label(&p.name) {
+        if !crate::kubenames::is_label(&p.name) {
             problems.push(
                 Problem::error(ProblemKind::PackageNameInvalid {
                     name: p.name.clone(),

@@ -248,25 +248,40 @@ fn entry(dir: Dir, name: String) -> ManifestFile {
 /// the ones it cannot use (subdirectories, dotfiles, other extensions, oversized files) and the
 /// ones that cannot be read at all: every entry is looked at with `lstat`, a symbolic link is
 /// followed only inside `dir`, and only regular files are opened (never a FIFO or a device).
-/// Each such entry is one `unreadable` problem; the rest is still read.
+/// Each such entry is one `unreadable` problem; the rest is still read. `manifests/` or
+/// `openshift/` itself, a symbolic link out of `dir`, is read only with `follow_links`, as
+/// `create` writes it ([`crate::fsread::own_folder`]); its entries then stay inside it.
 pub(crate) fn read_dir(
     dir: &Path,
     installer: Installer,
+    follow_links: bool,
     sink: &mut Sink,
 ) -> Result<Vec<ManifestFile>, Error> {
-    let real_root = dir.canonicalize().map_err(|source| Error {
+    let real_dir = dir.canonicalize().map_err(|source| Error {
         path: dir.to_path_buf(),
         source,
     })?;
     let mut out = Vec::new();
     for sub in [Dir::Manifests, Dir::Openshift] {
-        let path = dir.join(sub.name());
         let folder = entry(sub, String::new());
-        match path.symlink_metadata() {
+        match dir.join(sub.name()).symlink_metadata() {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             _ => {}
         }
-        if let Err(why) = confined_metadata(&path, &real_root, dir) {
+        let own = match crate::fsread::own_folder(dir, sub.name(), follow_links) {
+            Ok(own) => own,
+            Err(e) => {
+                sink.push("unreadable", &folder, 0, None, format!("not read: {e}"));
+                continue;
+            }
+        };
+        let (path, root) = (own.path, own.root.as_path());
+        let real_root = if own.followed {
+            path.clone()
+        } else {
+            real_dir.clone()
+        };
+        if let Err(why) = confined_metadata(&path, &real_root, root) {
             sink.push("unreadable", &folder, 0, None, why);
             continue;
         }
@@ -305,7 +320,7 @@ pub(crate) fn read_dir(
             };
             let file_path = path.join(&name);
             let mut file = entry(sub, name.clone());
-            let meta = match confined_metadata(&file_path, &real_root, dir) {
+            let meta = match confined_metadata(&file_path, &real_root, root) {
                 Ok(m) => m,
                 Err(why) => {
                     sink.push("unreadable", &file, 0, None, why);
@@ -355,7 +370,7 @@ pub(crate) fn read_dir(
                 sink.push("file-size", &file, 0, None, format!("{} bytes, more than the {MAX_FILE_BYTES} a manifest may have (not read further)", meta.len()));
                 continue;
             }
-            let bytes = match crate::fsread::read(&file_path, MAX_DECODE_BYTES, Some(dir)) {
+            let bytes = match crate::fsread::read(&file_path, MAX_DECODE_BYTES, Some(root)) {
                 Ok(b) => b,
                 Err(e) => {
                     sink.push("unreadable", &file, 0, None, format!("cannot be read: {e}"));

@@ -107,6 +107,10 @@ pub struct Options<'a> {
     pub waivers: Vec<Waiver>,
     /// The installer that reads the directory (which files, and how a file becomes objects).
     pub installer: Installer,
+    /// `--follow-links`: `manifests/` and `openshift/` are read where they are symbolic links
+    /// out of the directory ([`crate::fsread::own_folder`]); otherwise such a folder is one
+    /// `unreadable` problem.
+    pub follow_links: bool,
 }
 
 /// install-config as read, for the install-config rules.
@@ -337,7 +341,7 @@ pub fn check(files: &[ManifestFile], options: &Options<'_>) -> Report {
 /// UTF-8) is a problem of its own; nothing out of `dir` is followed.
 pub fn check_dir(dir: &Path, options: &Options<'_>) -> Result<Report, files::Error> {
     let mut sink = Sink::default();
-    let files = files::read_dir(dir, options.installer, &mut sink)?;
+    let files = files::read_dir(dir, options.installer, options.follow_links, &mut sink)?;
     let mut report = check(&files, options);
     report.problems.extend(sink.problems);
     report.problems.sort();
@@ -349,9 +353,10 @@ pub fn check_dir(dir: &Path, options: &Options<'_>) -> Result<Report, files::Err
 pub fn check_dir_files(
     dir: &Path,
     installer: Installer,
+    follow_links: bool,
 ) -> Result<(Vec<ManifestFile>, Vec<Problem>), files::Error> {
     let mut sink = Sink::default();
-    let files = files::read_dir(dir, installer, &mut sink)?;
+    let files = files::read_dir(dir, installer, follow_links, &mut sink)?;
     Ok((files, sink.problems))
 }
 

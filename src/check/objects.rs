@@ -120,6 +120,7 @@ pub(crate) fn check(set: &ObjectSet<'_>, options: &Options<'_>, sink: &mut Sink)
         .map(|i| mirror::rules(i.config))
         .unwrap_or_default();
     for o in &set.objects {
+        names(o, sink);
         dependencies(set, o, sink);
         if let Some(crd) = set.crd(&o.group, &o.kind) {
             super::schema::check(crd, o, sink);
@@ -161,6 +162,40 @@ fn duplicates(set: &ObjectSet<'_>, sink: &mut Sink) {
                 );
             }
         }
+    }
+}
+
+/// Rule `name-invalid`: the object's name and namespace as the API server validates them
+/// ([`crate::kubenames`], the one validator of Kubernetes names).
+fn names(o: &Object<'_>, sink: &mut Sink) {
+    use crate::kubenames::{MAX_LABEL, check_label, check_name, name_rule};
+    if let Err(why) = check_name(&o.name, name_rule(&o.group, &o.kind)) {
+        sink.push(
+            "name-invalid",
+            o.file,
+            o.line("/metadata/name"),
+            Some(o.label()),
+            format!(
+                "metadata.name {} {why}: the API server refuses this {}",
+                crate::text::escape(&o.name),
+                o.kind
+            ),
+        );
+    }
+    if let Some(ns) = &o.namespace
+        && let Err(why) = check_label(ns, MAX_LABEL)
+    {
+        sink.push(
+            "name-invalid",
+            o.file,
+            o.line("/metadata/namespace"),
+            Some(o.label()),
+            format!(
+                "metadata.namespace {} {why}: the API server refuses this {}",
+                crate::text::escape(ns),
+                o.kind
+            ),
+        );
     }
 }
 

@@ -124,6 +124,7 @@ fn run(
         roles: Default::default(),
         waivers: Vec::new(),
         installer: Default::default(),
+        follow_links: false,
     };
     check(files, &options)
 }
@@ -487,6 +488,7 @@ fn waivers_remove_problems_and_keep_the_reason() {
             reason: "runs as a DaemonSet priority set by the partner".into(),
         }],
         installer: Default::default(),
+        follow_links: false,
     };
     let report = check(&files, &options);
     assert!(report.problems.is_empty(), "{}", report.text());
@@ -648,6 +650,7 @@ fn general(extra: &[ManifestFile], mirrors: bool) -> Report {
         roles: Default::default(),
         waivers: Vec::new(),
         installer: Default::default(),
+        follow_links: false,
     };
     check(&files, &options)
 }
@@ -828,6 +831,7 @@ fn directory_rules_for_dotfiles_and_ignored_files() {
         roles: Default::default(),
         waivers: Vec::new(),
         installer: Default::default(),
+        follow_links: false,
     };
     let report = check_dir(dir.path(), &options).unwrap();
     let found: Vec<(&str, &str)> = report
@@ -870,6 +874,7 @@ fn openshift_install_reads_yaml_yml_and_json_only_in_both_folders() {
         roles: Default::default(),
         waivers: Vec::new(),
         installer: Installer::OpenshiftInstall,
+        follow_links: false,
     };
     let report = check_dir(dir.path(), &options).unwrap();
     let found: Vec<(&str, Severity, &str)> = report

@@ -34,7 +34,7 @@ pub(super) fn run(
         ),
         None => None,
     };
-    let report = dir_check::check_dir(dir, roles, version, args.installer)?;
+    let report = dir_check::check_dir(dir, roles, version, args.installer, args.follow_links)?;
     match args.output {
         OutputFormat::Table | OutputFormat::Wide => {
             write!(stdout, "{}", report.text())?;

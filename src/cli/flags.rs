@@ -74,6 +74,11 @@ pub struct CheckArgs {
     /// `installer:`, else openshift-install).
     #[arg(long, value_name = "INSTALLER", value_parser = installer_parser())]
     pub installer: Option<crate::rules::Installer>,
+    /// Follow DIR/manifests or DIR/openshift where it is a symbolic link that leaves DIR (a
+    /// folder on another disk): without it such a link is refused, and nothing is read or
+    /// written through it.
+    #[arg(long)]
+    pub follow_links: bool,
 }
 
 /// `completion`.
@@ -406,6 +411,11 @@ pub struct InputArgs {
     /// No progress on stderr (it is only shown when stderr is a terminal).
     #[arg(short, long)]
     pub quiet: bool,
+    /// Follow DIR/manifests or DIR/openshift where it is a symbolic link that leaves DIR (a
+    /// folder on another disk): without it such a link is refused, and nothing is read or
+    /// written through it.
+    #[arg(long)]
+    pub follow_links: bool,
     /// Fetching `https://` catalogs.
     #[command(flatten)]
     pub network: NetworkArgs,
@@ -656,6 +666,11 @@ pub struct UpgradePlanArgs {
     /// directory (default: wait for it).
     #[arg(long, requires = "write")]
     pub no_wait: bool,
+    /// Follow DIR/manifests or DIR/openshift where it is a symbolic link that leaves DIR (a
+    /// folder on another disk): without it such a link is refused, and nothing is read or
+    /// written through it.
+    #[arg(long)]
+    pub follow_links: bool,
     /// Fetching `https://` catalogs.
     #[command(flatten)]
     pub network: NetworkArgs,
@@ -719,6 +734,7 @@ impl From<&InputArgs> for crate::install::Inputs {
             dir: a.dir.clone(),
             config: a.config.clone(),
             cluster_version: a.cluster_version.clone(),
+            follow_links: a.follow_links,
         }
     }
 }

@@ -294,7 +294,7 @@ fn left_warning(lock: &std::path::Path, left: &[std::path::PathBuf], lock_writte
         String::new()
     };
     format!(
-        "warning: {files}: named by the version 1 lock file {}, which records names but no digests, and without the `{label}: {value}` label, so nothing shows that po-manifests wrote {it}; left in place.{later} Delete {it} by hand if po-manifests wrote {it} and {they_are} no longer needed (with --force, create removes such files instead)",
+        "warning: {files}: named by the lock file {}, but without the `{label}: {value}` label or po-manifests' first line, so nothing shows that po-manifests wrote {it} (the lock's word is no proof: a version 1 lock records names only, and a digest shows only what a file holds); left in place.{later} Delete {it} by hand if po-manifests wrote {it} and {they_are} no longer needed (with --force, create removes such files instead)",
         lock.display()
     )
 }

@@ -26,6 +26,7 @@ pub(super) fn run(
             dir: args.dir.clone(),
             config: args.config.clone(),
             cluster_version: Some(args.to.clone()),
+            follow_links: args.follow_links,
         },
         (&args.network).into(),
     )?;

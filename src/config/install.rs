@@ -129,10 +129,18 @@ pub const LOOKED_FOR: [&str; 3] = [
 /// Read install-config facts for an install directory: `install-config.yaml`, else the copy in
 /// `manifests/cluster-config.yaml`, else what the Agent-based installer's
 /// [`AGENT_CLUSTER_INSTALL`] passes on. `Ok(None)` when none of them exists. A symbolic link among them
-/// that leaves `dir` is refused ([`Error::Io`], naming the link) and never read.
+/// that leaves `dir` is refused ([`Error::Io`], naming the link) and never read; so is one that
+/// is there but not a regular file (a FIFO, a folder, a link to nothing): it is never taken
+/// for "no install-config".
 pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
+    read_following(dir, false)
+}
+
+/// [`read`], following `dir/manifests` where it is a symbolic link out of `dir` when
+/// `follow_links` (`--follow-links`; see [`crate::fsread::own_folder`]).
+pub fn read_following(dir: &Path, follow_links: bool) -> Result<Option<Found>, Error> {
     let [direct, embedded, agent] = LOOKED_FOR.map(|f| dir.join(f));
-    if direct.is_file() {
+    if crate::fsread::is_there(&direct) {
         let file = read_source_in(&direct, Some(dir))?;
         let config: InstallConfig = parse_yaml(&file)?;
         return Ok(Some(Found {
@@ -140,8 +148,15 @@ pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
             path: direct,
         }));
     }
-    if embedded.is_file() {
-        let file = read_source_in(&embedded, Some(dir))?;
+    if crate::fsread::is_there(&embedded) {
+        let folder =
+            crate::fsread::own_folder(dir, "manifests", follow_links).map_err(|source| {
+                Error::Io {
+                    path: embedded.clone(),
+                    source,
+                }
+            })?;
+        let file = read_source_in(&folder.path.join("cluster-config.yaml"), Some(&folder.root))?;
         let map: ClusterConfigMap = parse_yaml(&file)?;
         let Some(text) = map.data.and_then(|d| d.install_config) else {
             return Err(Error::Syntax {
@@ -160,7 +175,7 @@ pub fn read(dir: &Path) -> Result<Option<Found>, Error> {
             path: embedded,
         }));
     }
-    if agent.is_file() {
+    if crate::fsread::is_there(&agent) {
         let file = read_source_in(&agent, Some(dir))?;
         let aci: AgentClusterInstall = parse_yaml(&file)?;
         let config = aci.install_config().map_err(|message| Error::Syntax {

@@ -451,11 +451,13 @@ pub fn discover(dir: &Path, explicit: Option<&Path>) -> Result<Config, Error> {
         return read_file(path);
     }
     let standalone = dir.join("platform-operators.yaml");
-    if standalone.is_file() {
+    // Whatever is there is read (and refused when it is not a regular file): a FIFO is not
+    // "no configuration".
+    if crate::fsread::is_there(&standalone) {
         return read_file_in(&standalone, Some(dir));
     }
     let install_config = dir.join("install-config.yaml");
-    if install_config.is_file()
+    if crate::fsread::is_there(&install_config)
         && let Some((file, span)) = install_config_key_in(&install_config, Some(dir))?
     {
         return Err(Error::Invalid {
@@ -927,7 +929,7 @@ pub fn check_dns_label(value: &str, max: usize) -> Result<(), String> {
             value.chars().count()
         ));
     }
-    if !crate::text::is_dns1123_label(value) {
+    if !crate::kubenames::is_label(value) {
         return Err(format!(
             "\"{value}\" is not a DNS-1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit"
         ));

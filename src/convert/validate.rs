@@ -217,17 +217,7 @@ pub fn dns1123_subdomain_errors(name: &str) -> Vec<String> {
     if name.len() > 253 {
         errs.push("must be no more than 253 characters".to_owned());
     }
-    let label_ok = |l: &str| {
-        let b = l.as_bytes();
-        !b.is_empty()
-            && b[0].is_ascii_alphanumeric()
-            && !b[0].is_ascii_uppercase()
-            && b[b.len() - 1].is_ascii_alphanumeric()
-            && !b[b.len() - 1].is_ascii_uppercase()
-            && b.iter()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-    };
-    if !name.split('.').all(label_ok) {
+    if !name.split('.').all(crate::kubenames::is_subdomain_part) {
         errs.push(
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
              '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', \

@@ -17,15 +17,17 @@ use crate::rules::{Installer, Role, Severity};
 /// `version` the target release (else the configuration's `clusterVersion`, else the lock
 /// file's, else the one the installer's own files name: [`config::install::named_release`]), `installer` the installer that reads it (else the configuration's `installer:`,
 /// else openshift-install). An install-config or lock file that cannot be read (a FIFO, a
-/// link out of `dir`) is a problem of the report, never followed.
+/// link out of `dir`) is a problem of the report, never followed. `manifests/` and `openshift/`
+/// are followed out of `dir` only with `follow_links` ([`crate::fsread::own_folder`]).
 pub fn check_dir(
     dir: &Path,
     roles: BTreeMap<String, Role>,
     version: Option<ClusterVersion>,
     installer: Option<Installer>,
+    follow_links: bool,
 ) -> Result<Report, Error> {
     let mut unreadable = Vec::new();
-    let install = match config::install::read(dir) {
+    let install = match config::install::read_following(dir, follow_links) {
         Ok(i) => i,
         Err(e) if e.is_io() => {
             unreadable.push(problem_unreadable(dir, &e));
@@ -34,21 +36,23 @@ pub fn check_dir(
         Err(e) => return Err(e.into()),
     };
     let lock_path = dir.join(lock::LOCK_FILE);
-    let previous = match crate::fsread::check_confined(&lock_path, dir) {
-        Ok(()) => lock::read(&lock_path)?,
-        Err(e) => {
+    // lock::read refuses a link out of `dir` and what is not a regular file (a FIFO), unread.
+    let previous = match lock::read(&lock_path) {
+        Ok(previous) => previous,
+        Err(lock::Error::Io { source, .. }) => {
             unreadable.push(check::Problem {
                 file: lock::LOCK_FILE.into(),
                 line: 0,
                 severity: Severity::Error,
                 rule: "unreadable",
                 object: None,
-                message: format!("not read: {e}"),
+                message: format!("not read: {source}"),
                 operator: None,
                 planned: false,
             });
             None
         }
+        Err(e) => return Err(e.into()),
     };
     let configured = config::discover(dir, None).ok();
     let installer = installer
@@ -99,6 +103,7 @@ pub fn check_dir(
         roles,
         waivers,
         installer,
+        follow_links,
     };
     let mut report = check::check_dir(dir, &options).map_err(|e| Error::ReadFile {
         path: e.path.clone(),

@@ -92,6 +92,15 @@ pub enum Error {
     /// Registry credentials cannot be read.
     #[error(transparent)]
     Auth(#[from] crate::registry::auth::AuthError),
+    /// A folder po-manifests writes (`D/manifests`, `D/openshift`) is a symbolic link out of
+    /// the install directory, and `--follow-links` was not given.
+    #[error("{source}; nothing was read or written through it")]
+    ForeignFolder {
+        /// The link.
+        path: std::path::PathBuf,
+        /// What [`crate::fsread::own_folder`] says.
+        source: std::io::Error,
+    },
     /// A file given on the command line cannot be read.
     #[error("cannot read {}: {source}", path.display())]
     ReadFile {
@@ -205,7 +214,9 @@ impl Error {
             Error::Fetch { source, .. } if source.is_invalid_content() => EXIT_INVALID,
             Error::Fetch { .. } | Error::CaFile { .. } | Error::WriteFile { .. } => EXIT_IO,
             Error::BundleSource(e) if e.is_io() => EXIT_IO,
-            Error::OperatorsUnreachable { .. } | Error::ReadFile { .. } => EXIT_IO,
+            Error::OperatorsUnreachable { .. }
+            | Error::ReadFile { .. }
+            | Error::ForeignFolder { .. } => EXIT_IO,
             Error::Usage(_) | Error::Unsupported(_) | Error::Upgrade(_) => EXIT_USAGE,
             _ => EXIT_INVALID,
         }

@@ -121,8 +121,8 @@ pub fn check_planned_files(
     let mut existing_problems = Vec::new();
     {
         // Files on disk, minus the ones this run replaces.
-        let report_dir =
-            check::check_dir_files(&inv.dir, inv.installer).map_err(|e| Error::ReadFile {
+        let report_dir = check::check_dir_files(&inv.dir, inv.installer, inv.follow_links)
+            .map_err(|e| Error::ReadFile {
                 path: e.path.clone(),
                 source: e.source,
             })?;
@@ -170,6 +170,7 @@ pub fn check_planned_files(
         roles: BTreeMap::new(),
         waivers,
         installer: inv.installer,
+        follow_links: inv.follow_links,
     };
     let mut report = check::check(&planned, &options);
     report.problems.extend(existing_problems);
@@ -258,6 +259,7 @@ pub fn check_applied(
         roles: BTreeMap::new(),
         // One object a file, whatever installer reads the directory: these are not its files.
         installer: crate::rules::Installer::OpenshiftInstall,
+        follow_links: false,
         waivers: op
             .waive
             .iter()

@@ -50,6 +50,9 @@ pub struct Inputs {
     pub config: Option<PathBuf>,
     /// The target release, overriding the configuration's `clusterVersion`.
     pub cluster_version: Option<String>,
+    /// `--follow-links`: `D/manifests` and `D/openshift` are followed where they are symbolic
+    /// links out of `D` ([`crate::fsread::own_folder`]).
+    pub follow_links: bool,
 }
 
 /// What the install step works on, after reading its inputs.
@@ -79,6 +82,10 @@ pub struct Install {
     /// `installer:`, else openshift-install): where the manifests are written
     /// ([`Install::output_dir`]) and how the directory is checked.
     pub installer: Installer,
+    /// `--follow-links`: the folders written are followed where they are symbolic links out
+    /// of [`Install::dir`]; otherwise such a folder refuses the run before anything is read
+    /// or written through it ([`crate::fsread::own_folder`]).
+    pub follow_links: bool,
 }
 
 impl Install {
@@ -102,7 +109,7 @@ impl Install {
             check_dir_flag(&dir, true)?;
         }
         let config = config::discover(&dir, input.config.as_deref())?;
-        let install = install::read(&dir)?;
+        let install = install::read_following(&dir, input.follow_links)?;
         let cluster_version = match &input.cluster_version {
             Some(text) => Some(
                 ClusterVersion::parse(text)
@@ -137,6 +144,7 @@ impl Install {
             force: false,
             catalogs: Vec::new(),
             installer,
+            follow_links: input.follow_links,
         })
     }
 
@@ -498,6 +506,16 @@ impl Install {
             waiting,
         )?;
         let (dir, other) = (self.output_dir(), self.other_output_dir());
+        // The folders po-manifests writes are D's own: one linked out of D is written (and its
+        // earlier files removed) only when the user asks, before recovery touches it.
+        for folder in [self.output_folder(), self.other_output_folder()] {
+            crate::fsread::own_folder(&self.dir, folder.name(), self.follow_links).map_err(
+                |source| Error::ForeignFolder {
+                    path: self.dir.join(folder.name()),
+                    source,
+                },
+            )?;
+        }
         let target = crate::output::Target {
             dir: &dir,
             other: Some(&other),

@@ -11,9 +11,12 @@
 //!    `L`, the folder `M` is (`manifests` or `openshift`), the files placed, the earlier files
 //!    taken out, and those taken out of the other folder with their digests; written to a
 //!    temporary name, fsynced, renamed into place, `D` fsynced.
-//! 2. **Stage.** `S = D/.po-manifests-stage-<token>/` is made, with a marker file
-//!    `S/po-manifests-stage` naming the token and the identity (device, inode) of the new tree
-//!    `S/manifests/`. The new tree gets every entry of `M` that is not an earlier file of ours
+//! 2. **Stage.** `S = D/.po-manifests-stage-<token>/` is made, and at once its marker file
+//!    `S/po-manifests-stage` naming the token, before anything else is in `S`: from then on
+//!    the journal and the marker prove `S` is this run's (issue 34 item 10: a kill between
+//!    making the new tree and writing the marker left a folder nothing proved). Then the new
+//!    tree `S/manifests/` is made, and the marker is replaced (written beside it, renamed over
+//!    it) by one naming the token and the tree's identity (device, inode). The new tree gets every entry of `M` that is not an earlier file of ours
 //!    (files hard-linked, or copied where a link is refused; folders and symlinks recreated)
 //!    and our new files; each file, folder and `S` are fsynced. The new lock is staged beside
 //!    `L` as `.<lock name>.po-manifests-new`.
@@ -125,7 +128,16 @@ pub fn marker_text(token: &str, tree: DirId) -> String {
     )
 }
 
-fn parse_marker(text: &str) -> Option<(&str, DirId)> {
+/// The marker's content for a staging folder of `token` whose new tree is not made yet.
+fn pending_marker_text(token: &str) -> String {
+    format!("po-manifests staging folder: removed by the next po-manifests run\ntoken {token}\n")
+}
+
+/// Where the marker naming the tree is written before it is renamed over the first one.
+const MARKER_NEXT: &str = "po-manifests-stage.next";
+
+/// A marker's token and, once the new tree is made, the tree's identity.
+fn parse_marker(text: &str) -> Option<(&str, Option<DirId>)> {
     let mut token = None;
     let mut tree = None;
     for line in text.lines() {
@@ -139,7 +151,7 @@ fn parse_marker(text: &str) -> Option<(&str, DirId)> {
             });
         }
     }
-    Some((token?, tree?))
+    Some((token?, tree))
 }
 
 /// What [`write`] did.
@@ -373,11 +385,20 @@ impl Change {
     ) -> Result<(), Error> {
         let tree = self.stage.join(TREE);
         fs::create_dir(&self.stage).map_err(io("cannot create", &self.stage))?;
-        steps::create_dir(&tree).map_err(io("cannot create", &tree))?;
-        let id = DirId::of(&tree).map_err(io("cannot read", &tree))?;
+        // The marker first: nothing is ever in S that the marker does not prove.
         write_synced(
             &self.stage.join(MARKER),
-            marker_text(&self.journal.token, id).as_bytes(),
+            pending_marker_text(&self.journal.token).as_bytes(),
+        )?;
+        crash::point("create the new manifests tree");
+        steps::create_dir(&tree).map_err(io("cannot create", &tree))?;
+        let id = DirId::of(&tree).map_err(io("cannot read", &tree))?;
+        let next = self.stage.join(MARKER_NEXT);
+        write_synced(&next, marker_text(&self.journal.token, id).as_bytes())?;
+        rename(
+            &next,
+            &self.stage.join(MARKER),
+            "record the new tree in the marker",
         )?;
         if had_manifests {
             let perms = self
@@ -601,11 +622,11 @@ pub(super) fn recover(
     let tree = stage.join(TREE);
     let proven = proof.as_ref().is_some_and(|(token, _)| *token == j.token);
     if !proven {
-        let empty = fs::read_dir(&stage)
-            .map(|mut e| e.next().is_none())
-            .unwrap_or(false);
+        let empty = holds_nothing(&stage, &j.token);
         if empty {
-            // Killed between making the folder and its marker: nothing in it to lose.
+            // Killed between making the folder and finishing its marker: nothing in it to
+            // lose (the marker, if any, is a part of the one this run was writing).
+            remove_file_if_present(&marker)?;
             fs::remove_dir(&stage).map_err(io("cannot remove", &stage))?;
         }
         remove_file_if_present(&lock_staged)?;
@@ -633,7 +654,9 @@ pub(super) fn recover(
             describe(&t)
         )));
     }
-    let exchanged = proof.is_some_and(|(_, id)| DirId::of(m).is_ok_and(|now| now == id));
+    let exchanged = proof
+        .and_then(|(_, id)| id)
+        .is_some_and(|id| DirId::of(m).is_ok_and(|now| now == id));
     if exchanged {
         match lock_staged.symlink_metadata() {
             Ok(l) if l.is_file() => {
@@ -676,8 +699,28 @@ pub(super) fn recover(
     })
 }
 
+/// Whether the staging folder `stage` holds nothing: no entry, or only a marker cut short
+/// while it was written (a regular file whose text begins the marker of `token`).
+fn holds_nothing(stage: &Path, token: &str) -> bool {
+    let Ok(entries) = fs::read_dir(stage) else {
+        return false;
+    };
+    let names: Vec<_> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    match names.as_slice() {
+        [] => true,
+        [only] if only == MARKER => steps::read_marker_text(&stage.join(MARKER))
+            .ok()
+            .flatten()
+            .is_some_and(|text| pending_marker_text(token).starts_with(&text)),
+        _ => false,
+    }
+}
+
 /// The marker's token and tree; `None` when there is none or it is not one this module wrote.
-fn read_marker(marker: &Path) -> Result<Option<(String, DirId)>, String> {
+fn read_marker(marker: &Path) -> Result<Option<(String, Option<DirId>)>, String> {
     Ok(steps::read_marker_text(marker)?
         .and_then(|text| parse_marker(&text).map(|(t, id)| (t.to_string(), id))))
 }
@@ -690,8 +733,9 @@ mod tests {
     fn a_marker_reads_back() {
         let id = DirId { dev: 3, ino: 77 };
         let text = marker_text("ab", id);
-        assert_eq!(parse_marker(&text), Some(("ab", id)));
-        assert_eq!(parse_marker("token ab\n"), None);
+        assert_eq!(parse_marker(&text), Some(("ab", Some(id))));
+        assert_eq!(parse_marker(&pending_marker_text("ab")), Some(("ab", None)));
+        assert_eq!(parse_marker("tree 1:1\n"), None);
         assert_eq!(parse_marker("token ab\ntree x:1\n"), None);
     }
 }

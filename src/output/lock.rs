@@ -370,9 +370,23 @@ impl Error {
     }
 }
 
-/// Read a lock file; `Ok(None)` when it does not exist.
+/// The first line of every lock file po-manifests writes: what shows a file is in the tool's
+/// own format, so that a reader error may quote it.
+const HEADER: &str =
+    "# Written by po-manifests: what each platform operator resolved to. Do not edit.\n";
+
+/// Read a lock file; `Ok(None)` when it does not exist. A symbolic link that leaves the lock
+/// file's folder (the install directory, or the folder of `--config`) is refused naming the
+/// link, like the configuration and install-config, and never read: nothing outside decides
+/// which files a run may remove. A file that does not start with the line po-manifests writes
+/// ([`HEADER`]) is refused, when it does not read as a lock, without a word of its content
+/// (it may be anything: the reader's messages quote values).
 pub fn read(path: &Path) -> Result<Option<Lock>, Error> {
-    let text = match crate::fsread::read_to_string(path, MAX_LOCK_BYTES, None) {
+    let root = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let text = match crate::fsread::read_to_string(path, MAX_LOCK_BYTES, Some(root)) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
@@ -382,9 +396,24 @@ pub fn read(path: &Path) -> Result<Option<Lock>, Error> {
             });
         }
     };
-    let lock: Lock = serde_saphyr::from_str(&text).map_err(|e| Error::Invalid {
-        path: path.to_path_buf(),
-        message: e.to_string(),
+    let own = text.starts_with(HEADER);
+    let options = serde_saphyr::options! { with_snippet: false };
+    let lock: Lock = serde_saphyr::from_str_with_options(&text, options).map_err(|e| {
+        let at = e
+            .location()
+            .map(|l| format!("line {}, column {}: ", l.line(), l.column()))
+            .unwrap_or_default();
+        let message = if own {
+            format!("{at}{}", crate::text::printable(&e.without_snippet().to_string()))
+        } else {
+            format!(
+                "{at}it does not read as a lock file, and it does not start with the line po-manifests writes, so none of it is shown"
+            )
+        };
+        Error::Invalid {
+            path: path.to_path_buf(),
+            message,
+        }
     })?;
     if !(OLDEST_LOCK_VERSION..=LOCK_VERSION).contains(&lock.lock_version) {
         return Err(Error::Invalid {
@@ -401,13 +430,18 @@ pub fn read(path: &Path) -> Result<Option<Lock>, Error> {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     }) {
-        return Err(Error::Invalid {
-            path: path.to_path_buf(),
-            message: format!(
+        let message = if own {
+            format!(
                 "manifests: {}: sha256 {} is not 64 lowercase hex digits",
                 crate::text::escape(name),
                 crate::text::escape(digest)
-            ),
+            )
+        } else {
+            "manifests: a sha256 is not 64 lowercase hex digits (the file does not start with the line po-manifests writes, so none of it is shown)".into()
+        };
+        return Err(Error::Invalid {
+            path: path.to_path_buf(),
+            message,
         });
     }
     Ok(Some(lock))
@@ -416,9 +450,7 @@ pub fn read(path: &Path) -> Result<Option<Lock>, Error> {
 impl Lock {
     /// The lock as YAML bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut text = String::from(
-            "# Written by po-manifests: what each platform operator resolved to. Do not edit.\n",
-        );
+        let mut text = String::from(HEADER);
         let value = serde_json::to_value(LockFile::from(self.clone()))
             .expect("the lock serializes to JSON");
         text.push_str(&super::yaml::to_yaml(&value).expect("the lock serializes to YAML"));
@@ -704,7 +736,7 @@ mod tests {
         let path = dir.path().join(LOCK_FILE);
         std::fs::write(
             &path,
-            "lockVersion: 2\nmanifests:\n- name: 99_po_a.yaml\n  sha256: zz\n",
+            format!("{HEADER}lockVersion: 2\nmanifests:\n- name: 99_po_a.yaml\n  sha256: zz\n"),
         )
         .unwrap();
         let e = read(&path).unwrap_err();
@@ -753,6 +785,60 @@ mod tests {
             d[0]
         );
         assert!(lock("1.13.0").differences(&lock("1.13.0")).is_empty());
+    }
+
+    /// Issue 34 item 5: a lock file that is a symbolic link out of its folder is refused,
+    /// naming the link, and what it points at is never read (a valid lock there is not
+    /// trusted either).
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_linked_out_of_its_folder_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("d");
+        std::fs::create_dir(&d).unwrap();
+        let outside = dir.path().join("elsewhere.yaml");
+        std::fs::write(&outside, lock("1.13.0").to_bytes()).unwrap();
+        std::os::unix::fs::symlink(&outside, d.join(LOCK_FILE)).unwrap();
+        let e = read(&d.join(LOCK_FILE)).unwrap_err();
+        assert!(e.is_io(), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(LOCK_FILE) && text.contains("leaves"),
+            "{text}"
+        );
+        assert!(!text.contains("elsewhere"), "{text}");
+        // A link that stays inside is followed.
+        std::fs::write(d.join("kept.yaml"), lock("1.13.0").to_bytes()).unwrap();
+        std::fs::remove_file(d.join(LOCK_FILE)).unwrap();
+        std::os::unix::fs::symlink("kept.yaml", d.join(LOCK_FILE)).unwrap();
+        assert_eq!(read(&d.join(LOCK_FILE)).unwrap(), Some(lock("1.13.0")));
+    }
+
+    /// Issue 34 item 5: a file that is not a po-manifests lock (no header line) is refused
+    /// without a word of its content, whatever the reader's error would have quoted.
+    #[test]
+    fn what_is_not_a_lock_is_never_echoed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        for text in [
+            "root:$6$SECRETHASH$abc:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+            "lockVersion: SECRETHASH\n",
+            "password: SECRETHASH\n",
+            "- SECRETHASH\n",
+            "a: [SECRETHASH\n",
+            "lockVersion: 2\nmanifests:\n- name: SECRETHASH\n  sha256: SECRETHASH\n",
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let e = read(&path).unwrap_err().to_string();
+            assert!(!e.contains("SECRETHASH"), "{text:?} echoed: {e}");
+            assert!(e.contains(LOCK_FILE), "{e}");
+        }
+        // The tool's own format says what is wrong, in its words.
+        let mut own = lock("1.13.0").to_bytes();
+        own.extend_from_slice(b"surprise: 1\n");
+        std::fs::write(&path, own).unwrap();
+        let e = read(&path).unwrap_err().to_string();
+        assert!(e.contains("surprise"), "{e}");
     }
 
     #[test]

@@ -9,12 +9,13 @@
 //!
 //! Re-running replaces exactly the files that the previous run recorded in its lock file, and
 //! only while they still have the digest it recorded: it refuses to overwrite a file it did not
-//! write, and a file a person edited since unless `--force`. A version 1 lock records names
-//! only, so a file it names must show by itself that po-manifests wrote it ([`Survey`]): it
-//! carries the label [`MANAGED_BY`] (every object rendered from the templates does), or it
-//! already holds what this run writes under its name. Converted bundle objects of bootstrap
-//! operators are written as the bundle has them, without the label, so they can prove
-//! nothing: such a file is left in place and reported when this run would remove it, and
+//! write, and a file a person edited since unless `--force`. The lock is no proof: anyone can
+//! write one, with the true digest of any file (issue 34 item 4). So a file it names must also
+//! show by itself that po-manifests wrote it ([`Survey`]): it carries the label [`MANAGED_BY`]
+//! (every object rendered from the templates does) or starts with the line [`MARK`] (every
+//! file written without the label: converted bundle objects of bootstrap operators, which are
+//! written as the bundle has them), or it already holds what this run writes under its name.
+//! A file that shows nothing is left in place and reported when this run would remove it, and
 //! refused when this run would overwrite it, unless `--force` (which takes the lock at its
 //! word).
 //!
@@ -46,6 +47,10 @@ pub const FILE_PREFIX: &str = "99_po_";
 /// The label (key, value) on every object po-manifests renders from its templates: what shows
 /// that a file a version 1 lock names (no digest) was written by po-manifests.
 pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "po-manifests");
+/// The first line of every file whose object does not carry [`MANAGED_BY`] (a bootstrap
+/// operator's converted bundle objects): a YAML comment, which the installer and
+/// cluster-bootstrap skip, that shows the file is po-manifests'.
+pub const MARK: &str = "# Written by po-manifests for a bootstrap operator. Do not edit: the next run replaces this file.\n";
 /// Longest file name written (most filesystems allow 255 bytes).
 const MAX_FILE_NAME: usize = 200;
 /// Largest earlier manifest read to check its digest (ours are a few KB; a CRD may be a few MB).
@@ -170,9 +175,9 @@ pub enum Error {
         /// installer).
         folder: PathBuf,
     },
-    /// Files a version 1 lock names (no digest) that show nothing of po-manifests (no
-    /// [`MANAGED_BY`] label, not what this run writes) would be overwritten, and `--force` was
-    /// not given.
+    /// Files the lock names that show nothing of po-manifests (no [`MANAGED_BY`] label, no
+    /// [`MARK`], not what this run writes) would be overwritten, and `--force` was not given.
+    /// The digest a lock records does not count: a forged lock may carry a file's true one.
     #[error("{}", unproven_message(files))]
     Unproven {
         /// The files.
@@ -218,7 +223,7 @@ fn unproven_message(files: &[PathBuf]) -> String {
     let one = files.len() == 1;
     let (label, value) = MANAGED_BY;
     format!(
-        "{} named by the version 1 lock file (which records names but no digests) {} no `{label}: {value}` label and {} not what this run writes, so nothing shows that po-manifests wrote {}: {}; this run would overwrite {}, so nothing was written. Move {} away if {} yours, or pass --force to overwrite",
+        "{} named by the lock file {} neither the `{label}: {value}` label nor po-manifests' first line and {} not what this run writes, so nothing shows that po-manifests wrote {} (the lock's word is no proof: a version 1 lock records names only, and a digest shows only what a file holds, not who wrote it): {}; this run would overwrite {}, so nothing was written. Move {} away if {} yours, or pass --force to overwrite",
         if one { "a manifest" } else { "manifests" },
         if one { "carries" } else { "carry" },
         if one { "is" } else { "are" },
@@ -292,11 +297,14 @@ pub fn manifest_files(objects: &[RenderedObject]) -> Result<Vec<ManifestFile>, E
         })?;
         let name = file_name(&o.operator, index, o.kind(), o.name());
         index += 1;
-        let bytes = yaml::to_yaml(&o.object).map_err(|message| Error::Serialize {
+        let mut bytes = yaml::to_yaml(&o.object).map_err(|message| Error::Serialize {
             kind: o.kind().to_string(),
             name: o.name().to_string(),
             message,
         })?;
+        if !labelled(&o.object) {
+            bytes.insert_str(0, MARK);
+        }
         files.push(ManifestFile {
             name,
             bytes: bytes.into_bytes(),
@@ -338,7 +346,7 @@ pub struct Written {
     /// Files of an earlier run that were removed (not written again), in the folder written
     /// or the other one.
     pub removed: Vec<PathBuf>,
-    /// Files a version 1 lock names that nothing shows po-manifests wrote, left in place
+    /// Files the lock names that nothing in them shows po-manifests wrote, left in place
     /// (say it once).
     pub left: Vec<PathBuf>,
     /// Why `manifests/` could not be exchanged whole and was written file by file under the
@@ -349,12 +357,13 @@ pub struct Written {
 /// Whether a run may replace or remove an earlier file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ownership {
-    /// It has the digest the lock records; or, named by a version 1 lock, it carries the
-    /// [`MANAGED_BY`] label; or it already holds what this run writes under its name.
+    /// It has the digest the lock records (a version 1 lock records none) and carries
+    /// [`MANAGED_BY`] or [`MARK`]; or it already holds what this run writes under its name.
     Proven,
     /// It no longer has the digest the lock records (or is no longer a regular file).
     Edited,
-    /// A version 1 lock names it (no digest), and nothing in it shows po-manifests wrote it.
+    /// Nothing in it shows po-manifests wrote it (no [`MANAGED_BY`], no [`MARK`], not what
+    /// this run writes), whatever digest the lock records for it.
     Unproven,
 }
 
@@ -414,12 +423,14 @@ impl Survey {
                 .iter()
                 .find(|f| f.name == p.name)
                 .map(|f| f.bytes.clone());
+            // A digest alone proves nothing (a forged lock may carry a file's true one): the
+            // file shows it is ours, or is exactly what this run writes.
             let ownership = match (&p.sha256, &now) {
                 (_, Some(b)) if new.as_ref() == Some(b) => Ownership::Proven,
-                (Some(recorded), Some(b)) if sha256_hex(b) == *recorded => Ownership::Proven,
-                (Some(_), _) => Ownership::Edited,
-                (None, Some(b)) if carries_managed_by(b) => Ownership::Proven,
-                (None, _) => Ownership::Unproven,
+                (Some(recorded), Some(b)) if sha256_hex(b) != *recorded => Ownership::Edited,
+                (Some(_), None) => Ownership::Edited,
+                (_, Some(b)) if carries_mark(b) => Ownership::Proven,
+                (_, _) => Ownership::Unproven,
             };
             earlier.push(Earlier {
                 name: p.name.clone(),
@@ -476,14 +487,23 @@ impl Survey {
     }
 }
 
-/// Whether `bytes` is an object carrying the [`MANAGED_BY`] label.
-fn carries_managed_by(bytes: &[u8]) -> bool {
+/// Whether `bytes` shows po-manifests wrote it: it starts with [`MARK`], or is an object
+/// carrying the [`MANAGED_BY`] label.
+fn carries_mark(bytes: &[u8]) -> bool {
+    if bytes.starts_with(MARK.as_bytes()) {
+        return true;
+    }
     let Ok(text) = std::str::from_utf8(bytes) else {
         return false;
     };
     let Ok(object) = serde_saphyr::from_str::<serde_json::Value>(text) else {
         return false;
     };
+    labelled(&object)
+}
+
+/// Whether `object` carries the [`MANAGED_BY`] label.
+fn labelled(object: &serde_json::Value) -> bool {
     let (label, value) = MANAGED_BY;
     object["metadata"]["labels"][label].as_str() == Some(value)
 }

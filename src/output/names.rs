@@ -11,36 +11,9 @@ use serde_json::Value;
 
 use crate::text::escape;
 
-/// The most a DNS-1123 label may have.
-pub const MAX_LABEL: usize = 63;
-/// The most a DNS-1123 subdomain may have.
-pub const MAX_SUBDOMAIN: usize = 253;
-
-/// How Kubernetes validates a kind's `metadata.name`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NameRule {
-    /// `IsDNS1123Label` (Namespace).
-    Label,
-    /// `IsDNS1035Label` (Service: must start with a letter).
-    Dns1035Label,
-    /// `IsDNS1123Subdomain` (most kinds, and custom resources).
-    Subdomain,
-    /// `IsValidPathSegmentName` (RBAC kinds: `system:foo` is fine).
-    PathSegment,
-}
-
-/// The name rule for `kind` of API group `group` (`""` for the core group).
-pub fn name_rule(group: &str, kind: &str) -> NameRule {
-    match (group, kind) {
-        ("", "Namespace") => NameRule::Label,
-        ("", "Service") => NameRule::Dns1035Label,
-        (
-            "rbac.authorization.k8s.io",
-            "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding",
-        ) => NameRule::PathSegment,
-        _ => NameRule::Subdomain,
-    }
-}
+pub use crate::kubenames::{
+    MAX_LABEL, MAX_SUBDOMAIN, NameRule, check_label, check_name, name_rule,
+};
 
 /// The API group of an `apiVersion` (`v1` → `""`, `apps/v1` → `apps`).
 fn group_of(api_version: &str) -> &str {
@@ -74,74 +47,6 @@ fn top_level_fields(group: &str, kind: &str) -> Option<&'static [&'static str]> 
         }
         _ => return None,
     })
-}
-
-/// Why `name` is not a DNS-1123 label of at most `max` bytes.
-pub fn check_label(name: &str, max: usize) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("is empty".into());
-    }
-    if name.len() > max {
-        return Err(format!("is {} characters, more than {max}", name.len()));
-    }
-    if !is_label(name) {
-        return Err("is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit)".into());
-    }
-    Ok(())
-}
-
-fn is_label(l: &str) -> bool {
-    let b = l.as_bytes();
-    !b.is_empty()
-        && b.len() <= MAX_LABEL
-        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-        && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-}
-
-/// Why `name` does not follow `rule`.
-pub fn check_name(name: &str, rule: NameRule) -> Result<(), String> {
-    match rule {
-        NameRule::Label => check_label(name, MAX_LABEL),
-        NameRule::Dns1035Label => {
-            check_label(name, MAX_LABEL)?;
-            if !name.as_bytes()[0].is_ascii_lowercase() {
-                return Err("is not a DNS-1035 label (it must start with a letter)".into());
-            }
-            Ok(())
-        }
-        NameRule::Subdomain => {
-            if name.is_empty() {
-                return Err("is empty".into());
-            }
-            if name.len() > MAX_SUBDOMAIN {
-                return Err(format!(
-                    "is {} characters, more than {MAX_SUBDOMAIN}",
-                    name.len()
-                ));
-            }
-            if !name.split('.').all(is_label) {
-                return Err("is not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit)".into());
-            }
-            Ok(())
-        }
-        NameRule::PathSegment => {
-            if name.is_empty() {
-                return Err("is empty".into());
-            }
-            if name == "." || name == ".." {
-                return Err(format!("may not be {name:?}"));
-            }
-            if name.contains(['/', '%']) {
-                return Err("may not contain '/' or '%'".into());
-            }
-            if name.chars().any(char::is_control) {
-                return Err("may not contain control characters".into());
-            }
-            Ok(())
-        }
-    }
 }
 
 /// Why an object to be written is not a valid Kubernetes object by name: `metadata.name`

@@ -1,5 +1,10 @@
 use super::*;
 
+/// `body` after [`MARK`]: a file that shows po-manifests wrote it.
+fn m(body: &str) -> String {
+    format!("{MARK}{body}")
+}
+
 fn file(name: &str, body: &str) -> ManifestFile {
     ManifestFile {
         name: name.into(),
@@ -140,6 +145,83 @@ mod write {
         );
     }
 
+    /// Issue 34 item 4: a version 2 lock that names a user's file with its true sha256 proves
+    /// nothing: the file is left in place (reported) when this run would remove it, refused
+    /// when it would overwrite it, and taken out only with `--force`; a file with the label or
+    /// [`MARK`] and its recorded digest is taken out as before.
+    #[test]
+    fn a_forged_lock_with_a_files_true_digest_cannot_remove_or_overwrite_it() {
+        let (_d, manifests, lock) = setup();
+        let user = manifests.join("99_po_user-file.yaml");
+        std::fs::write(&user, "kind: ConfigMap\n").unwrap();
+        let marked = manifests.join("99_po_a_01_deployment_x.yaml");
+        let marked_text = format!("{MARK}kind: Deployment\n");
+        std::fs::write(&marked, &marked_text).unwrap();
+        let forged = [
+            PreviousFile {
+                name: "99_po_user-file.yaml".into(),
+                sha256: Some(sha256_hex(b"kind: ConfigMap\n")),
+            },
+            PreviousFile {
+                name: "99_po_a_01_deployment_x.yaml".into(),
+                sha256: Some(sha256_hex(marked_text.as_bytes())),
+            },
+        ];
+        let e = write(
+            Target::only(&manifests),
+            &[file("99_po_user-file.yaml", "ours")],
+            &forged,
+            &lock,
+            Some(b"l"),
+            false,
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::Unproven { .. }), "{e}");
+        assert_eq!(std::fs::read(&user).unwrap(), b"kind: ConfigMap\n");
+        let w = write(
+            Target::only(&manifests),
+            &[],
+            &forged,
+            &lock,
+            Some(b"l"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(w.left, std::slice::from_ref(&user));
+        assert_eq!(w.removed, std::slice::from_ref(&marked));
+        assert_eq!(std::fs::read(&user).unwrap(), b"kind: ConfigMap\n");
+        assert!(!marked.exists());
+        let w = write(
+            Target::only(&manifests),
+            &[],
+            &forged,
+            &lock,
+            Some(b"l"),
+            true,
+        )
+        .unwrap();
+        assert_eq!(w.removed, std::slice::from_ref(&user));
+    }
+
+    #[test]
+    fn objects_without_the_label_are_written_with_the_mark() {
+        let objects = [
+            RenderedObject {
+                operator: "a".into(),
+                object: serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}}),
+            },
+            RenderedObject {
+                operator: "a".into(),
+                object: serde_saphyr::from_str::<serde_json::Value>(LABELLED).unwrap(),
+            },
+        ];
+        let files = manifest_files(&objects).unwrap();
+        assert!(files[0].bytes.starts_with(MARK.as_bytes()));
+        assert!(carries_mark(&files[0].bytes));
+        assert!(!files[1].bytes.starts_with(b"#"));
+        assert!(carries_mark(&files[1].bytes));
+    }
+
     /// An object rendered from the templates: it carries the po-manifests label.
     const LABELLED: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    app.kubernetes.io/managed-by: po-manifests\n  name: x\n";
 
@@ -230,7 +312,7 @@ mod write {
 
     #[test]
     fn only_objects_that_carry_the_label_prove_themselves() {
-        assert!(carries_managed_by(LABELLED.as_bytes()));
+        assert!(carries_mark(LABELLED.as_bytes()));
         for other in [
             "kind: ConfigMap\n",
             "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    app.kubernetes.io/managed-by: someone-else\n  name: x\n",
@@ -240,9 +322,9 @@ mod write {
             "",
             "\u{0}\u{1}",
         ] {
-            assert!(!carries_managed_by(other.as_bytes()), "{other:?}");
+            assert!(!carries_mark(other.as_bytes()), "{other:?}");
         }
-        assert!(!carries_managed_by(b"\xff\xfe"));
+        assert!(!carries_mark(b"\xff\xfe"));
     }
 
     #[test]
@@ -252,8 +334,8 @@ mod write {
         std::fs::create_dir(&other).unwrap();
         std::fs::write(other.join("99_openshift-own.yaml"), "installer's").unwrap();
         let first = [
-            file("99_po_a_00_x_a.yaml", "1"),
-            file("99_po_b_00_x_b.yaml", "1"),
+            file("99_po_a_00_x_a.yaml", &m("1")),
+            file("99_po_b_00_x_b.yaml", &m("1")),
         ];
         for f in &first {
             std::fs::write(other.join(&f.name), &f.bytes).unwrap();
@@ -265,7 +347,7 @@ mod write {
         };
         // Edited there: refused, named by where it is, unless --force.
         std::fs::write(other.join("99_po_b_00_x_b.yaml"), "edited").unwrap();
-        let second = [file("99_po_a_00_x_a.yaml", "2")];
+        let second = [file("99_po_a_00_x_a.yaml", &m("2"))];
         let e = write(target, &second, &previous, &lock, Some(b"l"), false).unwrap_err();
         let Error::Edited { files } = &e else {
             panic!("{e}")
@@ -277,7 +359,7 @@ mod write {
         assert_eq!(edits[0].path, other.join("99_po_b_00_x_b.yaml"));
         assert_eq!(edits[0].new, None, "the other folder's copy is removed");
         // As written: both leave the other folder, a is written here.
-        std::fs::write(other.join("99_po_b_00_x_b.yaml"), "1").unwrap();
+        std::fs::write(other.join("99_po_b_00_x_b.yaml"), m("1")).unwrap();
         let w = write(target, &second, &previous, &lock, Some(b"l"), false).unwrap();
         assert_eq!(
             w.removed,
@@ -289,11 +371,11 @@ mod write {
         assert_eq!(listing(&other), ["99_openshift-own.yaml"]);
         assert_eq!(
             std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
-            b"2"
+            m("2").as_bytes()
         );
         // A file in this run's folder is the earlier one: the other folder's copy of the same
         // name is not looked at.
-        std::fs::write(other.join("99_po_a_00_x_a.yaml"), "2").unwrap();
+        std::fs::write(other.join("99_po_a_00_x_a.yaml"), m("2")).unwrap();
         let again = [written_by_us(&second[0])];
         let w = write(target, &second, &again, &lock, Some(b"l"), false).unwrap();
         assert!(w.removed.is_empty(), "{w:?}");
@@ -429,8 +511,8 @@ mod write {
     fn replaces_exactly_the_previous_files() {
         let (_d, manifests, lock) = setup();
         let first = [
-            file("99_po_a_00_x_a.yaml", "1"),
-            file("99_po_b_00_x_b.yaml", "1"),
+            file("99_po_a_00_x_a.yaml", &m("1")),
+            file("99_po_b_00_x_b.yaml", &m("1")),
         ];
         write(
             Target::only(&manifests),
@@ -441,7 +523,7 @@ mod write {
             false,
         )
         .unwrap();
-        let second = [file("99_po_a_00_x_a.yaml", "2")];
+        let second = [file("99_po_a_00_x_a.yaml", &m("2"))];
         let previous: Vec<PreviousFile> = first.iter().map(written_by_us).collect();
         let w = write(
             Target::only(&manifests),
@@ -459,7 +541,7 @@ mod write {
         );
         assert_eq!(
             std::fs::read(manifests.join("99_po_a_00_x_a.yaml")).unwrap(),
-            b"2"
+            m("2").as_bytes()
         );
         assert_eq!(std::fs::read(&lock).unwrap(), b"lock2");
         // No staging directory is left behind.
@@ -697,6 +779,38 @@ mod recover {
     }
 
     const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+    /// Issue 34 item 10: killed while the staging folder's first marker was being written
+    /// (before the tree exists), or after it, the next run removes the folder: the journal's
+    /// token and the marker (or a part of it) prove it, and nothing is left to warn about.
+    #[test]
+    fn a_staging_folder_killed_before_its_tree_or_while_its_marker_was_written_is_removed() {
+        let pending = format!(
+            "po-manifests staging folder: removed by the next po-manifests run\ntoken {TOKEN}\n"
+        );
+        for marker in [pending.as_str(), &pending[..30], ""] {
+            let (d, manifests, lock) = setup();
+            let stage = staged_exchange(d.path(), &lock, TOKEN);
+            std::fs::remove_dir_all(stage.join("manifests")).unwrap();
+            std::fs::write(stage.join(exchange::MARKER), marker).unwrap();
+            let r = recover(Target::only(&manifests), &lock).unwrap();
+            assert!(matches!(r.done, Some(Recovery::Discarded { .. })), "{r:?}");
+            assert!(!stage.exists(), "{marker:?}: {r:?}");
+            assert!(r.left_alone.is_empty(), "{r:?}");
+            assert!(
+                !r.lines().iter().any(|l| l.starts_with("warning:")),
+                "{:?}",
+                r.lines()
+            );
+        }
+        // A marker that is not a part of this run's is not ours to remove.
+        let (d, manifests, lock) = setup();
+        let stage = staged_exchange(d.path(), &lock, TOKEN);
+        std::fs::remove_dir_all(stage.join("manifests")).unwrap();
+        std::fs::write(stage.join(exchange::MARKER), "someone else's").unwrap();
+        recover(Target::only(&manifests), &lock).unwrap();
+        assert!(stage.join(exchange::MARKER).exists());
+    }
 
     #[test]
     fn only_the_staging_folder_the_journal_and_its_marker_prove_is_removed() {

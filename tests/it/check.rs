@@ -326,7 +326,8 @@ fn realdata_a_sample_cr_that_fails_its_own_crd_refuses_create() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = normalize(&out.stderr, dir.path());
     assert!(
-        stderr.contains("_secret_ecr-secret.yaml:6 (to be written): error[cr-schema] Secret ecr-secret-operator/ecr-secret: spec: \"region\" is a required property"),
+        // Line 7: the first line is po-manifests' mark (a bootstrap operator's file).
+        stderr.contains("_secret_ecr-secret.yaml:7 (to be written): error[cr-schema] Secret ecr-secret-operator/ecr-secret: spec: \"region\" is a required property"),
         "{stderr}"
     );
     assert!(stderr.contains("warning[cr-pruned]"), "{stderr}");
@@ -511,4 +512,57 @@ fn the_shipped_example_passes_every_rule() {
     );
     assert!(out.status.success());
     assert!(rules(&out).is_empty(), "{:?}", rules(&out));
+}
+
+/// Issue 34 item 11: names the API server refuses are `name-invalid` errors, per kind: a
+/// ConfigMap `UPPER_case` or of 300 characters, a Namespace `bad.ns`, a namespace that is not a
+/// label; a subdomain ConfigMap and an RBAC `system:` name are fine.
+#[test]
+fn names_the_api_server_refuses_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("manifests");
+    std::fs::create_dir(&m).unwrap();
+    let cm = |name: &str, ns: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {ns}\n")
+    };
+    let long = "a".repeat(300);
+    let files = [
+        ("01-upper.yaml", cm("UPPER_case", "default")),
+        ("02-long.yaml", cm(&long, "default")),
+        (
+            "03-ns.yaml",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: bad.ns\n".to_string(),
+        ),
+        ("04-badns.yaml", cm("fine", "Bad_NS")),
+        ("05-ok.yaml", cm("a.b-c", "default")),
+        (
+            "06-rbac.yaml",
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: system:foo\nrules: []\n"
+                .to_string(),
+        ),
+    ];
+    for (name, text) in &files {
+        std::fs::write(m.join(name), text).unwrap();
+    }
+    let out = check(dir.path(), &["-o", "json", "--cluster-version", "4.16.0"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut invalid: Vec<&str> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["rule"] == "name-invalid")
+        .map(|p| p["file"].as_str().unwrap())
+        .collect();
+    invalid.sort();
+    assert_eq!(
+        invalid,
+        [
+            "manifests/01-upper.yaml",
+            "manifests/02-long.yaml",
+            "manifests/03-ns.yaml",
+            "manifests/04-badns.yaml"
+        ],
+        "{report:#}"
+    );
+    assert_eq!(out.status.code(), Some(1));
 }

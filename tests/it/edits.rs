@@ -125,7 +125,8 @@ fn a_tampered_lock_cannot_make_create_delete_a_user_file() {
     let lock = lock_text(d.path()).replace(
         "manifests:\n",
         &format!(
-            "manifests:\n- name: 99_po_user-file.yaml\n  sha256: {}\n",
+            // Quoted: 64 zeros unquoted are a number, and the lock would not read at all.
+            "manifests:\n- name: 99_po_user-file.yaml\n  sha256: \"{}\"\n",
             "0".repeat(64)
         ),
     );
@@ -134,6 +135,31 @@ fn a_tampered_lock_cannot_make_create_delete_a_user_file() {
     let stderr = normalize(&out.get_output().stderr, d.path());
     assert!(stderr.contains("99_po_user-file.yaml"), "{stderr}");
     assert_eq!(std::fs::read(&user).unwrap(), b"the user's own\n");
+}
+
+/// Issue 34 item 4: a forged version 2 lock naming a user's file with its true sha256 does
+/// not make `create` remove it: the digest shows what the file holds, not who wrote it.
+#[test]
+fn a_forged_lock_with_a_files_true_digest_cannot_make_create_delete_it() {
+    let d = example();
+    create(d.path()).success();
+    let user = d.path().join("manifests/99_po_user-file.yaml");
+    std::fs::write(&user, USER_FILE).unwrap();
+    let digest = po_manifests::output::sha256_hex(USER_FILE.as_bytes());
+    let lock = lock_text(d.path()).replace(
+        "manifests:\n",
+        &format!("manifests:\n- name: 99_po_user-file.yaml\n  sha256: {digest}\n"),
+    );
+    std::fs::write(d.path().join("platform-operators.lock.yaml"), lock).unwrap();
+    let out = create(d.path()).success();
+    let stderr = normalize(&out.get_output().stderr, d.path());
+    assert!(
+        stderr.contains("99_po_user-file.yaml") && stderr.contains("left in place"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&user).unwrap(), USER_FILE);
+    // The new lock no longer names it.
+    assert!(!lock_text(d.path()).contains("99_po_user-file.yaml"));
 }
 
 /// A file of the user's own, named like ours: a valid object without the po-manifests label.

@@ -167,6 +167,14 @@ fn graph_document() -> String {
     .unwrap()
 }
 
+/// Links put into the install directory (name, target outside it), one per case.
+const LINKS: &[Option<(&str, &str)>] = &[
+    None,
+    Some(("platform-operators.lock.yaml", "secret")),
+    Some(("manifests", "folder")),
+    Some(("openshift", "folder")),
+];
+
 fn commands(dir: &Path) -> Vec<Vec<String>> {
     let d = dir.display().to_string();
     let cache = dir.join(".cache").display().to_string();
@@ -263,10 +271,24 @@ proptest! {
     fn every_command_ends_with_an_exit_status_on_any_input(
         target in 0..TARGETS.len(),
         damages in prop::collection::vec(damage(), 1..3),
+        link in 0..LINKS.len(),
     ) {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&root().join("testdata/example"), dir.path());
         std::fs::write(dir.path().join(GRAPH), graph_document()).unwrap();
+        // Issue 34: a link out of the directory, to a folder and a file outside that no
+        // command may change.
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(outside.path().join("folder")).unwrap();
+        std::fs::write(outside.path().join("folder/99_po_victim.yaml"), "kind: ConfigMap\n").unwrap();
+        std::fs::write(outside.path().join("secret"), "root:$6$SECRET:19000::::::\n").unwrap();
+        if let Some((name, to)) = LINKS[link] {
+            let at = dir.path().join(name);
+            let _ = std::fs::remove_dir_all(&at);
+            let _ = std::fs::remove_file(&at);
+            std::os::unix::fs::symlink(outside.path().join(to), dir.path().join(name)).unwrap();
+        }
+        let before = crate::common::tree(outside.path());
         let path = dir.path().join(TARGETS[target]);
         let mut bytes = std::fs::read(&path).unwrap();
         for d in &damages {
@@ -281,6 +303,7 @@ proptest! {
                 TARGETS[target]
             );
         }
+        prop_assert_eq!(&before, &crate::common::tree(outside.path()), "{:?}", LINKS[link]);
     }
 }
 

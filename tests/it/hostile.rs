@@ -670,3 +670,190 @@ mod escapes {
         );
     }
 }
+
+/// Issue 34 items 3 and 5: links out of the install directory. The folders po-manifests writes
+/// (`manifests/`, `openshift/`) are D's own: one linked out of D is neither written nor
+/// emptied, by `create` or its recovery, and `check` does not read it, unless the user passes
+/// `--follow-links`. The lock file linked out of D is refused unread by every command.
+#[cfg(unix)]
+mod links {
+    use super::*;
+
+    fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+        let out = cmd()
+            .args(args)
+            .arg("--dir")
+            .arg(dir)
+            .timeout(Duration::from_secs(120))
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Write `d` once for `installer`, then move `folder` out of D and link it back.
+    fn linked_out(
+        d: tempfile::TempDir,
+        folder: &str,
+        args: &[&str],
+    ) -> (tempfile::TempDir, tempfile::TempDir) {
+        let (code, _, stderr) = run(d.path(), args);
+        assert_eq!(code, Some(0), "{stderr}");
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::rename(d.path().join(folder), outside.path().join(folder)).unwrap();
+        std::os::unix::fs::symlink(outside.path().join(folder), d.path().join(folder)).unwrap();
+        (d, outside)
+    }
+
+    #[test]
+    fn a_manifests_folder_linked_out_of_d_is_written_only_with_follow_links() {
+        let (d, outside) = linked_out(example(), "manifests", &["create", "--offline"]);
+        // A change, so that the run would write and remove files there.
+        let config = d.path().join("platform-operators.yaml");
+        let text = std::fs::read_to_string(&config)
+            .unwrap()
+            .replace("name: cert-operator", "name: cert-operator-b");
+        std::fs::write(&config, text).unwrap();
+        let (before, before_d) = (tree(outside.path()), tree(d.path()));
+        let (code, _, stderr) = run(d.path(), &["create"]);
+        assert_eq!(code, Some(3), "{stderr}");
+        assert!(
+            stderr.contains("manifests is a symbolic link that leaves")
+                && stderr.contains("--follow-links")
+                && stderr.contains("nothing was read or written"),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains(&outside.path().display().to_string()),
+            "{stderr}"
+        );
+        assert_eq!(before, tree(outside.path()));
+        assert_eq!(before_d, tree(d.path()));
+
+        // check says the same about the folder, and reads it when asked to.
+        let (_, stdout, _) = run(d.path(), &["check", "-o", "json"]);
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        let unreadable: Vec<&Value> = report["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["rule"] == "unreadable")
+            .collect();
+        assert_eq!(unreadable.len(), 1, "{unreadable:#?}");
+        assert!(
+            unreadable[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("--follow-links"),
+            "{unreadable:#?}"
+        );
+        let (_, stdout, _) = run(d.path(), &["check", "-o", "json", "--follow-links"]);
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        assert!(
+            !report["problems"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p["rule"] == "unreadable"),
+            "{report:#}"
+        );
+
+        // Asked for, the run writes there.
+        let (code, _, stderr) = run(d.path(), &["create", "--follow-links"]);
+        assert_eq!(code, Some(0), "{stderr}");
+        let names: Vec<String> = tree(&outside.path().join("manifests"))
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert!(
+            names.iter().any(|n| n.contains("cert-operator-b")),
+            "{names:?}"
+        );
+        assert!(
+            !names.iter().any(|n| n.contains("cert-operator_")),
+            "{names:?}"
+        );
+    }
+
+    #[test]
+    fn an_openshift_folder_linked_out_of_d_is_neither_written_nor_emptied() {
+        // The agent's folder, linked out: refused for the agent...
+        let bootstrap = tempfile::tempdir().unwrap();
+        crate::common::copy_dir(
+            &crate::common::root().join("testdata/bootstrap/external"),
+            bootstrap.path(),
+        );
+        let bundles = crate::common::root().join("testdata/bootstrap/ccm-bundle");
+        let create = [
+            "create",
+            "--offline",
+            "--bundles",
+            bundles.to_str().unwrap(),
+        ];
+        let agent = [&create[..], &["--installer", "agent"]].concat();
+        let (d, outside) = linked_out(bootstrap, "openshift", &agent);
+        let before = tree(outside.path());
+        let (code, _, stderr) = run(d.path(), &agent);
+        assert_eq!(code, Some(3), "{stderr}");
+        assert!(stderr.contains("--follow-links"), "{stderr}");
+        // ...and for openshift-install, which would take the lock's files out of it.
+        let (code, _, stderr) = run(d.path(), &create);
+        assert_eq!(code, Some(3), "{stderr}");
+        assert!(
+            stderr.contains("openshift is a symbolic link that leaves"),
+            "{stderr}"
+        );
+        assert_eq!(before, tree(outside.path()));
+        assert!(!d.path().join("manifests").exists());
+    }
+
+    #[test]
+    fn a_lock_linked_out_of_d_is_refused_unread_by_every_command() {
+        let d = example();
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("shadow");
+        std::fs::write(&secret, "root:$6$SECRET-HASH-1234:19000:0:99999:7:::\n").unwrap();
+        std::os::unix::fs::symlink(&secret, d.path().join("platform-operators.lock.yaml")).unwrap();
+        for args in [
+            &["create", "--offline"][..],
+            &["resolve", "--offline"],
+            &["upgrade-plan", "--offline", "--to", "4.15.3"],
+        ] {
+            let (code, stdout, stderr) = run(d.path(), args);
+            assert_eq!(code, Some(3), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains("platform-operators.lock.yaml")
+                    && stderr.contains("symbolic link that leaves"),
+                "{args:?}: {stderr}"
+            );
+            for text in [&stdout, &stderr] {
+                assert!(
+                    !text.contains("SECRET-HASH") && !text.contains("shadow"),
+                    "{args:?}: {text}"
+                );
+            }
+        }
+        assert!(!d.path().join("manifests").exists());
+    }
+
+    /// A file that is not a lock at all, in D: refused without a word of it.
+    #[test]
+    fn a_file_in_place_of_the_lock_is_never_echoed() {
+        let d = example();
+        std::fs::write(
+            d.path().join("platform-operators.lock.yaml"),
+            "root:$6$SECRET-HASH-1234:19000:0:99999:7:::\n",
+        )
+        .unwrap();
+        let (code, stdout, stderr) = run(d.path(), &["create", "--offline"]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains("platform-operators.lock.yaml"), "{stderr}");
+        assert!(
+            !stdout.contains("SECRET-HASH") && !stderr.contains("SECRET-HASH"),
+            "{stderr}"
+        );
+    }
+}

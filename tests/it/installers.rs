@@ -398,6 +398,38 @@ fn check_reports_each_unreadable_entry_and_follows_no_link_out_of_the_directory(
     );
 }
 
+/// Issue 34 item 12: a FIFO where the lock file or install-config.yaml belongs is the one
+/// `unreadable` finding every other file gets: `check` neither stops (exit 3) nor takes the
+/// FIFO for "no install-config", and never blocks opening it.
+#[cfg(unix)]
+#[test]
+fn check_reports_a_fifo_lock_or_install_config_as_unreadable() {
+    use std::os::unix::ffi::OsStrExt;
+    let mkfifo = |p: &Path| {
+        let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    };
+    for file in ["platform-operators.lock.yaml", "install-config.yaml"] {
+        let dir = fixture("partner-multidoc");
+        let path = dir.path().join(file);
+        let _ = std::fs::remove_file(&path);
+        mkfifo(&path);
+        let (code, problems, stderr) = check_json(dir.path(), &["--installer", "assisted"]);
+        assert_eq!(code, Some(1), "{file}: {stderr}");
+        let unreadable: Vec<&str> = with_rule(&problems, "unreadable")
+            .iter()
+            .map(|p| p["file"].as_str().unwrap())
+            .collect();
+        assert_eq!(unreadable, [file], "{problems:#?}");
+        let message = with_rule(&problems, "unreadable")[0]["message"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(message.contains("FIFO"), "{message}");
+    }
+}
+
 // Files a version 1 lock names (issue 26, item 5 follow-up): converted bundle objects carry no
 // po-manifests label.
 
@@ -421,9 +453,12 @@ fn a_version_1_lock_of_a_bootstrap_operator_proves_its_files_by_what_create_writ
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("version 1"), "{stderr}");
     assert_eq!(tree(&manifests), before);
-    // Edited, it proves nothing: refused, naming it, unless --force.
+    // Edited, without po-manifests' first line, it proves nothing: refused, naming it, unless
+    // --force. (With the line kept, the file still shows it is po-manifests', as a labelled
+    // one does: a version 1 lock has no digest to see the edit by.)
     crate::edits::as_version_1(d, &[]);
-    std::fs::write(manifests.join(&deployment), format!("{text}# edited\n")).unwrap();
+    let unmarked = text.strip_prefix(po_manifests::output::MARK).unwrap();
+    std::fs::write(manifests.join(&deployment), format!("{unmarked}# edited\n")).unwrap();
     let out = create(d, &[]);
     let stderr = normalize(&out.stderr, d);
     assert_eq!(out.status.code(), Some(1), "{stderr}");

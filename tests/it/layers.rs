@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     // or quotes (the range grammars' errors among them).
     &["text"],
     &["fsread", "notice", "version", "rules"],
-    &["table", "diagram"],
+    &["table", "diagram", "kubenames"],
     &["openshift"],
     &["config"],
     &["catalog"],

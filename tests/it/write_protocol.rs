@@ -363,6 +363,31 @@ fn a_kill_after_the_exchange_is_finished_and_said_so() {
     assert_eq!(tree(d.path()), tree(expected.path()));
 }
 
+/// Issue 34 item 10: killed after the staging folder and its marker are made, before the new
+/// tree is: the next run removes the folder and warns about nothing, then or later.
+#[test]
+fn a_kill_before_the_new_tree_is_made_leaves_nothing_behind() {
+    let d = renamed_example();
+    let expected = tempfile::tempdir().unwrap();
+    copy_dir(d.path(), expected.path());
+    assert!(create(expected.path()).status.success());
+    assert!(kill_before(d.path(), "create the new manifests tree"));
+    for _ in 0..2 {
+        let rerun = create(d.path());
+        let text = String::from_utf8_lossy(&rerun.stderr);
+        assert!(rerun.status.success(), "{text}");
+        assert!(!text.contains("warning"), "{text}");
+        assert!(
+            !entries(d.path())
+                .iter()
+                .any(|n| n.starts_with(".po-manifests")),
+            "{:?}",
+            entries(d.path())
+        );
+    }
+    assert_eq!(tree(d.path()), tree(expected.path()));
+}
+
 #[test]
 fn a_kill_before_the_exchange_is_undone_and_said_so() {
     let d = renamed_example();
@@ -610,7 +635,18 @@ fn manifests_on_another_filesystem_are_written() {
     }
     let other = tempfile::tempdir_in(shm).unwrap();
     std::os::unix::fs::symlink(other.path(), d.path().join("manifests")).unwrap();
+    // A folder linked out of D is written only when asked (issue 34 item 3).
     let out = create(d.path());
+    assert_eq!(out.status.code(), Some(3));
+    assert!(entries(other.path()).is_empty());
+    let follow = |dir: &Path| {
+        cmd()
+            .args(["create", "--follow-links", "--dir"])
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    let out = follow(d.path());
     assert!(
         out.status.success(),
         "{}",
@@ -622,7 +658,7 @@ fn manifests_on_another_filesystem_are_written() {
             .any(|n| n.starts_with("99_po_"))
     );
     // A second run replaces them, also across the filesystems.
-    assert!(create(d.path()).status.success());
+    assert!(follow(d.path()).status.success());
     assert!(!entries(other.path()).iter().any(|n| n.starts_with('.')));
 }
 
