@@ -71,19 +71,11 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// Every constraint of the problem.
+    /// Every constraint of the problem: each variable's, in order, then the groups.
     pub fn constraints(&self) -> Vec<Constraint> {
-        let mut out = Vec::new();
-        for (v, var) in self.vars.iter().enumerate() {
-            if var.mandatory.is_some() {
-                out.push(Constraint::Mandatory(v));
-            }
-            if var.prohibited.is_some() {
-                out.push(Constraint::Prohibited(v));
-            }
-            out.extend((0..var.deps.len()).map(|k| Constraint::Dependency(v, k)));
-            out.extend((0..var.conflicts.len()).map(|k| Constraint::Conflict(v, k)));
-        }
+        let mut out: Vec<Constraint> = (0..self.vars.len())
+            .flat_map(|v| self.constraints_of(v))
+            .collect();
         out.extend((0..self.groups.len()).map(Constraint::AtMostOne));
         out
     }
