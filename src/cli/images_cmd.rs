@@ -228,8 +228,7 @@ fn as_json(yaml: &str, stderr: &mut dyn Write) -> Result<String, Error> {
     }
     let value: serde_json::Value = serde_saphyr::from_str(yaml)
         .map_err(|e| Error::Stdout(std::io::Error::other(e.to_string())))?;
-    let mut text =
-        crate::text::json_pretty(&value).map_err(|e| Error::Stdout(std::io::Error::other(e)))?;
+    let mut text = super::printer::json(&value)?;
     text.push('\n');
     Ok(text)
 }

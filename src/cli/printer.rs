@@ -38,7 +38,8 @@ pub(super) fn structured(
     Ok(())
 }
 
-fn json(value: &serde_json::Value) -> Result<String, Error> {
+/// `value` as pretty JSON, every unsafe character escaped ([`crate::text::json_pretty`]).
+pub(super) fn json(value: &serde_json::Value) -> Result<String, Error> {
     crate::text::json_pretty(value).map_err(|e| Error::Stdout(std::io::Error::other(e)))
 }
 

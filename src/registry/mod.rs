@@ -1182,7 +1182,8 @@ impl<'a> RegistryBlobs<'a> {
             return Ok(response);
         }
         let code = status.as_u16();
-        let text = read_capped(response, 4096).unwrap_or_default();
+        let text = token::read_bounded(response, 4096, std::time::Instant::now(), self.options)
+            .unwrap_or_default();
         let detail = String::from_utf8_lossy(&text)
             .trim()
             .chars()
@@ -1224,7 +1225,13 @@ impl<'a> RegistryBlobs<'a> {
             .get("docker-content-digest")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let bytes = read_capped(response, MAX_MANIFEST_BYTES).map_err(|e| self.read_error(&e))?;
+        let bytes = token::read_bounded(
+            response,
+            MAX_MANIFEST_BYTES,
+            std::time::Instant::now(),
+            self.options,
+        )
+        .map_err(|e| self.read_error(&e))?;
         if bytes.len() as u64 > MAX_MANIFEST_BYTES {
             return Err(too_large("the manifest size limit".into()));
         }
@@ -1261,13 +1268,6 @@ impl<'a> RegistryBlobs<'a> {
             }
         }
     }
-}
-
-/// At most `limit + 1` bytes of a body (one more than allowed tells that it is too large).
-fn read_capped(response: reqwest::blocking::Response, limit: u64) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    response.take(limit + 1).read_to_end(&mut out)?;
-    Ok(out)
 }
 
 /// A catalog-download failure kind as a registry failure kind.
