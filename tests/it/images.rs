@@ -1693,3 +1693,28 @@ fn an_unresolvable_registry_offline_says_ours_first() {
     assert!(ours < resolver, "{e}");
     assert!(!e[..ours].contains("dns error"), "{e}");
 }
+
+/// A manifest that trickles in is bounded by `--timeout` as a whole, as a token answer is
+/// (one bounded reader for every small answer of a registry).
+#[test]
+fn a_trickling_manifest_is_bounded_by_the_timeout() {
+    use crate::net::{Reply, serve, tls};
+    let img = small_bundle();
+    let t = tls();
+    let server = serve(&t, move |_, path| {
+        if path == "/v2/" {
+            return body(b"{}");
+        }
+        if path.contains("/manifests/") {
+            return Reply::Drip;
+        }
+        Reply::Status(404)
+    });
+    let (out, work) = pull_with_credentials(&server, &t.ca_pem, &img, &["--timeout", "1s"]);
+    let e = flat_stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{e}");
+    assert!(e.contains("--timeout"), "{e}");
+    // A byte every 100 ms: the answer was cut well before its 30 s.
+    assert!(server.sent() < 150, "{}", server.sent());
+    assert!(!work.path().join("out").exists());
+}
