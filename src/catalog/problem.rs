@@ -39,6 +39,16 @@ pub enum ProblemKind {
         /// The name.
         name: String,
     },
+    /// A bundle name that is not a DNS-1123 subdomain ([`crate::kubenames`]): opm accepts it,
+    /// but it becomes the ClusterServiceVersion's `metadata.name`, so `resolve` and `create`
+    /// refuse to choose it. A warning.
+    #[error(
+        "bundle name is not a valid Kubernetes object name: it {why} (opm accepts it; `resolve` and `create` refuse to install it)"
+    )]
+    BundleNameInvalid {
+        /// Why, from [`crate::kubenames::check_name`].
+        why: String,
+    },
     /// Rule 2: two `olm.package` blobs with one name.
     #[error("duplicate package (first defined at {first})")]
     DuplicatePackage {

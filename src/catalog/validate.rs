@@ -147,6 +147,18 @@ fn validate_package(pkg: &Package, options: &Options, out: &mut Vec<Problem>) {
             name: String::new(),
         }));
     }
+    for b in &pkg.bundles {
+        if let Err(why) =
+            crate::kubenames::check_name(&b.name, crate::kubenames::NameRule::Subdomain)
+        {
+            let mut p = Problem::error(ProblemKind::BundleNameInvalid { why })
+                .package(&pkg.name)
+                .bundle(&b.name)
+                .at(&b.origin);
+            p.severity = Severity::Warning;
+            out.push(p);
+        }
+    }
     // opm adds an empty channel for a missing default one, so a package without channels
     // reports that, and one with other channels reports the missing default.
     if !pkg.default_channel.is_empty()

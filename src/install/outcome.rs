@@ -226,6 +226,17 @@ pub fn resolve_for_release<'a>(inv: &'a Install, cluster: &Cluster) -> Vec<Outco
             .and_then(|t| t.olm_v1())
     });
     fit_to_release(&mut outcomes, olm.as_ref());
+    for o in &mut outcomes {
+        // Every profile writes the chosen bundles' names (the CSV's, the objects'), so each
+        // must be a Kubernetes name; the problem comes first, ahead of any naming it raw.
+        let named: Vec<Problem> = installed_bundles(o)
+            .into_iter()
+            .flat_map(|(_, b)| resolve::name_problems(b))
+            .collect();
+        if !named.is_empty() {
+            o.problems.splice(0..0, named);
+        }
+    }
     outcomes
 }
 

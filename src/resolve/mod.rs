@@ -737,6 +737,37 @@ pub fn check_installable(bundle: &Bundle) -> (Vec<Problem>, Vec<Warning>) {
     (problems, warnings)
 }
 
+/// Why a chosen bundle cannot be written: its name becomes the ClusterServiceVersion's (OLM v0)
+/// or the written objects' `metadata.name`, so it must be a DNS-1123 subdomain, and its package
+/// name a DNS-1123 label ([`crate::kubenames`], the one validator). opm accepts either; every
+/// profile refuses them here. The names are escaped for the terminal.
+pub fn name_problems(bundle: &Bundle) -> Vec<Problem> {
+    use crate::kubenames::{MAX_LABEL, NameRule, check_label, check_name};
+    let mut problems = Vec::new();
+    let file = bundle.origin.file.display().to_string();
+    let file = crate::text::printable(&file);
+    if let Err(why) = check_label(&bundle.package, MAX_LABEL) {
+        problems.push(Problem {
+            rule: "packageName".into(),
+            message: format!(
+                "catalog file {file}: package {}: field `package` {why}, so it is not a valid Kubernetes name",
+                crate::text::escape(&bundle.package)
+            ),
+        });
+    }
+    if let Err(why) = check_name(&bundle.name, NameRule::Subdomain) {
+        problems.push(Problem {
+            rule: "bundleName".into(),
+            message: format!(
+                "catalog file {file}: package {}: bundle field `name` {} {why}, so it cannot be the ClusterServiceVersion's or an object's metadata.name",
+                crate::text::escape(&bundle.package),
+                crate::text::escape(&bundle.name)
+            ),
+        });
+    }
+    problems
+}
+
 #[cfg(test)]
 pub(crate) mod testcat;
 #[cfg(test)]

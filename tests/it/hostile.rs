@@ -270,6 +270,64 @@ mod catalog_content {
         assert!(!raw(&so) && !raw(&se), "upgrade-plan:\n{so}\n{se}");
     }
 
+    /// Issue 34 item 11: a bundle name opm accepts but Kubernetes does not (ESC and a newline;
+    /// 5,000 characters) passes `catalog validate` with a warning naming it escaped, and
+    /// `create` refuses it, naming the catalog file, package and field, writing nothing.
+    #[test]
+    fn a_bundle_name_that_is_no_kubernetes_name_is_warned_about_and_refused() {
+        let long = "a".repeat(5000);
+        for bad in ["cloud\u{1b}[2J\nv1", long.as_str()] {
+            let d = example();
+            let mut old = String::new();
+            edit_catalog(d.path(), CLOUD, |doc| {
+                if doc["schema"] == "olm.bundle" && old.is_empty() {
+                    old = doc["name"].as_str().unwrap().to_string();
+                }
+            });
+            let rename = |v: &mut Value| {
+                if v.as_str() == Some(old.as_str()) {
+                    *v = bad.into();
+                }
+            };
+            edit_catalog(d.path(), CLOUD, |doc| {
+                if doc["schema"] == "olm.bundle" {
+                    rename(&mut doc["name"]);
+                }
+                if doc["schema"] == "olm.channel" {
+                    for e in doc["entries"].as_array_mut().unwrap() {
+                        rename(&mut e["name"]);
+                        rename(&mut e["replaces"]);
+                    }
+                }
+            });
+            let out = cmd()
+                .args(["catalog", "validate", "catalog"])
+                .current_dir(d.path())
+                .output()
+                .unwrap();
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(out.status.success(), "{all}");
+            assert!(
+                all.contains("is not a valid Kubernetes object name") && !all.contains('\u{1b}'),
+                "{all}"
+            );
+            let stderr = refused(
+                d.path(),
+                1,
+                &[
+                    "acme-cloud-controller",
+                    "bundle field `name`",
+                    "catalog.json",
+                ],
+            );
+            assert!(!stderr.contains('\u{1b}'), "{stderr}");
+        }
+    }
+
     #[test]
     fn a_replaces_cycle_is_warned_about_naming_its_bundles() {
         let d = crate::common::example_without_subscriptions();
