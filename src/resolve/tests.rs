@@ -632,6 +632,24 @@ mod check_installable {
         assert!(problems[0].message.contains("supports: OwnNamespace"));
     }
 
+    /// Issue 34 item 11: a chosen bundle's name must be a DNS-1123 subdomain, its package a
+    /// label; the problem names the field and shows the name escaped.
+    #[test]
+    fn a_bundle_name_that_is_no_kubernetes_name_is_a_problem() {
+        assert!(name_problems(&bundle("x", "1.0.0", &[], &[])).is_empty());
+        let mut b = bundle("x", "1.0.0", &[], &[]);
+        b.name = "x\u{1b}[2J\nv1".into();
+        let p = name_problems(&b);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].rule, "bundleName");
+        assert!(p[0].message.contains("field `name`") && !p[0].message.contains('\u{1b}'));
+        b.name = "a".repeat(5000);
+        assert!(name_problems(&b)[0].message.contains("5000 characters"));
+        b.name = "x.v1".into();
+        b.package = "X_pkg".into();
+        assert_eq!(name_problems(&b)[0].rule, "packageName");
+    }
+
     #[test]
     fn unknown_csv_is_a_warning() {
         let (problems, warnings) = check_installable(&bundle("x", "1.0.0", &[], &[]));
