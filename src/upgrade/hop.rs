@@ -71,6 +71,18 @@ pub(super) fn plan_hop(
             if compatibility.is_compatible() {
                 continue;
             }
+            // Why the operator cannot stay: the same blocker whichever profile looked for a way out.
+            let blocked = || {
+                blocker(
+                    op,
+                    &installed,
+                    bundle,
+                    catalogs,
+                    current,
+                    target,
+                    compatibility.clone(),
+                )
+            };
             if let Some(sub) = &op.subscription {
                 match subscription::before(
                     op,
@@ -85,19 +97,13 @@ pub(super) fn plan_hop(
                         *slot = Some(step.to.clone());
                         hop.before.push(step);
                     }
-                    None => {
-                        let b = blocker(
-                            op,
-                            &installed,
-                            bundle,
-                            catalogs,
-                            current,
-                            target,
-                            compatibility,
-                        );
-                        hop.blockers
-                            .push(subscription::olm_v0_blocker(b, op, sub, current, target));
-                    }
+                    None => hop.blockers.push(subscription::olm_v0_blocker(
+                        blocked(),
+                        op,
+                        sub,
+                        current,
+                        target,
+                    )),
                 }
                 continue;
             }
@@ -114,15 +120,7 @@ pub(super) fn plan_hop(
                     *slot = Some(step.to.clone());
                     hop.before.push(step);
                 }
-                None => hop.blockers.push(blocker(
-                    op,
-                    &installed,
-                    bundle,
-                    catalogs,
-                    current,
-                    target,
-                    compatibility,
-                )),
+                None => hop.blockers.push(blocked()),
             }
         }
         if !hop.blockers.is_empty() {
