@@ -271,7 +271,7 @@ fn prepare(work: &Path, size_text: &str, layout: Layout, seed: u64) -> Result<Pr
         .lines()
         .map(String::from)
         .collect();
-    let files = catalog::fbc::catalog_files(&catalog)
+    let files = catalog::files::catalog_files(&catalog)
         .map_err(|e| e.to_string())?
         .files;
     Ok(Prepared {
@@ -383,7 +383,7 @@ fn run(args: &[String]) -> Result<()> {
         // Warm the page cache, in small reads: this process must stay small, since a child's
         // peak RSS as `wait4` reports it starts from its parent's size at the fork.
         let mut chunk = vec![0u8; 1 << 20];
-        for (f, _) in catalog::fbc::catalog_files(&p.catalog)
+        for (f, _) in catalog::files::catalog_files(&p.catalog)
             .map_err(|e| e.to_string())?
             .files
         {
@@ -728,7 +728,7 @@ fn phase(args: &[String]) -> Result<()> {
     // The `-saphyr` phases time the same work with the fast YAML reader turned off.
     let name = match name.strip_suffix("-saphyr") {
         Some(base) => {
-            catalog::fbc::set_fast_yaml(false);
+            catalog::yamlstream::set_fast_yaml(false);
             base
         }
         None => name.as_str(),
@@ -745,7 +745,7 @@ fn phase(args: &[String]) -> Result<()> {
         "fbc" => {
             // Diagnostics: the parallel read/parse alone, then the linking, then the drop.
             let t = Instant::now();
-            let dc = catalog::fbc::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
+            let dc = catalog::loader::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
             let t_fbc = t.elapsed().as_secs_f64();
             let (c, _) = catalog::link::build(dc, &catalog::link::BuildOptions::default())
                 .map_err(|e| e.to_string())?;
@@ -893,7 +893,7 @@ fn resolve_all(c: catalog::model::Catalog, operators: &[String]) -> Result<Strin
 }
 
 fn floor(path: &Path, parallel: bool) -> Result<(f64, String)> {
-    let files = catalog::fbc::catalog_files(path)
+    let files = catalog::files::catalog_files(path)
         .map_err(|e| e.to_string())?
         .files;
     let t = Instant::now();
@@ -962,7 +962,7 @@ fn yaml_floor(bytes: &[u8], parallel: bool) -> std::result::Result<usize, String
 /// every file read with serde-saphyr under several options and with the fast reader
 /// ([`catalog::fastyaml`], falling back to serde-saphyr), one core, CPU seconds each.
 fn yaml_candidates(path: &Path) -> Result<(f64, String)> {
-    let files = catalog::fbc::catalog_files(path)
+    let files = catalog::files::catalog_files(path)
         .map_err(|e| e.to_string())?
         .files;
     let maps: Vec<Mapped> = files

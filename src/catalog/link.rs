@@ -1,4 +1,4 @@
-//! Linking: the file's typed blobs ([`fbc::DeclarativeConfig`]) become the model's
+//! Linking: the file's typed blobs ([`loader::DeclarativeConfig`]) become the model's
 //! [`Catalog`], as operator-registry's `ConvertToModel` (`alpha/declcfg/declcfg_to_model.go`)
 //! does, except that every linking problem (rules 1–12 of §1.3) is collected instead of the
 //! first stopping the build. Reads the file format, the model, the properties and the problem
@@ -7,7 +7,7 @@
 //! The blobs are sorted into their packages first, then each package is linked on its own
 //! ([`build_with`] hands it out at once, so `catalog validate` checks and drops it): cost is
 //! linear in the documents, and the blobs of one package are all that is decoded at a time
-//! when the loader left the others in their file ([`fbc::LazyDocs`]).
+//! when the loader left the others in their file ([`super::lazy::LazyDocs`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -18,6 +18,7 @@ use serde_json::value::RawValue;
 use super::Error;
 use super::fbc;
 use super::image;
+use super::loader;
 use super::model::{
     Bundle, BundleObjectError, Catalog, Channel, ChannelEntry, Origin, Package, Property,
     RelatedImage, check_release, is_standard_base64, parse_version, read_lazy_value,
@@ -107,9 +108,9 @@ fn check_property(
 /// upstream reports in model validation). Objects with problems are kept where possible (a
 /// bundle with a bad version gets `version: None`); objects that cannot be placed (unknown
 /// package, duplicates) are dropped. Fails only when blobs left in their file
-/// ([`fbc::LoadOptions::lazy_documents`]) cannot be read back.
+/// ([`loader::LoadOptions::lazy_documents`]) cannot be read back.
 pub fn build(
-    dc: fbc::DeclarativeConfig,
+    dc: loader::DeclarativeConfig,
     opts: &BuildOptions,
 ) -> Result<(Catalog, Vec<Problem>), Error> {
     build_with(dc, opts, Some)
@@ -125,11 +126,11 @@ pub fn build(
 /// packages first, and duplicates are found per package by lookups that borrow the names
 /// (no copy of a name, no map of every bundle).
 pub fn build_with(
-    dc: fbc::DeclarativeConfig,
+    dc: loader::DeclarativeConfig,
     opts: &BuildOptions,
     mut each: impl FnMut(Package) -> Option<Package>,
 ) -> Result<(Catalog, Vec<Problem>), Error> {
-    let fbc::DeclarativeConfig {
+    let loader::DeclarativeConfig {
         packages: package_docs,
         channels,
         bundles,

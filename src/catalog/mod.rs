@@ -11,8 +11,17 @@
 //! * [`problem`] is what a linking or validation problem is.
 //! * [`fastyaml`] reads the block-style YAML subset catalogs are written in into the value
 //!   serde-saphyr would give, and leaves everything else to serde-saphyr.
-//! * [`fbc`] mirrors the file format (operator-registry `alpha/declcfg`): routing keys, raw
-//!   blobs, typed structs named as in the file, the directory walker.
+//! * [`fbc`] mirrors the file format (operator-registry `alpha/declcfg/declcfg.go`): typed
+//!   structs named as in the file, schema constants, routing keys and raw blobs ([`fbc::Meta`]).
+//! * [`files`] lists a catalog's files (`.indexignore`, lexical order), caps what is read and
+//!   computes the content digest.
+//! * [`sink`] is what the readers hand documents to (so readers and loaders do not import
+//!   each other).
+//! * [`jsonstream`] splits a JSON stream into documents; [`yamlstream`] splits multi-document
+//!   YAML and parses it in batches on every core; [`read`] reads one file with them (JSON,
+//!   falling back to YAML) and walks a catalog as [`fbc::Meta`]s.
+//! * [`lazy`] keeps small documents in their files and reads them back package by package.
+//! * [`loader`] loads a catalog into typed lists (`load.go`'s `LoadFS`), in parallel per file.
 //! * [`link`] builds the model from the file's blobs (`ConvertToModel`), collecting problems.
 //! * [`graph`] computes channel heads, the replaces chain and one-hop successors.
 //! * [`validate`] holds every `opm validate` rule and reports all problems as a sorted tree.
@@ -25,15 +34,22 @@
 pub mod decode;
 pub mod fastyaml;
 pub mod fbc;
+pub mod files;
 pub mod graph;
 pub mod image;
+pub mod jsonstream;
+pub mod lazy;
 pub mod link;
 pub mod list;
+pub mod loader;
 pub mod model;
 pub mod picture;
 pub mod problem;
 pub mod property;
+pub mod read;
+pub mod sink;
 pub mod validate;
+pub mod yamlstream;
 
 use std::path::{Path, PathBuf};
 
@@ -188,7 +204,7 @@ pub enum PackageFilter {
     Only(Vec<String>),
 }
 
-/// Load and link a catalog: [`fbc::load`] then [`link::build`]. Fails on I/O and parse
+/// Load and link a catalog: [`loader::load`] then [`link::build`]. Fails on I/O and parse
 /// errors, and with [`Error::Link`] listing every linking problem that `opm`'s
 /// `ConvertToModel` would stop on, except a bundle version that does not parse (the bundle
 /// is kept with `version: None`, as OLM v1 keeps it). Model rules (heads, stranded bundles, …) are not checked
@@ -199,10 +215,10 @@ pub enum PackageFilter {
 /// read back by [`model::Bundle::bundle_objects`], so the catalog must not change while it
 /// is in use.
 pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error> {
-    let dc = fbc::load_with(
+    let dc = loader::load_with(
         path,
         filter,
-        &fbc::LoadOptions {
+        &loader::LoadOptions {
             lazy_bundle_objects: true,
             // The model is kept whole: leaving documents in the file would only decode them
             // twice.
@@ -232,7 +248,7 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error
 /// for a directory, the sha256 over the lines `"<sha256 hex of file>  <relative path>\n"` for
 /// every file the loader reads, in the loader's order. Equal to [`model::Catalog::digest`].
 pub fn content_digest(path: &Path) -> Result<String, Error> {
-    fbc::digest_only(path)
+    files::digest_only(path)
 }
 
 // Here rather than in `model`: the model does not import the loader that computes the digest.
@@ -247,7 +263,7 @@ impl model::Catalog {
             return Ok(d.clone());
         }
         let d = match &self.source {
-            Some(path) => fbc::digest_only(path)?,
+            Some(path) => files::digest_only(path)?,
             None => String::new(),
         };
         Ok(self.digest.get_or_init(|| d).clone())

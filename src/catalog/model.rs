@@ -221,7 +221,7 @@ pub enum BundleObjectError {
     #[error("the decoded manifest is not UTF-8")]
     NotUtf8,
     /// The value was not kept by a load for validation alone (see
-    /// [`super::fbc::LoadOptions::keep_csv_metadata`]).
+    /// [`super::loader::LoadOptions::keep_csv_metadata`]).
     #[error("the value was not kept: the catalog was loaded for validation only")]
     NotKept,
     /// The value was left in the catalog file at load time and cannot be read back (the
@@ -373,7 +373,7 @@ impl Bundle {
     }
 
     /// A property's raw value, read back from the catalog file when the loader left it
-    /// there (see [`super::fbc::LoadOptions::lazy_bundle_objects`]).
+    /// there (see [`super::loader::LoadOptions::lazy_bundle_objects`]).
     fn object_value<'a>(
         &'a self,
         p: &'a Property,
@@ -514,7 +514,7 @@ pub(crate) fn decode_bundle_object(value: &RawValue) -> Result<Vec<u8>, BundleOb
         .map_err(BundleObjectError::Base64)
 }
 
-/// Read a value the loader left in `file` (see [`super::fbc::LoadOptions::lazy_bundle_objects`]).
+/// Read a value the loader left in `file` (see [`super::loader::LoadOptions::lazy_bundle_objects`]).
 pub(crate) fn read_lazy_value(
     file: &std::path::Path,
     property::LazyValue { offset, length, .. }: property::LazyValue,

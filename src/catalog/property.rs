@@ -105,7 +105,7 @@ pub enum PropertyValue {
     /// Left in its catalog file (only `olm.bundle.object` values); read back on demand.
     InFile(LazyValue),
     /// Not kept (only `olm.csv.metadata` values, in a load that keeps only what validation
-    /// needs: [`super::fbc::LoadOptions::keep_csv_metadata`]): the outcome of its shape check
+    /// needs: [`super::loader::LoadOptions::keep_csv_metadata`]): the outcome of its shape check
     /// ([`check_csv_metadata`]), made when it was read.
     Checked(Result<(), String>),
 }
@@ -163,7 +163,7 @@ impl Serialize for PropertyValue {
     }
 }
 
-/// A property value that stayed in its file (see [`super::fbc::LoadOptions::lazy_bundle_objects`]).
+/// A property value that stayed in its file (see [`super::loader::LoadOptions::lazy_bundle_objects`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LazyValue {
     /// File offset of the value.

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::validate::{self, Options};
-use super::{PackageFilter, fbc, graph, load};
+use super::{PackageFilter, files, graph, load, loader};
 
 /// The shared realdata folder, or `None` when it is absent, after the note every test of the
 /// real data prints then (the integration tests' `common::realdata` prints the same sentence).
@@ -98,7 +98,7 @@ mod realdata {
                 }
             }
             let path = root.join(rel);
-            let dc = fbc::load(&path, &PackageFilter::All)
+            let dc = loader::load(&path, &PackageFilter::All)
                 .unwrap_or_else(|e| panic!("{rel}: {e}: {:?}", std::error::Error::source(&e)));
             assert!(!dc.packages.is_empty(), "{rel}");
             let (cat, problems) =
@@ -182,7 +182,7 @@ mod realdata {
             &PackageFilter::All,
         )
         .unwrap();
-        let expected = fbc::load(
+        let expected = loader::load(
             &root.join("opm-diff-oracle/index-declcfgs/exp-headsonly"),
             &PackageFilter::All,
         )
@@ -240,9 +240,9 @@ mod realdata {
             return;
         };
         let dir = root.join("opm-diff-oracle/catalogd-test-catalog");
-        let from_yaml = fbc::load(&dir.join("catalog.yaml"), &PackageFilter::All).unwrap();
-        let from_json = fbc::load(&dir.join("expected_all.json"), &PackageFilter::All).unwrap();
-        let strip = |dc: &fbc::DeclarativeConfig| {
+        let from_yaml = loader::load(&dir.join("catalog.yaml"), &PackageFilter::All).unwrap();
+        let from_json = loader::load(&dir.join("expected_all.json"), &PackageFilter::All).unwrap();
+        let strip = |dc: &loader::DeclarativeConfig| {
             (
                 dc.packages
                     .iter()
@@ -260,9 +260,9 @@ mod realdata {
         };
         assert_eq!(strip(&from_yaml), strip(&from_json));
         // The directory itself ignores expected_all.json through .indexignore.
-        let whole = fbc::load(&dir, &PackageFilter::All).unwrap();
+        let whole = loader::load(&dir, &PackageFilter::All).unwrap();
         assert_eq!(whole.documents_read, 3);
-        let files = fbc::catalog_files(&dir).unwrap();
+        let files = files::catalog_files(&dir).unwrap();
         let names: Vec<&str> = files.files.iter().map(|(_, r)| r.as_str()).collect();
         assert_eq!(names, ["catalog.yaml"]);
     }
@@ -427,20 +427,21 @@ mod digest {
 mod fast_yaml_road {
     use std::path::Path;
 
-    use super::{PackageFilter, fbc, realdata};
+    use super::{PackageFilter, realdata};
+    use crate::catalog::{loader, read, yamlstream};
 
     /// The load of `path` under `filter`, fast road on or off, as text (`Debug` of the whole
     /// result, or the error).
     fn loaded(path: &Path, filter: &PackageFilter, fast: bool) -> String {
-        fbc::set_fast_yaml(fast);
-        let got = fbc::load(path, filter);
+        yamlstream::set_fast_yaml(fast);
+        let got = loader::load(path, filter);
         // The walk keeps each document as its routing keys and JSON text (`Meta`).
         let mut metas = Vec::new();
-        let walked = fbc::walk(path, filter, |m| {
+        let walked = read::walk(path, filter, |m| {
             metas.push(m);
             Ok(())
         });
-        fbc::set_fast_yaml(true);
+        yamlstream::set_fast_yaml(true);
         let walked = match walked {
             Ok(digest) => format!("{digest} {metas:?}"),
             Err(e) => format!("error: {e}"),
@@ -513,10 +514,10 @@ mod fast_yaml_road {
 mod csv_metadata_checked_not_kept {
     use std::path::Path;
 
+    use super::realdata;
     use super::validate::{self, Options};
-    use super::{fbc, realdata};
-    use crate::catalog::PackageFilter;
     use crate::catalog::property::PropertyValue;
+    use crate::catalog::{PackageFilter, loader};
 
     #[track_caller]
     fn same_report(path: &Path) {
@@ -580,14 +581,14 @@ mod csv_metadata_checked_not_kept {
         }
         // Loaded for validation, the valid value is not kept; for anything else it is.
         let path = dir.path().join("c0.json");
-        let options = |keep| fbc::LoadOptions {
+        let options = |keep| loader::LoadOptions {
             digest: false,
             lazy_bundle_objects: true,
             keep_csv_metadata: keep,
             lazy_documents: false,
         };
         let value = |keep| {
-            let dc = fbc::load_with(&path, &PackageFilter::All, &options(keep)).unwrap();
+            let dc = loader::load_with(&path, &PackageFilter::All, &options(keep)).unwrap();
             dc.bundles[0].item.properties[1].value.clone()
         };
         assert_eq!(value(false), PropertyValue::Checked(Ok(())));
@@ -596,4 +597,54 @@ mod csv_metadata_checked_not_kept {
             Some(r#"{"displayName":"A","n":12,"x":[1,{"y":null}]}"#)
         );
     }
+}
+
+/// Small catalogs written for a test: a file writer, the two documents most tests start from,
+/// and a load of one file's text.
+pub(crate) mod written {
+    use std::path::Path;
+
+    use crate::catalog::loader::{DeclarativeConfig, load};
+    use crate::catalog::{Error, PackageFilter};
+
+    /// Write `text` to `dir/rel`, creating its directories.
+    pub(crate) fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// Name and line of every package, channel and bundle, sorted.
+    pub(crate) fn names(dc: &DeclarativeConfig) -> Vec<(String, usize)> {
+        let mut v: Vec<(String, usize)> = dc
+            .packages
+            .iter()
+            .map(|p| (p.item.name.clone(), p.origin.line))
+            .chain(
+                dc.channels
+                    .iter()
+                    .map(|c| (c.item.name.clone(), c.origin.line)),
+            )
+            .chain(
+                dc.bundles
+                    .iter()
+                    .map(|b| (b.item.name.clone(), b.origin.line)),
+            )
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Load `text` written as file `name`.
+    pub(crate) fn load_text(name: &str, text: &str) -> Result<DeclarativeConfig, Error> {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), name, text);
+        load(&dir.path().join(name), &PackageFilter::All)
+    }
+
+    /// A package `a` with default channel `s`.
+    pub(crate) const P: &str = r#"{"schema":"olm.package","name":"a","defaultChannel":"s"}"#;
+    /// Channel `s` of package `a` with one entry.
+    pub(crate) const C: &str =
+        r#"{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1"}]}"#;
 }

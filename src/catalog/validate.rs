@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::graph::{self, ChainError};
 use super::model::{Bundle, Catalog, Channel, Package};
 use super::problem::{Problem, ProblemKind, Severity, sort_problems};
-use super::{Error, PackageFilter, fbc, link};
+use super::{Error, PackageFilter, link, loader};
 
 /// What to check and how strictly.
 #[derive(Debug, Clone)]
@@ -102,10 +102,10 @@ pub fn load_and_validate(path: &Path, options: &Options) -> Result<(Catalog, Rep
 /// Load, link and check every package as it is linked; the catalog keeps the packages when
 /// `keep` is set. Without it, csv metadata is checked as it is read and not kept either.
 fn check_path(path: &Path, options: &Options, keep: bool) -> Result<(Catalog, Report), Error> {
-    let dc = fbc::load_with(
+    let dc = loader::load_with(
         path,
         &PackageFilter::All,
-        &fbc::LoadOptions {
+        &loader::LoadOptions {
             digest: false,
             lazy_bundle_objects: true,
             keep_csv_metadata: keep,
