@@ -2,11 +2,18 @@
 //! `index.json` and `blobs/<algorithm>/<hex>`. An image is found by digest (any manifest or
 //! index blob in the layout), or by its `org.opencontainers.image.ref.name` annotation (the
 //! tag, or the whole reference). Blobs are read only through validated digests, so a name in
-//! the layout can never point outside `blobs/`.
+//! the layout can never point outside `blobs/`. [`LayoutBlobs`] reads a layout's manifests and
+//! blobs for the puller, bounded as a registry's answers are.
 
 use std::path::{Path, PathBuf};
 
+use std::io::Read as _;
+
 use serde::Deserialize;
+
+use super::error::ErrorKind;
+use super::manifest::{Blobs, Descriptor, MAX_MANIFEST_BYTES};
+use super::reference::sha256_hex;
 
 /// The annotation naming an image in `index.json`.
 pub const REF_NAME: &str = "org.opencontainers.image.ref.name";
@@ -56,7 +63,7 @@ impl Layout {
 
     /// The file of a blob, if `digest` is a well-formed sha256 digest and the blob exists.
     pub fn blob_path(&self, digest: &str) -> Option<PathBuf> {
-        let hex = super::sha256_hex(digest)?;
+        let hex = sha256_hex(digest)?;
         let path = self.root.join("blobs").join("sha256").join(hex);
         path.is_file().then_some(path)
     }
@@ -78,5 +85,57 @@ impl Layout {
             })
             .map(|m| m.digest)
             .filter(|d| self.blob_path(d).is_some())
+    }
+}
+
+/// A layout as the puller reads it: manifests and blobs by digest, bounded like a registry's.
+pub(super) struct LayoutBlobs<'a> {
+    pub(super) layout: &'a Layout,
+}
+
+impl LayoutBlobs<'_> {
+    fn open(&self, digest: &str) -> Result<(PathBuf, std::fs::File), ErrorKind> {
+        let path = self
+            .layout
+            .blob_path(digest)
+            .ok_or_else(|| ErrorKind::NotFound {
+                detail: format!("no blob {digest} in {}", self.layout.root().display()),
+            })?;
+        let file = std::fs::File::open(&path).map_err(|source| ErrorKind::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok((path, file))
+    }
+}
+
+impl Blobs for LayoutBlobs<'_> {
+    fn manifest(&mut self, digest: &str) -> Result<Vec<u8>, ErrorKind> {
+        let (path, file) = self.open(digest)?;
+        let mut out = Vec::new();
+        file.take(MAX_MANIFEST_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(|source| ErrorKind::Io { path, source })?;
+        if out.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(ErrorKind::TooLarge {
+                what: format!("manifest {digest}"),
+                limit: MAX_MANIFEST_BYTES,
+                reason: "the manifest size limit".into(),
+            });
+        }
+        Ok(out)
+    }
+
+    fn blob(
+        &mut self,
+        desc: &Descriptor,
+        out: &mut std::fs::File,
+        limit: u64,
+    ) -> Result<(), ErrorKind> {
+        let (path, file) = self.open(&desc.digest)?;
+        // One byte more than declared is enough for the digest and size checks to fail.
+        std::io::copy(&mut file.take(limit + 1), out)
+            .map_err(|source| ErrorKind::Io { path, source })?;
+        Ok(())
     }
 }

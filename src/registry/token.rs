@@ -13,8 +13,8 @@
 use std::io::Read as _;
 use std::time::Instant;
 
-use super::ErrorKind;
 use super::auth::Credential;
+use super::error::ErrorKind;
 use crate::fetch;
 
 /// The largest token answer read. Real ones (Quay, Docker Hub, registry.redhat.io, the
@@ -267,7 +267,7 @@ impl TokenClient<'_> {
     }
 
     fn send_error(&self, e: &reqwest::Error) -> ErrorKind {
-        super::from_fetch_host(fetch::request_error(e, self.host, self.options), self.host)
+        ErrorKind::from_fetch(fetch::request_error(e, self.host, self.options), self.host)
     }
 
     fn read_error(&self, e: &std::io::Error, realm: &str) -> ErrorKind {

@@ -1,0 +1,200 @@
+//! Image manifests: the manifest and index documents this tool reads (OCI and Docker schema 2),
+//! the choice of one image from an index (linux/amd64, else the first linux image, else the
+//! first), the checks of a descriptor and of content against its digest, and [`Blobs`], the
+//! one way the puller reads manifests and blobs, from an OCI layout or a registry alike.
+
+use serde::Deserialize;
+use sha2::{Digest as _, Sha256};
+
+use super::error::ErrorKind;
+use super::reference::sha256_hex;
+
+/// The largest manifest or index accepted (they are small JSON documents; registries and
+/// containerd cap them at 4 MiB too).
+pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Media types accepted for manifests.
+pub(super) const MANIFEST_TYPES: [&str; 4] = [
+    "application/vnd.oci.image.manifest.v1+json",
+    "application/vnd.oci.image.index.v1+json",
+    "application/vnd.docker.distribution.manifest.v2+json",
+    "application/vnd.docker.distribution.manifest.list.v2+json",
+];
+
+/// Refuse a descriptor whose digest is not sha256, whose size is negative or above `limit`.
+pub(super) fn check_descriptor(
+    digest: &str,
+    size: i64,
+    limit: u64,
+    what: &str,
+) -> Result<(), ErrorKind> {
+    if sha256_hex(digest).is_none() {
+        return Err(ErrorKind::InvalidManifest {
+            digest: digest.to_string(),
+            detail: format!("{what} digest {digest:?} is not sha256:<64 hex digits>"),
+        });
+    }
+    if size < 0 {
+        return Err(ErrorKind::InvalidManifest {
+            digest: digest.to_string(),
+            detail: format!("{what} size {size} is negative"),
+        });
+    }
+    if size as u64 > limit {
+        return Err(ErrorKind::TooLarge {
+            what: format!("{what} {digest} ({size} bytes)"),
+            limit,
+            reason: "--max-bundle-size".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuse `bytes` unless they hash to `expected`.
+pub(super) fn check_digest(what: &str, expected: &str, bytes: &[u8]) -> Result<(), ErrorKind> {
+    let actual = format!("sha256:{}", hex::encode(Sha256::digest(bytes)));
+    if actual != expected {
+        return Err(ErrorKind::DigestMismatch {
+            what: what.to_string(),
+            expected: expected.to_string(),
+            actual,
+        });
+    }
+    Ok(())
+}
+
+/// A content descriptor.
+#[derive(Debug, Clone, Deserialize)]
+pub(super) struct Descriptor {
+    #[serde(rename = "mediaType", default)]
+    pub(super) media_type: String,
+    #[serde(default)]
+    pub(super) digest: String,
+    #[serde(default)]
+    pub(super) size: i64,
+    #[serde(default)]
+    platform: Option<Platform>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Platform {
+    #[serde(default)]
+    os: String,
+    #[serde(default)]
+    architecture: String,
+}
+
+#[derive(Deserialize)]
+struct RawManifest {
+    #[serde(rename = "schemaVersion", default)]
+    schema_version: i64,
+    #[serde(rename = "mediaType", default)]
+    media_type: Option<String>,
+    #[serde(default)]
+    manifests: Option<Vec<Descriptor>>,
+    #[serde(default)]
+    layers: Option<Vec<Descriptor>>,
+}
+
+/// A manifest read: an index of manifests, or an image's layers.
+pub(super) enum Parsed {
+    Index(Vec<Descriptor>),
+    Image(Vec<Descriptor>),
+}
+
+/// Parse a manifest or index whose digest is `digest`.
+pub(super) fn parse_manifest(digest: &str, bytes: &[u8]) -> Result<Parsed, ErrorKind> {
+    let invalid = |detail: String| ErrorKind::InvalidManifest {
+        digest: digest.to_string(),
+        detail,
+    };
+    let m: RawManifest =
+        serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
+    if m.schema_version != 2 {
+        return Err(invalid(format!(
+            "schemaVersion {} (only 2 is supported)",
+            m.schema_version
+        )));
+    }
+    if let Some(t) = &m.media_type
+        && !MANIFEST_TYPES.contains(&t.as_str())
+    {
+        return Err(invalid(format!("unsupported mediaType {t:?}")));
+    }
+    match (m.manifests, m.layers) {
+        (Some(entries), None) => Ok(Parsed::Index(entries)),
+        (None, Some(layers)) => {
+            for l in &layers {
+                if l.media_type.contains("foreign") || l.media_type.contains("nondistributable") {
+                    return Err(invalid(format!(
+                        "layer {} is non-distributable ({})",
+                        l.digest, l.media_type
+                    )));
+                }
+            }
+            Ok(Parsed::Image(layers))
+        }
+        _ => Err(invalid(
+            "neither an image manifest (layers) nor an index (manifests)".into(),
+        )),
+    }
+}
+
+/// linux/amd64, else the first linux image, else the first entry (bundle content does not
+/// depend on the platform).
+pub(super) fn pick_platform(entries: &[Descriptor]) -> Option<&Descriptor> {
+    let images: Vec<&Descriptor> = entries
+        .iter()
+        .filter(|e| !e.media_type.contains("index") && !e.media_type.contains("list"))
+        .collect();
+    let on = |os: &str, arch: Option<&str>| {
+        images.iter().copied().find(|e| {
+            e.platform
+                .as_ref()
+                .is_some_and(|p| p.os == os && arch.is_none_or(|a| p.architecture == a))
+        })
+    };
+    on("linux", Some("amd64"))
+        .or_else(|| on("linux", None))
+        .or_else(|| images.first().copied())
+}
+
+/// Where manifests and blobs come from.
+pub(super) trait Blobs {
+    /// The manifest with this digest (not yet verified).
+    fn manifest(&mut self, digest: &str) -> Result<Vec<u8>, ErrorKind>;
+    /// Write the blob into `out`, at most `limit` bytes (not yet verified).
+    fn blob(
+        &mut self,
+        desc: &Descriptor,
+        out: &mut std::fs::File,
+        limit: u64,
+    ) -> Result<(), ErrorKind>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const D: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn manifests_parse_or_fail_cleanly() {
+        assert!(matches!(
+            parse_manifest(D, br#"{"schemaVersion":2,"layers":[]}"#),
+            Ok(Parsed::Image(_))
+        ));
+        assert!(parse_manifest(D, b"{").is_err());
+        assert!(parse_manifest(D, br#"{"schemaVersion":1}"#).is_err());
+        assert!(parse_manifest(D, br#"{"schemaVersion":2}"#).is_err());
+        let Ok(Parsed::Index(entries)) = parse_manifest(
+            D,
+            br#"{"schemaVersion":2,"manifests":[
+              {"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:a","size":1,"platform":{"os":"linux","architecture":"arm64"}},
+              {"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:b","size":1,"platform":{"os":"linux","architecture":"amd64"}}]}"#,
+        ) else {
+            panic!("index")
+        };
+        assert_eq!(pick_platform(&entries).unwrap().digest, "sha256:b");
+    }
+}

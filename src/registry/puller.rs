@@ -1,0 +1,390 @@
+//! The puller: finds a bundle image (the cache, then each `--oci-layout`, then the registry
+//! locations, mirrors first), checks every manifest and layer against its digest and size, and
+//! unpacks the layers into a staging directory inside the cache that is renamed into place
+//! only when the whole image unpacked.
+
+use std::io::{Read as _, Seek as _};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest as _, Sha256};
+
+use super::auth::Credentials;
+use super::distribution::RegistryBlobs;
+use super::error::{Attempt, Error, ErrorKind};
+use super::layer::{self, Limits};
+use super::layout::{Layout, LayoutBlobs};
+use super::location::{Location, MirrorRule, locations};
+use super::manifest::{
+    Blobs, MAX_MANIFEST_BYTES, Parsed, check_descriptor, check_digest, parse_manifest,
+    pick_platform,
+};
+use super::reference::{ImageRef, parse_reference, sha256_hex};
+use crate::fetch::{self, Cache};
+
+/// Everything needed to find and pull bundle images.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Trust, proxy, timeouts, retries, offline (shared with catalog downloads).
+    pub options: fetch::Options,
+    /// The cache (shared with catalog downloads).
+    pub cache: Cache,
+    /// `--authfile` then install-config `pullSecret`.
+    pub credentials: Credentials,
+    /// Mirror rules from install-config.
+    pub rules: Vec<MirrorRule>,
+    /// `--oci-layout` directories, in order.
+    pub layouts: Vec<PathBuf>,
+    /// Size limits.
+    pub limits: Limits,
+}
+
+/// Where an unpacked bundle came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Unpacked by an earlier run.
+    Cache,
+    /// An OCI image layout.
+    Layout(PathBuf),
+    /// A registry (`registry/repository`, and why it was tried).
+    Registry {
+        /// `registry/repository`.
+        name: String,
+        /// `source` or which mirror rule.
+        why: String,
+    },
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Cache => f.write_str("the cache"),
+            Origin::Layout(p) => write!(f, "OCI layout {}", p.display()),
+            Origin::Registry { name, why } => write!(f, "{name} ({why})"),
+        }
+    }
+}
+
+/// An unpacked bundle image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unpacked {
+    /// The directory holding `manifests/` and `metadata/`.
+    pub dir: PathBuf,
+    /// The digest the directory is named by.
+    pub digest: String,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// Finds and unpacks bundle images. Build one per run.
+pub struct Puller {
+    settings: Settings,
+}
+
+impl std::fmt::Debug for Puller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Puller")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Puller {
+    /// A puller; nothing is opened until an image is asked for.
+    pub fn new(settings: Settings) -> Puller {
+        Puller { settings }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Where an image pinned by `digest` is unpacked in the cache.
+    pub fn cached_dir(&self, digest: &str) -> Option<PathBuf> {
+        let hex = sha256_hex(digest)?;
+        Some(
+            self.settings
+                .cache
+                .root()
+                .join("bundles")
+                .join(format!("sha256-{hex}")),
+        )
+    }
+
+    /// Remove an unpacked image from the cache, when its content turned out not to be a
+    /// bundle, so that no later run takes it from there.
+    pub fn discard(&self, unpacked: &Unpacked) -> std::io::Result<()> {
+        match self.cached_dir(&unpacked.digest) {
+            Some(dir) if dir == unpacked.dir && dir.is_dir() => std::fs::remove_dir_all(&dir),
+            _ => Ok(()),
+        }
+    }
+
+    /// Find `image` (cache, layouts, registry) and unpack it into the cache.
+    pub fn unpack(&self, image: &str) -> Result<Unpacked, Error> {
+        let fail = |attempts: Vec<Attempt>| Error {
+            image: image.to_string(),
+            attempts,
+        };
+        let parsed = parse_reference(image)?;
+        if let Some(d) = &parsed.digest
+            && sha256_hex(d).is_none()
+        {
+            return Err(fail(vec![Attempt {
+                place: "the reference".into(),
+                kind: ErrorKind::InvalidReference {
+                    detail: format!("only sha256 digests are supported, found {d}"),
+                },
+            }]));
+        }
+        if let Some(d) = &parsed.digest
+            && let Some(dir) = self.cached_dir(d)
+            && dir.join("manifests").is_dir()
+        {
+            return Ok(Unpacked {
+                dir,
+                digest: d.clone(),
+                origin: Origin::Cache,
+            });
+        }
+        let mut attempts = Vec::new();
+        for root in &self.settings.layouts {
+            let place = format!("OCI layout {}", root.display());
+            let layout = match Layout::open(root) {
+                Ok(l) => l,
+                Err(source) => {
+                    attempts.push(Attempt {
+                        place,
+                        kind: ErrorKind::Io {
+                            path: root.clone(),
+                            source,
+                        },
+                    });
+                    continue;
+                }
+            };
+            let Some(top) = layout.find(parsed.digest.as_deref(), image, parsed.tag.as_deref())
+            else {
+                continue;
+            };
+            let mut blobs = LayoutBlobs { layout: &layout };
+            crate::notice::stage(|| format!("unpacking {image} from {place}"));
+            match self.unpack_from(&mut blobs, &top) {
+                Ok(dir) => {
+                    return Ok(Unpacked {
+                        dir,
+                        digest: top,
+                        origin: Origin::Layout(root.clone()),
+                    });
+                }
+                Err(kind) => attempts.push(Attempt { place, kind }),
+            }
+        }
+        if self.settings.options.offline && !attempts.is_empty() {
+            // A layout had the image and refused it: that is the whole story.
+            return Err(fail(attempts));
+        }
+        let pulled = self.try_registries(&parsed, &mut attempts, |blobs, place| {
+            crate::notice::stage(|| format!("pulling {image} from {place}"));
+            let top = match &parsed.digest {
+                Some(d) => d.clone(),
+                None => blobs.resolve_tag(parsed.tag.as_deref().unwrap_or("latest"))?,
+            };
+            let dir = self.unpack_from(blobs, &top)?;
+            Ok((dir, top))
+        });
+        match pulled {
+            Some(((dir, digest), location)) => Ok(Unpacked {
+                dir,
+                digest,
+                origin: Origin::Registry {
+                    name: location.name(),
+                    why: location.why,
+                },
+            }),
+            None => Err(fail(attempts)),
+        }
+    }
+
+    /// `work` against each registry location of `parsed` (mirrors first), until one
+    /// succeeds; each failure is recorded in `attempts`. Offline, or without a registry
+    /// client, nothing is tried and `attempts` says why.
+    fn try_registries<T>(
+        &self,
+        parsed: &ImageRef,
+        attempts: &mut Vec<Attempt>,
+        mut work: impl FnMut(&mut RegistryBlobs<'_>, &str) -> Result<T, ErrorKind>,
+    ) -> Option<(T, Location)> {
+        if self.settings.options.offline {
+            attempts.push(Attempt {
+                place: "the registry".into(),
+                kind: ErrorKind::NotCached {
+                    cache: self.settings.cache.root().to_path_buf(),
+                },
+            });
+            return None;
+        }
+        for location in locations(parsed, &self.settings.rules) {
+            let place = format!("registry {} ({})", location.name(), location.why);
+            match RegistryBlobs::new(
+                &self.settings.options,
+                &self.settings.credentials,
+                &location,
+            )
+            .and_then(|mut blobs| work(&mut blobs, &place))
+            {
+                Ok(value) => return Some((value, location)),
+                Err(kind) => attempts.push(Attempt { place, kind }),
+            }
+        }
+        None
+    }
+
+    /// The digest `image` stands for: its own when it has one; else its tag looked up in the
+    /// `--oci-layout` directories, then in the registry (mirrors first, as for pulls). Offline,
+    /// a tag not found in a layout cannot be resolved.
+    pub fn resolve_digest(&self, image: &str) -> Result<String, Error> {
+        let fail = |attempts: Vec<Attempt>| Error {
+            image: image.to_string(),
+            attempts,
+        };
+        let parsed = parse_reference(image)?;
+        if let Some(d) = &parsed.digest {
+            return Ok(d.clone());
+        }
+        let tag = parsed.tag.as_deref().unwrap_or("latest");
+        for root in &self.settings.layouts {
+            if let Ok(layout) = Layout::open(root)
+                && let Some(top) = layout.find(None, image, Some(tag))
+            {
+                return Ok(top);
+            }
+        }
+        let mut attempts = Vec::new();
+        match self.try_registries(&parsed, &mut attempts, |blobs, _| blobs.resolve_tag(tag)) {
+            Some((digest, _)) => Ok(digest),
+            None => Err(fail(attempts)),
+        }
+    }
+
+    /// Unpack the image whose top manifest is `top` into the cache; returns the directory.
+    fn unpack_from(&self, blobs: &mut dyn Blobs, top: &str) -> Result<PathBuf, ErrorKind> {
+        let limits = &self.settings.limits;
+        let staging = self.settings.cache.staging_dir();
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ErrorKind::Io { path, source }
+        };
+        std::fs::create_dir_all(&staging).map_err(io(&staging))?;
+        let bytes = blobs.manifest(top)?;
+        check_digest(&format!("manifest {top}"), top, &bytes)?;
+        let layers = match parse_manifest(top, &bytes)? {
+            Parsed::Image(layers) => layers,
+            Parsed::Index(entries) => {
+                let chosen = pick_platform(&entries).ok_or_else(|| ErrorKind::InvalidManifest {
+                    digest: top.to_string(),
+                    detail: "the index lists no image manifest".into(),
+                })?;
+                let child = chosen.digest.clone();
+                check_descriptor(&child, chosen.size, MAX_MANIFEST_BYTES, "manifest")?;
+                let bytes = blobs.manifest(&child)?;
+                check_digest(&format!("manifest {child}"), &child, &bytes)?;
+                match parse_manifest(&child, &bytes)? {
+                    Parsed::Image(layers) => layers,
+                    Parsed::Index(_) => {
+                        return Err(ErrorKind::InvalidManifest {
+                            digest: child,
+                            detail: "an index inside an index is not supported".into(),
+                        });
+                    }
+                }
+            }
+        };
+        if layers.len() > limits.max_layers {
+            return Err(ErrorKind::InvalidManifest {
+                digest: top.to_string(),
+                detail: format!(
+                    "{} layers, more than the {} a bundle image may have",
+                    layers.len(),
+                    limits.max_layers
+                ),
+            });
+        }
+        let work = tempfile::Builder::new()
+            .prefix("bundle-")
+            .tempdir_in(&staging)
+            .map_err(io(&staging))?;
+        let dest = work.path().join("bundle");
+        std::fs::create_dir(&dest).map_err(io(&dest))?;
+        let mut budget = layer::Budget::default();
+        let mut total: u64 = 0;
+        for l in &layers {
+            check_descriptor(&l.digest, l.size, limits.max_bytes, "layer")?;
+            total = total.saturating_add(l.size.max(0) as u64);
+            if total > limits.max_bytes {
+                return Err(ErrorKind::TooLarge {
+                    what: "the image's layers together".into(),
+                    limit: limits.max_bytes,
+                    reason: "--max-bundle-size".into(),
+                });
+            }
+            let mut file = tempfile::tempfile_in(&staging).map_err(io(&staging))?;
+            blobs.blob(l, &mut file, l.size.max(0) as u64)?;
+            file.rewind().map_err(io(&staging))?;
+            let mut hasher = Sha256::new();
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut read: u64 = 0;
+            loop {
+                let n = file.read(&mut buf).map_err(io(&staging))?;
+                if n == 0 {
+                    break;
+                }
+                read += n as u64;
+                hasher.update(&buf[..n]);
+            }
+            let actual = format!("sha256:{}", hex::encode(hasher.finalize()));
+            if actual != l.digest {
+                return Err(ErrorKind::DigestMismatch {
+                    what: format!("layer {}", l.digest),
+                    expected: l.digest.clone(),
+                    actual,
+                });
+            }
+            if read != l.size.max(0) as u64 {
+                return Err(ErrorKind::InvalidManifest {
+                    digest: top.to_string(),
+                    detail: format!(
+                        "layer {} has {read} bytes, its descriptor says {}",
+                        l.digest, l.size
+                    ),
+                });
+            }
+            file.rewind().map_err(io(&staging))?;
+            layer::unpack_layer(std::io::BufReader::new(file), &dest, limits, &mut budget)
+                .map_err(|source| ErrorKind::UnsafeLayer {
+                    digest: l.digest.clone(),
+                    source,
+                })?;
+        }
+        if !dest.join("manifests").is_dir() {
+            return Err(ErrorKind::NotABundle);
+        }
+        let Some(final_dir) = self.cached_dir(top) else {
+            return Err(ErrorKind::InvalidManifest {
+                digest: top.to_string(),
+                detail: "not a sha256 digest".into(),
+            });
+        };
+        let parent = final_dir.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        if final_dir.join("manifests").is_dir() {
+            // Another run unpacked the same content meanwhile.
+            return Ok(final_dir);
+        }
+        if final_dir.exists() {
+            std::fs::remove_dir_all(&final_dir).map_err(io(&final_dir))?;
+        }
+        std::fs::rename(&dest, &final_dir).map_err(io(&final_dir))?;
+        Ok(final_dir)
+    }
+}
