@@ -11,7 +11,7 @@ use super::files::Object;
 use super::{Options, Sink, pointer_field, str_at, yaml};
 use crate::mirror;
 use crate::openshift::provided::{Provided, Scope};
-use crate::registry::ImageRef;
+use crate::registry::{self, ImageRef, MirrorRule};
 
 /// The objects with the indexes the rules need.
 pub(crate) struct ObjectSet<'f> {
@@ -117,7 +117,7 @@ pub(crate) fn check(set: &ObjectSet<'_>, options: &Options<'_>, sink: &mut Sink)
     let rules = options
         .install
         .as_ref()
-        .map(|i| mirror::rules(i.config))
+        .map(|i| registry::mirror_rules(i.config))
         .unwrap_or_default();
     for o in &set.objects {
         names(o, sink);
@@ -375,7 +375,7 @@ fn walk_strings(v: &Value, pointer: String, f: &mut dyn FnMut(&str, &str)) {
     }
 }
 
-fn images(o: &Object<'_>, rules: &[mirror::Rule], sink: &mut Sink) {
+fn images(o: &Object<'_>, rules: &[MirrorRule], sink: &mut Sink) {
     let Some(base) = pod_spec_pointer(&o.kind) else {
         return;
     };
@@ -420,7 +420,7 @@ fn images(o: &Object<'_>, rules: &[mirror::Rule], sink: &mut Sink) {
                 }
                 Ok(r) => {
                     if !rules.is_empty()
-                        && mirror::covering_rule(&r, rules).is_none()
+                        && registry::covering_rule(&r, rules).is_none()
                         && !mirror::on_mirror_registry(image, rules)
                     {
                         sink.push("image-not-mirrored", o.file, line, object, format!("container {name:?} image {image} is not covered by any install-config mirror rule; a rule that would cover it:\n{}", mirror::suggest_rule(&r, rules)));

@@ -11,7 +11,8 @@ use super::{EXIT_OK, Error};
 use crate::install::Install;
 use crate::install::images::{self, PinRule};
 use crate::install::outcome::{self, Outcome};
-use crate::mirror::{self, Finding, Rule};
+use crate::mirror::{self, Finding};
+use crate::registry::MirrorRule;
 use crate::resolve::Cluster;
 
 /// Report each operator that did not resolve; `Err` when any did not. An operator that
@@ -80,7 +81,7 @@ struct UseRow<'a> {
 #[derive(Serialize)]
 struct ImagesDocument<'a> {
     images: Vec<ImageRow<'a>>,
-    rules: &'a [Rule],
+    rules: &'a [MirrorRule],
     findings: &'a [Finding],
 }
 

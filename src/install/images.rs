@@ -9,15 +9,16 @@ use std::collections::BTreeMap;
 use super::outcome::{self, ContentError, Outcome};
 use super::{Error, Install};
 use crate::bundle::source::Sources;
-use crate::mirror::{self, Finding, ImageUse, Rule, imageset};
+use crate::mirror::{self, Finding, ImageUse, imageset};
+use crate::registry::{self, MirrorRule};
 use crate::render::{Profile, RenderedObject, Templates, offline};
 use crate::resolve::Resolution;
 
 /// The install-config mirror rules (none without an install-config).
-pub fn mirror_rules(inv: &Install) -> Vec<Rule> {
+pub fn mirror_rules(inv: &Install) -> Vec<MirrorRule> {
     inv.install
         .as_ref()
-        .map(|i| mirror::rules(&i.config))
+        .map(|i| registry::mirror_rules(&i.config))
         .unwrap_or_default()
 }
 
@@ -133,7 +134,7 @@ pub struct Images {
     /// Images that are tags, not pins, with the reason.
     pub not_pins: BTreeMap<String, String>,
     /// The install-config mirror rules.
-    pub rules: Vec<Rule>,
+    pub rules: Vec<MirrorRule>,
     /// Images the mirror rules do not cover (when checked).
     pub findings: Vec<Finding>,
 }

@@ -185,7 +185,7 @@ impl Install {
     pub fn disconnected(&self) -> bool {
         self.install
             .as_ref()
-            .is_some_and(|i| !crate::mirror::rules(&i.config).is_empty())
+            .is_some_and(|i| !crate::registry::mirror_rules(&i.config).is_empty())
     }
 
     /// `featureSet` from install-config, if any.

@@ -21,8 +21,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::Rule;
-use crate::registry::ImageRef;
+use crate::registry::{ImageRef, MirrorRule};
 
 /// The API version written.
 pub const API_VERSION: &str = "mirror.openshift.io/v2alpha1";
@@ -59,7 +58,7 @@ pub fn channels_for(bundle_channels: &[String], configured: &[String]) -> Vec<St
 
 /// Map a mirrored image back to its source through the rules (`mirror/x/a@d` with a rule
 /// `src/a → mirror/x/a` gives `src/a@d`). `None` when no rule's mirror holds it.
-pub fn source_of(image: &str, rules: &[Rule]) -> Option<String> {
+pub fn source_of(image: &str, rules: &[MirrorRule]) -> Option<String> {
     let parsed = ImageRef::parse(image).ok()?;
     let repo = parsed.repository();
     let mut best: Option<(usize, String)> = None;
@@ -82,7 +81,7 @@ pub fn source_of(image: &str, rules: &[Rule]) -> Option<String> {
             if let Some(rest) = rest
                 && best.as_ref().is_none_or(|(len, _)| mrepo.len() > *len)
             {
-                let mut src = r.source.trim_end_matches('/').to_string();
+                let mut src = r.source.clone();
                 if !rest.is_empty() {
                     src.push('/');
                     src.push_str(rest);

@@ -2,14 +2,10 @@
 //! digest and covered by a mirror rule, and the oc-mirror configuration that mirrors exactly
 //! the resolved bundles ([`imageset`]).
 //!
-//! Mirror rules come from install-config `imageDigestSources` (and the deprecated
-//! `imageContentSources`), which the installer turns into `ImageDigestMirrorSet` objects. Their
-//! matching follows containers-registries.conf(5) and the OpenShift IDMS API: a rule's `source`
-//! names a registry (`registry.example.com`, `*.example.com`), a namespace or a repository, and
-//! it matches that repository or anything below it by whole path components
-//! (`quay.io/foo` matches `quay.io/foo/bar`, not `quay.io/foobar`). Only references by digest
-//! are redirected to mirrors: a reference by tag is pulled from its source, which a
-//! disconnected cluster cannot reach.
+//! The mirror rules are install-config's, read as the puller reads them
+//! ([`crate::registry::location`]: one rule type, [`MirrorRule`], and one way a rule matches).
+//! Only references by digest are redirected to mirrors: a reference by tag is pulled from its
+//! source, which a disconnected cluster cannot reach.
 
 pub mod imageset;
 
@@ -17,54 +13,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::config::install::InstallConfig;
-use crate::registry::{ImageRef, source_matches, split_domain};
-
-/// One mirror rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Rule {
-    /// `source` as written.
-    pub source: String,
-    /// `mirrors`, in order.
-    pub mirrors: Vec<String>,
-    /// Where it is: `imageDigestSources[0]` or `imageContentSources[2]`.
-    pub origin: String,
-}
-
-impl Rule {
-    /// Whether this rule redirects pulls of `image`'s repository. A rule without mirrors
-    /// redirects nothing.
-    pub fn covers(&self, image: &ImageRef) -> bool {
-        !self.mirrors.is_empty() && source_matches(&self.source, image)
-    }
-
-    /// How specific the source is (longer wins when several rules match).
-    fn specificity(&self) -> usize {
-        self.source.trim_start_matches("*.").len()
-    }
-}
-
-/// The mirror rules of an install-config, `imageDigestSources` first.
-pub fn rules(install: &InstallConfig) -> Vec<Rule> {
-    let mut out = Vec::new();
-    for (field, list) in [
-        ("imageDigestSources", &install.image_digest_sources),
-        ("imageContentSources", &install.image_content_sources),
-    ] {
-        for (i, r) in list.iter().enumerate() {
-            out.push(Rule {
-                source: r.source.clone(),
-                mirrors: r.mirrors.clone(),
-                origin: format!("{field}[{i}]"),
-            });
-        }
-    }
-    out
-}
+use crate::registry::{ImageRef, MirrorRule, covering_rule, split_domain};
 
 /// Whether an image is hosted on one of the rules' mirror registries (pulled from there
 /// directly, so no rule needs to redirect it).
-pub fn on_mirror_registry(image: &str, rules: &[Rule]) -> bool {
+pub fn on_mirror_registry(image: &str, rules: &[MirrorRule]) -> bool {
     let Ok(parsed) = ImageRef::parse(image) else {
         return false;
     };
@@ -72,14 +25,6 @@ pub fn on_mirror_registry(image: &str, rules: &[Rule]) -> bool {
         let host = m.split('/').next().unwrap_or("");
         !host.is_empty() && host == parsed.domain
     })
-}
-
-/// The most specific rule covering an image.
-pub fn covering_rule<'r>(image: &ImageRef, rules: &'r [Rule]) -> Option<&'r Rule> {
-    rules
-        .iter()
-        .filter(|r| r.covers(image))
-        .max_by_key(|r| r.specificity())
 }
 
 /// Why an operator needs an image.
@@ -259,7 +204,7 @@ impl std::fmt::Display for Finding {
 
 /// Check every image: pinned by digest and covered by a rule. Findings are sorted by image,
 /// then operator and role, one per distinct image use.
-pub fn check(images: &[ImageUse], rules: &[Rule]) -> Vec<Finding> {
+pub fn check(images: &[ImageUse], rules: &[MirrorRule]) -> Vec<Finding> {
     let mut uses: Vec<&ImageUse> = images.iter().collect();
     uses.sort();
     uses.dedup();
@@ -292,7 +237,7 @@ pub fn check(images: &[ImageUse], rules: &[Rule]) -> Vec<Finding> {
 /// A rule for `image`'s repository, as an `imageDigestSources` entry. The mirror host is taken
 /// from an existing rule for the same registry (keeping that rule's path mapping), else from
 /// any existing rule, else a placeholder.
-pub fn suggest_rule(image: &ImageRef, rules: &[Rule]) -> String {
+pub fn suggest_rule(image: &ImageRef, rules: &[MirrorRule]) -> String {
     let source = image.repository();
     let mirror = rules
         .iter()

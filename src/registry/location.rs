@@ -1,24 +1,66 @@
 //! Where an image is pulled from: install-config's mirror rules (`imageDigestSources`, and the
-//! deprecated `imageContentSources`) and the ordered list of locations they give a reference.
-//! A reference by digest goes to the mirrors of the most specific rule covering it, in order,
-//! then to its source unless the rule says `NeverContactSource` (containers-registries.conf(5));
-//! a reference by tag goes to its source only, as the cluster would pull it.
+//! deprecated `imageContentSources`, which the installer turns into `ImageDigestMirrorSet`
+//! objects) and the ordered list of locations they give a reference. [`MirrorRule`] is the
+//! project's one mirror-rule type: the puller follows it, and `mirror` and `check` check images
+//! against it.
+//!
+//! Matching follows containers-registries.conf(5) and the OpenShift IDMS API: a rule's `source`
+//! names a registry (`registry.example.com`, `*.example.com`), a namespace or a repository, and
+//! it matches that repository or anything below it by whole path components (`quay.io/foo`
+//! matches `quay.io/foo/bar`, not `quay.io/foobar`); the most specific matching rule wins. A
+//! reference by digest goes to that rule's mirrors, in order, then to its source unless the
+//! rule says `NeverContactSource`; a reference by tag goes to its source only, as the cluster
+//! would pull it.
+
+use serde::Serialize;
 
 use crate::config::install::InstallConfig;
 
 use super::reference::{ImageRef, source_matches};
 
 /// A mirror rule with its source policy.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MirrorRule {
-    /// `source` as written.
+    /// `source` as written, without surrounding blanks or a trailing `/`.
     pub source: String,
     /// `mirrors`, in order.
     pub mirrors: Vec<String>,
     /// `sourcePolicy: NeverContactSource`.
+    #[serde(skip)]
     pub never_contact_source: bool,
-    /// Where the rule is (`imageDigestSources[0]`).
+    /// Where the rule is: `imageDigestSources[0]` or `imageContentSources[2]`.
     pub origin: String,
+}
+
+impl MirrorRule {
+    /// Whether the rule's `source` matches `image`'s repository.
+    pub fn matches(&self, image: &ImageRef) -> bool {
+        source_matches(&self.source, image)
+    }
+
+    /// Whether this rule redirects pulls of `image`'s repository. A rule without mirrors
+    /// redirects nothing.
+    pub fn covers(&self, image: &ImageRef) -> bool {
+        !self.mirrors.is_empty() && self.matches(image)
+    }
+
+    /// How specific the source is (longer wins when several rules match).
+    fn specificity(&self) -> usize {
+        self.source.trim_start_matches("*.").len()
+    }
+}
+
+/// The most specific of `rules` that `keep` keeps.
+fn most_specific(rules: &[MirrorRule], keep: impl Fn(&MirrorRule) -> bool) -> Option<&MirrorRule> {
+    rules
+        .iter()
+        .filter(|r| keep(r))
+        .max_by_key(|r| r.specificity())
+}
+
+/// The most specific rule covering an image (one with mirrors).
+pub fn covering_rule<'r>(image: &ImageRef, rules: &'r [MirrorRule]) -> Option<&'r MirrorRule> {
+    most_specific(rules, |r| r.covers(image))
 }
 
 /// The mirror rules of an install-config, `imageDigestSources` first.
@@ -69,11 +111,8 @@ pub fn locations(image: &ImageRef, rules: &[MirrorRule]) -> Vec<Location> {
     if image.digest.is_none() {
         return vec![source];
     }
-    let rule = rules
-        .iter()
-        .filter(|r| source_matches(&r.source, image))
-        .max_by_key(|r| r.source.trim_start_matches("*.").len());
-    let Some(rule) = rule else {
+    // A matching rule without mirrors still decides: its policy may forbid the source.
+    let Some(rule) = most_specific(rules, |r| r.matches(image)) else {
         return vec![source];
     };
     let repository = image.repository();
@@ -148,5 +187,57 @@ mod tests {
         let image = ImageRef::parse(&format!("quay.io/teamx/b@{D}")).unwrap();
         let l = locations(&image, &rules("quay.io/team", &["mirror.test/m"], true));
         assert_eq!(l[0].name(), "quay.io/teamx/b");
+    }
+
+    fn rule(source: &str, mirror: &str) -> MirrorRule {
+        rules(source, &[mirror], false).remove(0)
+    }
+
+    fn img(name: &str) -> ImageRef {
+        ImageRef::parse(&format!("{name}@{D}")).unwrap()
+    }
+
+    #[test]
+    fn sources_are_read_without_blanks_or_a_trailing_slash() {
+        let r = rule(" quay.io/team/ ", "m.local/team");
+        assert_eq!(r.source, "quay.io/team");
+        assert_eq!(r.origin, "imageDigestSources[0]");
+        assert!(r.covers(&img("quay.io/team/a")));
+    }
+
+    #[test]
+    fn match_by_path_component_prefix() {
+        let r = rule("registry.redhat.io/rhosdt", "mirror.local/rhosdt");
+        assert!(r.covers(&img("registry.redhat.io/rhosdt")));
+        assert!(r.covers(&img("registry.redhat.io/rhosdt/jaeger")));
+        assert!(!r.covers(&img("registry.redhat.io/rhosdtx/jaeger")));
+        assert!(!r.covers(&img("quay.io/rhosdt/jaeger")));
+    }
+
+    #[test]
+    fn registry_and_wildcard_sources() {
+        let r = rule("registry.redhat.io", "m.local");
+        assert!(r.covers(&img("registry.redhat.io/a/b")));
+        let w = rule("*.redhat.io", "m.local");
+        assert!(w.covers(&img("registry.redhat.io/a")));
+        assert!(!w.covers(&img("redhat.io/a")));
+        assert!(!w.covers(&img("registry.notredhat.io/a")));
+    }
+
+    #[test]
+    fn rule_without_mirrors_covers_nothing_but_still_matches() {
+        let mut r = rule("quay.io", "m");
+        r.mirrors.clear();
+        assert!(!r.covers(&img("quay.io/a")));
+        assert!(r.matches(&img("quay.io/a")));
+    }
+
+    #[test]
+    fn most_specific_rule_wins() {
+        let rules = [rule("quay.io", "a.local"), rule("quay.io/x", "b.local/x")];
+        let r = covering_rule(&img("quay.io/x/y"), &rules).unwrap();
+        assert_eq!(r.source, "quay.io/x");
+        let l = locations(&img("quay.io/x/y"), &rules);
+        assert_eq!(l[0].name(), "b.local/x/y");
     }
 }

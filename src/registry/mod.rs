@@ -56,6 +56,6 @@ pub mod token;
 pub use auth::Credentials;
 pub use error::Error;
 pub use layer::Limits;
-pub use location::mirror_rules;
+pub use location::{MirrorRule, covering_rule, mirror_rules};
 pub use puller::{Puller, Settings, Unpacked};
 pub use reference::{ImageRef, source_matches, split_domain};
