@@ -149,7 +149,7 @@ pub enum Error {
     /// The bundle declares webhooks and the target's OLM v1 has no certificate provider.
     #[error(
         "bundle {csv:?} is not supported: it declares webhook definitions ({}), and this OLM v1 has no certificate provider for them (webhookDefinitions are not supported){}; choose a bundle version without webhooks otherwise",
-        webhooks.iter().map(|(t, n)| format!("{t} {n:?}")).collect::<Vec<_>>().join(", "),
+        webhook_list(webhooks),
         accepted_on.as_ref().map(|w| format!("; OLM v1 installs webhooks through OpenShift's service-ca on {w}")).unwrap_or_default()
     )]
     WebhooksUnsupported {
@@ -683,6 +683,16 @@ fn convert_cow(mut source: Cow<'_, RegistryV1>, options: &Options) -> Result<Vec
 
     sort_objects(&mut objects);
     Ok(objects)
+}
+
+/// A bundle's webhooks as [`Error::WebhooksUnsupported`] lists them: type and quoted
+/// `generateName` of each, comma-separated.
+pub fn webhook_list(webhooks: &[(WebhookType, String)]) -> String {
+    webhooks
+        .iter()
+        .map(|(t, n)| format!("{t} {n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `apiServiceDefintions are not supported` (always), then webhooks unless a certificate

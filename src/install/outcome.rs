@@ -102,7 +102,7 @@ fn resolve_these<'a>(
                 ),
                 None => resolve::resolve(&request, catalogs, cluster),
             };
-            Outcome::checked(operator, resolution)
+            Outcome::checked(operator, resolution, cluster)
         })
         .collect()
 }
@@ -138,24 +138,97 @@ fn replaces_cycle_warnings(
         .collect()
 }
 
+/// The rules of [`resolve::check_installable`] that hold for a bootstrap operator. Its objects
+/// are applied as they are and OLM never manages it: nothing resolves its dependencies and
+/// nothing gives its webhooks a certificate, on any release. (Conversion checks install modes
+/// and APIServices itself.)
+const BOOTSTRAP_RULES: [&str; 2] = ["dependencies", "webhooks"];
+
+/// The problems of [`resolve::check_installable`] that refuse `bundle` as a bootstrap operator.
+fn bootstrap_problems(bundle: &crate::catalog::model::Bundle) -> (Vec<Problem>, Vec<Warning>) {
+    let (problems, warnings) = resolve::check_installable(bundle);
+    let problems = problems
+        .into_iter()
+        .filter(|p| BOOTSTRAP_RULES.contains(&p.rule.as_str()))
+        .collect();
+    (problems, warnings)
+}
+
+/// What to do about a bootstrap operator whose chosen bundle has webhooks: OLM v1's and OLM
+/// v0's advice does not apply (OLM never manages it), so name the bundle versions of the
+/// requested channels (every channel when none is) that a bootstrap operator can install
+/// instead: known from the catalog to have no webhooks and no dependencies, and fitting the
+/// cluster.
+pub fn bootstrap_webhooks_advice(
+    operator: &config::Operator,
+    resolution: &Resolution<'_>,
+    cluster: &Cluster,
+) -> String {
+    let channels: Vec<&str> = operator.channels.iter().map(|c| c.value.as_str()).collect();
+    let scope = match channels.as_slice() {
+        [] => format!("package {}", resolution.package.name),
+        [one] => format!("channel {one}"),
+        many => format!("channels {}", many.join(", ")),
+    };
+    let in_scope = |b: &&crate::catalog::model::Bundle| {
+        channels.is_empty() || b.channels.iter().any(|c| channels.contains(&c.as_str()))
+    };
+    let mut unknown = 0;
+    let mut fit: Vec<&crate::catalog::model::Bundle> = Vec::new();
+    for b in resolution.package.bundles.iter().filter(in_scope) {
+        if facts::csv_facts(b).facts().is_none() {
+            unknown += 1;
+        } else if b.version.is_some()
+            && bootstrap_problems(b).0.is_empty()
+            && resolve::cluster_fit(b, cluster).is_none()
+        {
+            fit.push(b);
+        }
+    }
+    fit.sort_by(|a, b| match (&a.version, &b.version) {
+        (Some(x), Some(y)) => crate::version::cmp_olm(y, x),
+        _ => std::cmp::Ordering::Equal,
+    });
+    let mut versions: Vec<String> = fit
+        .iter()
+        .map(|b| crate::text::printable(&b.version_text).into_owned())
+        .collect();
+    versions.dedup();
+    let why = "a bootstrap operator's objects are applied as they are and OLM never manages it, so nothing gives its webhooks a certificate";
+    if !versions.is_empty() {
+        return format!(
+            "{why}: pin `version:` to one of the versions in {scope} without webhooks: {}",
+            versions.join(", ")
+        );
+    }
+    if unknown == 0 {
+        format!("{why}, and no bundle in {scope} is without webhooks")
+    } else {
+        let carry = if unknown == 1 { "carries" } else { "carry" };
+        format!(
+            "{why}, and no bundle in {scope} is known to be without webhooks ({unknown} {carry} neither olm.csv.metadata nor olm.bundle.object, so the catalog does not say)"
+        )
+    }
+}
+
 impl<'a> Outcome<'a> {
-    /// Run the checks on a resolution (the profile checks; only dependencies for bootstrap
-    /// operators) and gather its warnings.
+    /// Run the checks on a resolution (the profile checks; for bootstrap operators only
+    /// [`BOOTSTRAP_RULES`], a webhook problem with the versions to pin instead) and gather
+    /// its warnings.
     pub fn checked(
         operator: &'a config::Operator,
         resolution: Result<Resolution<'a>, resolve::Error>,
+        cluster: &Cluster,
     ) -> Outcome<'a> {
         let (problems, mut warnings) = match &resolution {
             Ok(r) if operator.bootstrap => {
-                // Conversion checks install modes itself; dependencies are never resolved.
-                let (problems, warnings) = resolve::check_installable(r.bundle);
-                (
-                    problems
-                        .into_iter()
-                        .filter(|p| p.rule == "dependencies")
-                        .collect(),
-                    warnings,
-                )
+                let (mut problems, warnings) = bootstrap_problems(r.bundle);
+                for p in problems.iter_mut().filter(|p| p.rule == "webhooks") {
+                    p.message.push_str("; ");
+                    p.message
+                        .push_str(&bootstrap_webhooks_advice(operator, r, cluster));
+                }
+                (problems, warnings)
             }
             Ok(r) => resolve::check_installable(r.bundle),
             Err(_) => (Vec::new(), Vec::new()),
@@ -297,7 +370,8 @@ fn platform_operator_catalog_problem(inv: &Install, o: &Outcome<'_>) -> Option<P
 pub fn fit_to_release(outcomes: &mut [Outcome<'_>], olm: Option<&crate::openshift::OlmV1>) {
     let Some(olm) = olm else { return };
     let watch_accepted = crate::openshift::Release::where_it_holds(|o| o.own_single_namespace);
-    for outcome in outcomes {
+    // OLM never manages a bootstrap operator: its problems hold whatever the release.
+    for outcome in outcomes.iter_mut().filter(|o| !o.operator.bootstrap) {
         if olm.watch_namespace.is_some() && olm.own_single_namespace {
             // The watch namespace and the renderer decide (render::watch_namespace, convert).
             outcome.problems.retain(|p| p.rule != "installModes");
@@ -313,7 +387,7 @@ pub fn fit_to_release(outcomes: &mut [Outcome<'_>], olm: Option<&crate::openshif
             }
         }
         // What OLM v1 refuses, OLM v0 installs: name the way out.
-        if outcome.subscription.is_none() && !outcome.operator.bootstrap {
+        if outcome.subscription.is_none() {
             for p in outcome.problems.iter_mut().filter(|p| {
                 matches!(
                     p.rule.as_str(),
@@ -383,4 +457,123 @@ pub fn converted_bundle(
         None => watch.map(|w| vec![w.to_string()]).unwrap_or_default(),
     };
     crate::convert::convert_owned(loaded.bundle, &options).map_err(ContentError::Convert)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::Outcome;
+    use crate::openshift::ClusterVersion;
+    use crate::resolve::testcat::{Fbc, entry};
+    use crate::resolve::{self, Cluster, Request};
+
+    /// One operator of a configuration read through the real reader.
+    fn operator(yaml: &str) -> crate::config::Config {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("platform-operators.yaml");
+        std::fs::write(&path, yaml).unwrap();
+        crate::config::read_file(&path).unwrap()
+    }
+
+    fn csv(webhooks: bool) -> serde_json::Value {
+        let mut value = json!({"installModes": [{"type": "AllNamespaces", "supported": true}]});
+        if webhooks {
+            value["webhookdefinitions"] =
+                json!([{"type": "ValidatingAdmissionWebhook", "generateName": "vccm.acme.io"}]);
+        }
+        json!({"type": "olm.csv.metadata", "value": value})
+    }
+
+    /// A bootstrap operator whose chosen bundle has webhooks is refused with the versions of
+    /// its channel a bootstrap operator can install instead (fitting the cluster, no webhooks,
+    /// no dependencies), newest first, and without OLM v1's or OLM v0's advice, on a release
+    /// with OLM v1's webhook support as on one without.
+    #[test]
+    fn a_bootstrap_operator_with_webhooks_is_told_the_versions_without() {
+        let max = |m: &str| json!({"type": "olm.maxOpenShiftVersion", "value": m});
+        let needs = json!({"type": "olm.package.required", "value": {"packageName": "x", "versionRange": ">=1.0.0"}});
+        let catalog = Fbc::new("acme-ccm")
+            .bundle_with("1.0.0", vec![csv(false)])
+            .bundle_with("1.1.0", vec![csv(false), max("4.14")])
+            .bundle_with("1.2.0", vec![csv(false), needs])
+            .bundle_with("1.3.0", vec![csv(false)])
+            .bundle_with("1.4.0", vec![])
+            .bundle_with("2.0.0", vec![csv(true)])
+            .channel(
+                "stable",
+                ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "2.0.0"]
+                    .iter()
+                    .map(|v| entry(&format!("acme-ccm.v{v}"), None, &[], None))
+                    .collect(),
+            )
+            .channel("fast", vec![entry("acme-ccm.v2.0.0", None, &[], None)])
+            .channel(
+                "beta",
+                vec![
+                    entry("acme-ccm.v1.4.0", None, &[], None),
+                    entry("acme-ccm.v2.0.0", None, &[], None),
+                ],
+            )
+            .load("partner");
+        let catalogs = [catalog];
+        let run = |channel: &str, version: &str| {
+            let config = operator(&format!(
+                "platformOperators:\n  catalogs:\n  - name: partner\n    source: c\n  operators:\n  - name: acme-ccm\n    package: acme-ccm\n    bootstrap: true\n{channel}"
+            ));
+            let cluster = Cluster {
+                version: Some(ClusterVersion::parse(version).unwrap()),
+            };
+            let channels: Vec<String> = config.operators[0]
+                .channels
+                .iter()
+                .map(|c| c.value.clone())
+                .collect();
+            let request = Request {
+                package: "acme-ccm",
+                channels: &channels,
+                range: None,
+                catalog: None,
+            };
+            let resolution = resolve::resolve(&request, &catalogs, &cluster);
+            let mut outcomes = vec![Outcome::checked(&config.operators[0], resolution, &cluster)];
+            let olm =
+                crate::openshift::Target::new(&ClusterVersion::parse(version).unwrap(), None, &[])
+                    .ok()
+                    .and_then(|t| t.olm_v1());
+            super::fit_to_release(&mut outcomes, olm.as_ref());
+            let o = outcomes.remove(0);
+            assert_eq!(
+                o.resolution.as_ref().unwrap().bundle.name,
+                "acme-ccm.v2.0.0"
+            );
+            let problems: Vec<String> = o
+                .problems
+                .iter()
+                .map(|p| format!("{}: {}", p.rule, p.message))
+                .collect();
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert!(!problems[0].contains("OLM v"), "{}", problems[0]);
+            problems[0].clone()
+        };
+        let advice = "a bootstrap operator's objects are applied as they are and OLM never manages it, so nothing gives its webhooks a certificate";
+        for version in ["4.16.3", "4.21.0"] {
+            let p = run("", version);
+            assert!(p.starts_with("webhooks: bundle acme-ccm.v2.0.0 defines webhooks (ValidatingAdmissionWebhook webhook vccm.acme.io)"), "{p}");
+            assert!(
+                p.ends_with(&format!("; {advice}: pin `version:` to one of the versions in package acme-ccm without webhooks: 1.3.0, 1.0.0")),
+                "{version}: {p}"
+            );
+        }
+        assert!(
+            run("    channel: stable\n", "4.14.1")
+                .ends_with("in channel stable without webhooks: 1.3.0, 1.1.0, 1.0.0")
+        );
+        assert!(run("    channel: fast\n", "4.16.3").ends_with(&format!(
+            "; {advice}, and no bundle in channel fast is without webhooks"
+        )));
+        assert!(run("    channels: [beta, fast]\n", "4.16.3").ends_with(&format!(
+            "; {advice}, and no bundle in channels beta, fast is known to be without webhooks (1 carries neither olm.csv.metadata nor olm.bundle.object, so the catalog does not say)"
+        )));
+    }
 }

@@ -158,7 +158,6 @@ pub fn plan_outcomes<'a>(
 ) -> Result<Plan<'a>, Error> {
     let Settings {
         cluster_version,
-        templates,
         content,
         ..
     } = *settings;
@@ -215,11 +214,10 @@ pub fn plan_outcomes<'a>(
             ))
         });
         let refusal = match render_operator(
-            templates,
+            settings,
             op_profile,
             first_in_namespace,
             &outcome,
-            content,
             default_catalogs,
             olm,
             catalog_at.as_deref(),
@@ -610,17 +608,18 @@ fn ownership_conflict(
 
 /// The objects for one resolved operator, by its profile (bootstrap operators: Namespace and
 /// the converted bundle; otherwise the profile's custom resources).
-#[allow(clippy::too_many_arguments)]
 fn render_operator(
-    templates: &Templates,
+    settings: &Settings<'_>,
     profile: Option<Profile>,
     first_in_namespace: bool,
     outcome: &Outcome<'_>,
-    content: &BundleContent,
     default_catalogs: &[(&str, i32)],
     olm: Option<crate::openshift::OlmV1>,
     catalog_at: Option<&str>,
 ) -> Result<RenderedOperator, String> {
+    let Settings {
+        templates, content, ..
+    } = *settings;
     let r = outcome.resolution.as_ref().map_err(|e| e.to_string())?;
     let op = outcome.operator;
     let channels: Vec<String> = op.channels.iter().map(|c| c.value.clone()).collect();
@@ -656,7 +655,21 @@ fn render_operator(
         // A bootstrap operator's objects are applied as they are: no OLM reads a watch
         // namespace, so it goes straight to the conversion's target namespaces.
         checked_namespace()?;
-        let converted = convert_bundle(content, r, &namespace, None, watch)?;
+        let converted =
+            convert_bundle(content, r, &namespace, None, watch).map_err(|e| match e {
+                // Content from outside the catalog: the webhooks show only now.
+                ConvertRefusal::Webhooks { webhooks, .. } => {
+                    let cluster = Cluster {
+                        version: Some(settings.cluster_version.clone()),
+                    };
+                    format!(
+                        "bundle {:?} declares webhook definitions ({webhooks}); {}",
+                        r.bundle.name,
+                        outcome::bootstrap_webhooks_advice(op, r, &cluster)
+                    )
+                }
+                ConvertRefusal::Other(text) => text,
+            })?;
         let mut out =
             vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
         out.extend(converted.into_iter().map(|object| RenderedObject {
@@ -710,7 +723,8 @@ fn render_operator(
                 checked_namespace()?;
                 cluster_extension_api_rules(op, r, default_catalogs)?;
                 checked_namespace()?;
-                let converted = convert_bundle(content, r, &namespace, olm.as_ref(), watch)?;
+                let converted = convert_bundle(content, r, &namespace, olm.as_ref(), watch)
+                    .map_err(ConvertRefusal::into_text)?;
                 owned_crds = converted
                     .iter()
                     .filter(|o| o["kind"] == "CustomResourceDefinition")
@@ -889,6 +903,24 @@ impl BundleContent {
     }
 }
 
+/// Why [`convert_bundle`] could not give a bundle's objects.
+enum ConvertRefusal {
+    /// The bundle declares webhooks and the conversion has no certificate provider: the
+    /// webhooks as the conversion lists them, and its whole message.
+    Webhooks { webhooks: String, text: String },
+    /// Anything else, in one message.
+    Other(String),
+}
+
+impl ConvertRefusal {
+    /// The refusal's message.
+    fn into_text(self) -> String {
+        match self {
+            ConvertRefusal::Webhooks { text, .. } | ConvertRefusal::Other(text) => text,
+        }
+    }
+}
+
 /// The chosen bundle's registry+v1 content (embedded in the catalog, from `--bundles`, the
 /// cache, `--oci-layout` or the registry), converted as OLM v1 does for an AllNamespaces
 /// install into `namespace`.
@@ -898,7 +930,7 @@ fn convert_bundle(
     namespace: &str,
     olm: Option<&crate::openshift::OlmV1>,
     watch: Option<&str>,
-) -> Result<Vec<serde_json::Value>, String> {
+) -> Result<Vec<serde_json::Value>, ConvertRefusal> {
     outcome::converted_bundle(&content.sources, r.bundle, namespace, olm, watch).map_err(
         |e| match e {
             ContentError::Source(e) => {
@@ -910,10 +942,18 @@ fn convert_bundle(
                     text.push_str("\nhint: ");
                     text.push_str(&hint);
                 }
-                text
+                ConvertRefusal::Other(text)
             }
-            ContentError::Convert(e) => crate::error_chain(&e),
-            ContentError::WatchNamespace(e) => e.to_string(),
+            ContentError::Convert(e) => match &e {
+                crate::convert::Error::WebhooksUnsupported { webhooks, .. } => {
+                    ConvertRefusal::Webhooks {
+                        webhooks: crate::convert::webhook_list(webhooks),
+                        text: crate::error_chain(&e),
+                    }
+                }
+                _ => ConvertRefusal::Other(crate::error_chain(&e)),
+            },
+            ContentError::WatchNamespace(e) => ConvertRefusal::Other(e.to_string()),
         },
     )
 }

@@ -11,7 +11,7 @@ use super::outcome::{self, Outcome};
 use super::{Error, Install};
 use crate::openshift::ClusterVersion;
 use crate::output::lock::{self, Lock};
-use crate::resolve::{self, LoadedCatalog, Resolution};
+use crate::resolve::{self, Cluster, LoadedCatalog, Resolution};
 use crate::upgrade::graph::{self, UpdateGraph};
 use crate::upgrade::{self, BundleRef, Plan};
 
@@ -279,6 +279,9 @@ pub fn planned_outcomes<'a>(
     to: &ClusterVersion,
     plan: &Plan,
 ) -> Vec<Outcome<'a>> {
+    let cluster = Cluster {
+        version: Some(to.clone()),
+    };
     let mut outcomes: Vec<Outcome<'_>> = inv
         .config
         .operators
@@ -298,7 +301,7 @@ pub fn planned_outcomes<'a>(
                     )],
                     missing_channel: None,
                 });
-            Outcome::checked(op, resolution)
+            Outcome::checked(op, resolution, &cluster)
         })
         .collect();
     outcome::fit_to_release(&mut outcomes, inv.target_olm_v1(to).as_ref());

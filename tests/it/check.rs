@@ -177,6 +177,111 @@ fn create_a_ccm_on_platform_external_then_check_is_clean() {
     );
 }
 
+/// The external fixture's catalog with two bundles of `acme-ccm` in channel `stable`: 1.0.0
+/// (the fixture's bundle; `olm.csv.metadata` without webhooks) and 1.1.0 (with a validating
+/// webhook; its metadata in the catalog when `facts`, else only in its content under
+/// `bundles/`, as `--bundles` reads it).
+fn two_ccm_bundles(dir: &Path, facts: bool) {
+    let csv = |webhooks: bool| {
+        let mut value =
+            serde_json::json!({"installModes": [{"type": "AllNamespaces", "supported": true}]});
+        if webhooks {
+            value["webhookdefinitions"] = serde_json::json!([{"type": "ValidatingAdmissionWebhook", "generateName": "vccm.acme.example.com"}]);
+        }
+        serde_json::json!({"type": "olm.csv.metadata", "value": value})
+    };
+    let bundle = |version: &str, csv: Option<serde_json::Value>| {
+        let mut properties = vec![
+            serde_json::json!({"type": "olm.package", "value": {"packageName": "acme-ccm", "version": version}}),
+        ];
+        properties.extend(csv);
+        serde_json::json!({
+            "schema": "olm.bundle", "name": format!("acme-ccm.v{version}"), "package": "acme-ccm",
+            "image": format!("quay.io/acme-example/acme-ccm-bundle:v{version}"), "properties": properties,
+        })
+    };
+    let docs = [
+        serde_json::json!({"schema": "olm.package", "name": "acme-ccm", "defaultChannel": "stable"}),
+        serde_json::json!({"schema": "olm.channel", "name": "stable", "package": "acme-ccm", "entries": [
+            {"name": "acme-ccm.v1.0.0"}, {"name": "acme-ccm.v1.1.0", "replaces": "acme-ccm.v1.0.0"}]}),
+        bundle("1.0.0", Some(csv(false))),
+        bundle("1.1.0", facts.then(|| csv(true))),
+    ];
+    let text: String = docs.iter().map(|d| format!("{d}\n")).collect();
+    std::fs::write(dir.join("catalog/catalog.json"), text).unwrap();
+    // 1.1.0's content: the fixture's bundle, renamed, with the webhook.
+    let source = root().join("testdata/bootstrap/ccm-bundle");
+    let to = dir.join("bundles/acme-ccm-1.1.0");
+    copy_dir(&source, &to);
+    let path = to.join("manifests/acme-ccm.clusterserviceversion.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text
+        .replace("name: acme-ccm.v1.0.0", "name: acme-ccm.v1.1.0")
+        .replace("  version: 1.0.0\n", "  version: 1.1.0\n  webhookdefinitions:\n  - type: ValidatingAdmissionWebhook\n    generateName: vccm.acme.example.com\n    deploymentName: acme-cloud-controller-manager\n    containerPort: 443\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    rules:\n    - operations: [CREATE]\n      apiGroups: [\"\"]\n      apiVersions: [v1]\n      resources: [nodes]\n");
+    assert!(
+        text.contains("webhookdefinitions") && text.contains("acme-ccm.v1.1.0"),
+        "{text}"
+    );
+    std::fs::write(&path, text).unwrap();
+}
+
+/// A bootstrap operator's bundle with webhooks is refused with the versions of its channel that
+/// have none, whether the catalog says so (a problem, before any content is read) or only the
+/// bundle's content does; OLM v1's and OLM v0's advice (releases with a certificate provider,
+/// `profile: subscription`) does not apply to an operator OLM never manages. Pinned to the
+/// version named, it installs.
+#[test]
+fn a_bootstrap_operator_with_webhooks_is_told_the_versions_without() {
+    for facts in [true, false] {
+        let dir = fixture("external");
+        two_ccm_bundles(dir.path(), facts);
+        let run = || {
+            cmd()
+                .args(["create", "--offline", "--dir"])
+                .arg(dir.path())
+                .arg("--bundles")
+                .arg(root().join("testdata/bootstrap/ccm-bundle"))
+                .arg("--bundles")
+                .arg(dir.path().join("bundles"))
+                .arg("--cache-dir")
+                .arg(dir.path().join(".cache"))
+                .output()
+                .unwrap()
+        };
+        let out = run();
+        assert_eq!(out.status.code(), Some(1), "facts {facts}");
+        let stderr = normalize(&out.stderr, dir.path());
+        let flat = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("vccm.acme.example.com") && flat.contains("a bootstrap operator's objects are applied as they are and OLM never manages it, so nothing gives its webhooks a certificate: pin `version:` to one of the versions in package acme-ccm without webhooks: 1.0.0"),
+            "facts {facts}: {stderr}"
+        );
+        assert!(
+            !flat.contains("OLM v1 installs")
+                && !flat.contains("profile: subscription")
+                && !flat.contains("choose a bundle version"),
+            "facts {facts}: {stderr}"
+        );
+        assert!(!dir.path().join("manifests").exists());
+        let config = dir.path().join("platform-operators.yaml");
+        let text = std::fs::read_to_string(&config).unwrap();
+        std::fs::write(
+            &config,
+            text.replace(
+                "    bootstrap: true\n",
+                "    bootstrap: true\n    version: \"1.0.0\"\n",
+            ),
+        )
+        .unwrap();
+        let out = run();
+        assert!(
+            out.status.success(),
+            "facts {facts}: {}",
+            normalize(&out.stderr, dir.path())
+        );
+    }
+}
+
 #[test]
 fn create_refuses_a_ccm_without_platform_external_and_writes_nothing() {
     let dir = fixture("external");
