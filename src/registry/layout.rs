@@ -2,7 +2,7 @@
 //! `index.json` and `blobs/<algorithm>/<hex>`. An image is found by digest (any manifest or
 //! index blob in the layout), or by its `org.opencontainers.image.ref.name` annotation (the
 //! tag, or the whole reference). Blobs are read only through validated digests, so a name in
-//! the layout can never point outside `blobs/`. [`LayoutBlobs`] reads a layout's manifests and
+//! the layout can never point outside `blobs/`. `LayoutBlobs` reads a layout's manifests and
 //! blobs for the puller, bounded as a registry's answers are.
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! Image manifests: the manifest and index documents this tool reads (OCI and Docker schema 2),
 //! the choice of one image from an index (linux/amd64, else the first linux image, else the
-//! first), the checks of a descriptor and of content against its digest, and [`Blobs`], the
+//! first), the checks of a descriptor and of content against its digest, and `Blobs`, the
 //! one way the puller reads manifests and blobs, from an OCI layout or a registry alike.
 
 use serde::Deserialize;

@@ -33,12 +33,12 @@
 //!   rule's `source` matches it ([`reference::source_matches`]); `mirror` and `check`, above,
 //!   read both.
 //!
-//! Its files, one job each: [`reference`] (image references and digests), [`location`] (mirror rules
-//! and where to pull from), [`puller`] (cache, layouts, registries; unpacking into the cache),
-//! [`manifest`] (manifests, indexes, platform choice, digest checks), [`layout`] (OCI layouts
-//! on disk), [`distribution`] (a registry's API with retries and backoff), [`token`] and
-//! [`auth`] (authentication and credentials), [`layer`] (safe unpacking of one layer) and
-//! [`error`] (every way a pull fails, with its hint).
+//! Its files, one job each: [`reference`](mod@reference) (image references and digests),
+//! [`location`] (mirror rules and where to pull from), [`puller`] (cache, layouts, registries;
+//! unpacking into the cache), [`manifest`] (manifests, indexes, platform choice, digest checks),
+//! [`layout`] (OCI layouts on disk), [`distribution`] (a registry's API with retries and backoff),
+//! [`token`] and [`auth`] (authentication and credentials), [`layer`] (safe unpacking of one layer)
+//! and [`error`] (every way a pull fails, with its hint).
 //!
 //! Source of truth for the bundle layout: `reference/catalogs-and-conversion.md` §2.2 and §5.1.
 
