@@ -3,8 +3,6 @@
 
 use serde::Deserialize;
 
-use super::provided;
-
 /// An optional cluster component po-manifests writes objects for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Capability {
@@ -33,10 +31,4 @@ pub struct Capabilities {
     /// `additionalEnabledCapabilities`.
     #[serde(default)]
     pub additional_enabled_capabilities: Vec<String>,
-}
-
-/// Whether install-config `capabilities` enables `capability` (no `capabilities`: `vCurrent`),
-/// by the capability sets of [`provided`]'s data file.
-pub fn capability_enabled(capabilities: Option<&Capabilities>, capability: Capability) -> bool {
-    provided::Provided::new(None, capabilities).capability_enabled(capability.name())
 }

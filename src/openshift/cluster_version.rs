@@ -1,7 +1,6 @@
 //! The release a cluster runs, as written (`4.14`, `4.14.8`, `4.14.0-rc.1`): parsing and
-//! naming; what the release is comes from the table ([`super::lookup`]).
-
-use super::lookup;
+//! naming; what the release is comes from the table ([`super::lookup`]), and so does the
+//! Kubernetes version it ships ([`ClusterVersion::kube_minor`], beside the lookup).
 
 /// An OpenShift release: `4.14`, `4.14.8` or `4.14.0-rc.1`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,12 +56,6 @@ impl ClusterVersion {
             patch: parts.get(2).map(|p| num(p)).transpose()?,
             text: text.trim().to_string(),
         })
-    }
-
-    /// The Kubernetes minor version this release ships (from [`super::RELEASES`]; a release newer
-    /// than the table gets the newest row's).
-    pub fn kube_minor(&self) -> Option<u64> {
-        lookup(self).ok().map(|r| r.kubernetes_minor())
     }
 
     /// `major.minor`.

@@ -1,10 +1,12 @@
-//! A cluster's `featureSet` and the feature gates po-manifests asks about: parsing
-//! install-config's value against what a release has (the release facts come from
-//! [`super::Release`]), and whether a set refuses minor upgrades.
+//! A cluster's `featureSet`: install-config's value read against what a release has (the
+//! release facts come from [`super::Release`]), whether a gate is on under it, and whether it
+//! refuses minor upgrades. The gates themselves, and where each is on, are columns of the
+//! release table ([`super::table`]).
 
 use std::fmt;
 
-use super::{DEV_PREVIEW_SINCE, Release};
+use super::release::Release;
+use super::table::{DEV_PREVIEW_SINCE, Gate, GateState};
 
 /// A cluster's `featureSet` (install-config), with the gates of `CustomNoUpgrade`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -150,48 +152,4 @@ impl fmt::Display for FeatureSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// The feature gates po-manifests cares about, by their OpenShift names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gate {
-    /// `PlatformOperators`: the PlatformOperator and BundleDeployment CRDs (4.12–4.15).
-    PlatformOperators,
-    /// `NewOLMWebhookProviderOpenshiftServiceCA` → upstream `WebhookProviderOpenshiftServiceCA`.
-    WebhookProviderServiceCa,
-    /// `NewOLMOwnSingleNamespace` → upstream `SingleOwnNamespaceInstallSupport`.
-    OwnSingleNamespace,
-    /// `NewOLMPreflightPermissionChecks` → upstream `PreflightPermissions`.
-    PreflightPermissions,
-    /// `NewOLMConfigAPI` → upstream `DeploymentConfig` (`spec.config.inline.deploymentConfig`).
-    ConfigApi,
-    /// `NewOLMBoxCutterRuntime` → upstream `BoxcutterRuntime` (objects applied through
-    /// `ClusterObjectSet` revisions instead of Helm releases; the same objects, the same
-    /// installer ServiceAccount, checked by `ServiceAccountValidator`).
-    BoxCutterRuntime,
-}
-
-impl Gate {
-    /// The gate's name in openshift/api `features/features.go` (and in `featureGates`).
-    pub fn openshift_name(self) -> &'static str {
-        match self {
-            Gate::PlatformOperators => "PlatformOperators",
-            Gate::WebhookProviderServiceCa => "NewOLMWebhookProviderOpenshiftServiceCA",
-            Gate::OwnSingleNamespace => "NewOLMOwnSingleNamespace",
-            Gate::PreflightPermissions => "NewOLMPreflightPermissionChecks",
-            Gate::ConfigApi => "NewOLMConfigAPI",
-            Gate::BoxCutterRuntime => "NewOLMBoxCutterRuntime",
-        }
-    }
-}
-
-/// Where a gate is on in a release's rendered feature-gate manifests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GateState {
-    /// The gate does not exist in this release.
-    Absent,
-    /// On in `TechPreviewNoUpgrade` and `DevPreviewNoUpgrade` only.
-    TechPreview,
-    /// On in every feature set.
-    Default,
 }

@@ -7,7 +7,10 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::{Capabilities, ClusterVersion};
+use super::capability::{Capabilities, Capability};
+use super::cluster_version::ClusterVersion;
+use super::release::lookup;
+use super::table::RELEASES;
 
 /// The data file, embedded.
 const DATA: &str = include_str!("provided.yaml");
@@ -86,8 +89,8 @@ impl Provided {
     /// The release `version` (the newest known one when `None`), with install-config
     /// `capabilities`.
     pub fn new(version: Option<&ClusterVersion>, capabilities: Option<&Capabilities>) -> Provided {
-        let newest = super::RELEASES.last().expect("the table is not empty");
-        let ((major, minor), newer_than_known) = match version.map(|v| (v, super::lookup(v))) {
+        let newest = RELEASES.last().expect("the table is not empty");
+        let ((major, minor), newer_than_known) = match version.map(|v| (v, lookup(v))) {
             Some((_, Ok(r))) => (
                 (r.row.major, r.row.minor),
                 r.newer_than_known.then(|| r.known_as()),
@@ -187,6 +190,12 @@ fn is_optional(capability: &str) -> bool {
         .capability_sets
         .values()
         .any(|l| l.iter().any(|c| c == capability))
+}
+
+/// Whether install-config `capabilities` enables `capability` (no `capabilities`: `vCurrent`),
+/// by the capability sets of this module's data file.
+pub fn capability_enabled(capabilities: Option<&Capabilities>, capability: Capability) -> bool {
+    Provided::new(None, capabilities).capability_enabled(capability.name())
 }
 
 #[cfg(test)]
