@@ -423,37 +423,25 @@ impl<'c, 'a> Builder<'c, 'a> {
         // Sorted, not deduplicated: a bundle that declares one API twice is listed twice, and
         // then can never be installed while the group's constraint holds (OLM's `AtMost(1, …)`
         // counts it twice).
-        let describe = |vars: &[Var], members: &mut Vec<usize>| -> Vec<String> {
+        let at_most_one = |vars: &[Var], mut members: Vec<usize>, says: &str| {
             members.sort_by(|&a, &b| vars[a].id.cmp(&vars[b].id));
-            members.iter().map(|&m| vars[m].id.clone()).collect()
+            let ids: Vec<&str> = members.iter().map(|&m| vars[m].id.as_str()).collect();
+            let [rest @ .., last] = ids.as_slice() else {
+                return None;
+            };
+            let message =
+                (!rest.is_empty()).then(|| format!("{} and {last} {says}", rest.join(", ")))?;
+            Some(AtMostOne { members, message })
         };
-        for ((group, version, kind), mut members) in by_gvk {
-            let ids = describe(&self.problem.vars, &mut members);
-            if let [rest @ .., last] = ids.as_slice()
-                && !rest.is_empty()
-            {
-                self.problem.groups.push(AtMostOne {
-                    members,
-                    message: format!(
-                        "{} and {last} provide {kind} ({group}/{version})",
-                        rest.join(", ")
-                    ),
-                });
-            }
+        for ((group, version, kind), members) in by_gvk {
+            let says = format!("provide {kind} ({group}/{version})");
+            let g = at_most_one(&self.problem.vars, members, &says);
+            self.problem.groups.extend(g);
         }
-        for (package, mut members) in by_package {
-            let ids = describe(&self.problem.vars, &mut members);
-            if let [rest @ .., last] = ids.as_slice()
-                && !rest.is_empty()
-            {
-                self.problem.groups.push(AtMostOne {
-                    members,
-                    message: format!(
-                        "{} and {last} originate from package {package}",
-                        rest.join(", ")
-                    ),
-                });
-            }
+        for (package, members) in by_package {
+            let says = format!("originate from package {package}");
+            let g = at_most_one(&self.problem.vars, members, &says);
+            self.problem.groups.extend(g);
         }
     }
 }
