@@ -1,6 +1,8 @@
 //! Kubernetes names, validated the way the API server does: the one validator of
 //! `metadata.name` and `metadata.namespace` per kind, for what po-manifests writes
-//! ([`crate::output::names`]) and what `check` reads. From
+//! ([`crate::output::names`]) and what `check` reads, of the configuration's names and of a
+//! catalog's package and bundle names, and of a bundle's deployment and webhook names in the
+//! API server's own words ([`subdomain_errors`], as OLM v1 prints them). From
 //! `k8s.io/apimachinery/pkg/util/validation/validation.go` (`IsDNS1123Label`,
 //! `IsDNS1123Subdomain`, `IsDNS1035Label`) and `k8s.io/apimachinery/pkg/api/validation/path`
 //! (`IsValidPathSegmentName`), applied per kind as kubernetes
@@ -67,6 +69,36 @@ pub fn is_subdomain_part(l: &str) -> bool {
     !b.is_empty() && ok(&b[0]) && ok(&b[b.len() - 1]) && b.iter().all(|c| ok(c) || *c == b'-')
 }
 
+/// `IsDNS1123Subdomain`'s two tests of `name`: whether it is longer than [`MAX_SUBDOMAIN`]
+/// bytes, and whether it is not dot-separated label characters (an empty name fails this one).
+fn subdomain_faults(name: &str) -> (bool, bool) {
+    (
+        name.len() > MAX_SUBDOMAIN,
+        !name.split('.').all(is_subdomain_part),
+    )
+}
+
+/// Why `name` is not a DNS-1123 subdomain, in the API server's own words (what
+/// `IsDNS1123Subdomain` returns, and so what OLM v1 prints for a bundle's deployment and
+/// webhook names), sorted; empty when it is one.
+pub fn subdomain_errors(name: &str) -> Vec<String> {
+    let (too_long, not_subdomain) = subdomain_faults(name);
+    let mut errs = Vec::new();
+    if too_long {
+        errs.push(format!("must be no more than {MAX_SUBDOMAIN} characters"));
+    }
+    if not_subdomain {
+        errs.push(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
+             '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', \
+             regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+                .to_owned(),
+        );
+    }
+    errs.sort();
+    errs
+}
+
 /// Why `name` does not follow `rule`.
 pub fn check_name(name: &str, rule: NameRule) -> Result<(), String> {
     match rule {
@@ -82,13 +114,14 @@ pub fn check_name(name: &str, rule: NameRule) -> Result<(), String> {
             if name.is_empty() {
                 return Err("is empty".into());
             }
-            if name.len() > MAX_SUBDOMAIN {
+            let (too_long, not_subdomain) = subdomain_faults(name);
+            if too_long {
                 return Err(format!(
                     "is {} characters, more than {MAX_SUBDOMAIN}",
                     name.len()
                 ));
             }
-            if !name.split('.').all(is_subdomain_part) {
+            if not_subdomain {
                 return Err("is not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit)".into());
             }
             Ok(())

@@ -1,6 +1,5 @@
 //! Plain text that every layer shares: escaping text from outside (a catalog, a bundle, a
-//! registry) before it reaches a terminal, and the DNS-1123 label test that configuration
-//! names and catalog package names both pass. Imports nothing of the crate.
+//! registry) before it reaches a terminal. Imports nothing of the crate.
 
 /// `text` in double quotes, `"` and `\\` escaped with a backslash and every unsafe character
 /// ([`is_unsafe`]) escaped as [`printable`] does, so content from a catalog cannot drive the

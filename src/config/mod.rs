@@ -918,23 +918,16 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
     })
 }
 
-/// Check a Kubernetes DNS-1123 label (`[a-z0-9]([-a-z0-9]*[a-z0-9])?`) of at most `max` bytes.
+/// A configuration name checked as the API server checks a DNS-1123 label of at most `max`
+/// bytes ([`crate::kubenames::check_label`]); the message names the value, escaped.
 pub fn check_dns_label(value: &str, max: usize) -> Result<(), String> {
-    if value.is_empty() {
-        return Err("must not be empty".into());
-    }
-    if value.len() > max {
-        return Err(format!(
-            "\"{value}\" is {} characters long; at most {max} are allowed",
-            value.chars().count()
-        ));
-    }
-    if !crate::kubenames::is_label(value) {
-        return Err(format!(
-            "\"{value}\" is not a DNS-1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit"
-        ));
-    }
-    Ok(())
+    crate::kubenames::check_label(value, max).map_err(|why| {
+        if value.is_empty() {
+            "must not be empty".to_string()
+        } else {
+            format!("{} {why}", crate::text::escape(value))
+        }
+    })
 }
 
 #[cfg(test)]

@@ -127,13 +127,13 @@ mod error {
     fn name_longer_than_45_characters() {
         let text = VALID.replace("name: ccm", &format!("name: {}", "a".repeat(46)));
         let p = problems(&text);
-        assert!(p[0].message.contains("at most 45"), "{}", p[0].message);
+        assert!(p[0].message.contains("more than 45"), "{}", p[0].message);
     }
 
     #[test]
     fn package_longer_than_56_characters() {
         let text = VALID.replace("package: acme-ccm", &format!("package: {}", "a".repeat(57)));
-        assert!(problems(&text)[0].message.contains("at most 56"));
+        assert!(problems(&text)[0].message.contains("more than 56"));
     }
 
     #[test]
@@ -255,6 +255,16 @@ fn dns_labels() {
     for bad in ["", "-a", "a-", "A", "a_b", "a.b", "é"] {
         assert!(check_dns_label(bad, 63).is_err(), "{bad}");
     }
+    // The message names the value, escaped: a hostile name cannot drive the terminal.
+    let m = check_dns_label("a\u{1b}[31mb", 63).unwrap_err();
+    assert!(!m.contains('\u{1b}') && m.contains("[31mb"), "{m}");
+    assert!(m.contains("is not a DNS-1123 label"), "{m}");
+    assert_eq!(check_dns_label("", 63).unwrap_err(), "must not be empty");
+    assert!(
+        check_dns_label(&"a".repeat(46), 45)
+            .unwrap_err()
+            .contains("is 46 characters, more than 45")
+    );
 }
 
 mod upgrade {

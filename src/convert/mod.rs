@@ -47,7 +47,7 @@ use crate::bundle::{self, InstallModeType, Permission, PolicyRule, RegistryV1, W
 use crate::openshift::{OlmV1, Release, Renderer};
 
 pub use deployment::{Affinity, DeploymentConfig};
-pub use validate::{Problem, dns1123_subdomain_errors, supported_kind, validate};
+pub use validate::{Problem, supported_kind, validate};
 pub use webhooks::CertProvider;
 
 /// How to render a bundle.

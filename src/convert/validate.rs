@@ -10,6 +10,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::bundle::{InstallModeType, RegistryV1, WebhookType};
+use crate::kubenames::subdomain_errors;
 
 use super::Error;
 
@@ -211,24 +212,6 @@ pub fn supported_kind(kind: &str) -> Option<bool> {
     })
 }
 
-/// Kubernetes `validation.IsDNS1123Subdomain`: the reasons a name is invalid, sorted.
-pub fn dns1123_subdomain_errors(name: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if name.len() > 253 {
-        errs.push("must be no more than 253 characters".to_owned());
-    }
-    if !name.split('.').all(crate::kubenames::is_subdomain_part) {
-        errs.push(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
-             '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', \
-             regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-                .to_owned(),
-        );
-    }
-    errs.sort();
-    errs
-}
-
 fn object_name(v: &Value) -> &str {
     v.get("metadata")
         .and_then(|m| m.get("name"))
@@ -277,7 +260,7 @@ pub(crate) fn validate_for(
     // CheckDeploymentNameIsDNS1123SubDomain
     let mut bad: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for d in deployments.iter().filter(|_| checks.registry_v1) {
-        let errs = dns1123_subdomain_errors(&d.name);
+        let errs = subdomain_errors(&d.name);
         if !errs.is_empty() {
             bad.insert(d.name.clone(), errs);
         }
@@ -375,7 +358,7 @@ pub(crate) fn validate_for(
     // CheckWebhookNameIsDNS1123SubDomain
     let mut bad = BTreeMap::new();
     for w in &webhooks {
-        let errs = dns1123_subdomain_errors(&w.generate_name);
+        let errs = subdomain_errors(&w.generate_name);
         if !errs.is_empty() {
             bad.insert(
                 (w.kind.as_str().to_owned(), w.generate_name.clone()),

@@ -11,9 +11,7 @@ use serde_json::Value;
 
 use crate::text::escape;
 
-pub use crate::kubenames::{
-    MAX_LABEL, MAX_SUBDOMAIN, NameRule, check_label, check_name, name_rule,
-};
+use crate::kubenames::{MAX_LABEL, check_label, check_name, name_rule};
 
 /// The API group of an `apiVersion` (`v1` → `""`, `apps/v1` → `apps`).
 fn group_of(api_version: &str) -> &str {
@@ -134,6 +132,7 @@ pub fn check_install_namespace(namespace: &str, configured: bool) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kubenames::NameRule;
     use serde_json::json;
 
     #[test]
