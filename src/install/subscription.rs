@@ -912,16 +912,10 @@ fn checks(
                 rule: "clusterFit".into(),
                 message: format!("OLM v0 {how} {}, which {}", b.name, rejection.singular()),
             });
-        } else if let (facts::MaxOpenShiftVersion::Valid { major, minor, raw }, Some(cv)) =
-            (facts::max_openshift_version(b), &cluster.version)
-            && crate::openshift::release_order(major, minor)
-                >= crate::openshift::release_order(cv.major, cv.minor)
-            && !crate::openshift::max_version_allows_upgrade((major, minor), cv)
-        {
+        } else if let Some(block) = resolve::upgrade_block(b, cluster) {
             warnings.push(Warning(format!(
-                "bundle {} has olm.maxOpenShiftVersion {raw}: it installs on {cv}, but OLM v0 then sets Upgradeable=False on the operator-lifecycle-manager ClusterOperator, blocking the upgrade to {}",
-                b.name,
-                crate::openshift::next_minor(cv)
+                "bundle {} has olm.maxOpenShiftVersion {}: it installs on {}, but OLM v0 then sets Upgradeable=False on the operator-lifecycle-manager ClusterOperator, blocking the upgrade to {}",
+                b.name, block.max, block.cluster, block.next
             )));
         }
     }

@@ -359,17 +359,10 @@ fn resolve_from<'a>(
         warnings.extend(broken_bundle_warnings(loaded, package));
         let (mut cands, pick) = resolve_in_catalog(request, installed, loaded, package, cluster);
         if let Some(pick) = pick {
-            if let MaxOpenShiftVersion::Valid { major, minor, raw } =
-                facts::max_openshift_version(pick.bundle)
-                && let Some(cv) = &cluster.version
-                && crate::openshift::release_order(major, minor)
-                    >= crate::openshift::release_order(cv.major, cv.minor)
-                && !crate::openshift::max_version_allows_upgrade((major, minor), cv)
-            {
+            if let Some(b) = upgrade_block(pick.bundle, cluster) {
                 warnings.push(Warning(format!(
-                    "bundle {} has olm.maxOpenShiftVersion {raw}: it installs on {cv}, but will block the upgrade to {}",
-                    pick.bundle.name,
-                    crate::openshift::next_minor(cv)
+                    "bundle {} has olm.maxOpenShiftVersion {}: it installs on {}, but will block the upgrade to {}",
+                    pick.bundle.name, b.max, b.cluster, b.next
                 )));
             }
             picks.push(pick);
@@ -605,38 +598,98 @@ fn broken_bundle_warnings(loaded: &LoadedCatalog, package: &Package) -> Vec<Warn
         .collect()
 }
 
-/// Whether a bundle fits the target cluster: `olm.maxOpenShiftVersion` not below its minor,
-/// `minKubeVersion` not above its Kubernetes. Always fits when no cluster version is known.
-pub(crate) fn cluster_fit(bundle: &Bundle, cluster: &Cluster) -> Option<Rejection> {
-    let cv = cluster.version.as_ref()?;
+/// Why a bundle does not fit a release ([`fit`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Misfit {
+    /// `olm.maxOpenShiftVersion` (as written, quotes removed) is below the release.
+    MaxOpenShiftVersion(String),
+    /// `olm.maxOpenShiftVersion` cannot be read (why).
+    InvalidMaxOpenShiftVersion(String),
+    /// `minKubeVersion` is above the Kubernetes the release ships.
+    MinKubeVersion {
+        /// The bundle's minimum, as written.
+        min: String,
+        /// The release's Kubernetes (`1.28`).
+        kube: String,
+    },
+}
+
+/// Whether a bundle fits release `release`: `olm.maxOpenShiftVersion` not below its minor (4.23
+/// counting as 5.0), `minKubeVersion` not above its Kubernetes. The one fit check: OLM v1's
+/// selection, OLM v0's picks and the upgrade planner's hops all ask it.
+pub fn fit(bundle: &Bundle, release: &ClusterVersion) -> Result<(), Misfit> {
     match facts::max_openshift_version(bundle) {
         MaxOpenShiftVersion::Valid { major, minor, raw }
             if crate::openshift::release_order(major, minor)
-                < crate::openshift::release_order(cv.major, cv.minor) =>
+                < crate::openshift::release_order(release.major, release.minor) =>
         {
-            let max = raw.trim_matches('"').to_string();
-            return Some(Rejection::MaxOpenShiftVersion {
-                max,
-                cluster: cv.text.clone(),
-            });
+            return Err(Misfit::MaxOpenShiftVersion(
+                raw.trim_matches('"').to_string(),
+            ));
         }
         MaxOpenShiftVersion::Invalid { reason } => {
-            return Some(Rejection::InvalidMaxOpenShiftVersion { reason });
+            return Err(Misfit::InvalidMaxOpenShiftVersion(reason));
         }
         _ => {}
     }
-    if let Some(kube_minor) = cv.kube_minor()
+    if let Some(kube_minor) = release.kube_minor()
         && let CsvSource::Metadata(f) | CsvSource::Embedded(f) = facts::csv_facts(bundle)
         && let Some(min) = f.min_kube_version
         && let Some((maj, min_minor, _)) = facts::parse_kube_version(&min)
         && (maj, min_minor) > (1, kube_minor)
     {
-        return Some(Rejection::MinKubeVersion {
+        return Err(Misfit::MinKubeVersion {
             min,
-            cluster: format!("1.{kube_minor}"),
+            kube: format!("1.{kube_minor}"),
         });
     }
-    None
+    Ok(())
+}
+
+/// Whether a bundle fits the target cluster ([`fit`]), as a rejection. Always fits when no
+/// cluster version is known.
+pub(crate) fn cluster_fit(bundle: &Bundle, cluster: &Cluster) -> Option<Rejection> {
+    let cv = cluster.version.as_ref()?;
+    fit(bundle, cv).err().map(|misfit| match misfit {
+        Misfit::MaxOpenShiftVersion(max) => Rejection::MaxOpenShiftVersion {
+            max,
+            cluster: cv.text.clone(),
+        },
+        Misfit::InvalidMaxOpenShiftVersion(reason) => {
+            Rejection::InvalidMaxOpenShiftVersion { reason }
+        }
+        Misfit::MinKubeVersion { min, kube } => Rejection::MinKubeVersion { min, cluster: kube },
+    })
+}
+
+/// A bundle that installs on the cluster but whose `olm.maxOpenShiftVersion` keeps the cluster
+/// from its next release (4.23 counting as 5.0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UpgradeBlock {
+    /// `olm.maxOpenShiftVersion` as written.
+    pub max: String,
+    /// The cluster's release, as written.
+    pub cluster: String,
+    /// The release it cannot upgrade to.
+    pub next: String,
+}
+
+/// Whether `bundle`'s `olm.maxOpenShiftVersion` blocks the cluster's next upgrade, for OLM v1
+/// and OLM v0 alike (each words it for its own ClusterOperator).
+pub(crate) fn upgrade_block(bundle: &Bundle, cluster: &Cluster) -> Option<UpgradeBlock> {
+    let cv = cluster.version.as_ref()?;
+    let MaxOpenShiftVersion::Valid { major, minor, raw } = facts::max_openshift_version(bundle)
+    else {
+        return None;
+    };
+    let blocks = crate::openshift::release_order(major, minor)
+        >= crate::openshift::release_order(cv.major, cv.minor)
+        && !crate::openshift::max_version_allows_upgrade((major, minor), cv);
+    blocks.then(|| UpgradeBlock {
+        max: raw,
+        cluster: cv.text.clone(),
+        next: crate::openshift::next_minor(cv),
+    })
 }
 
 /// The error for a package no searched catalog has, with the names that are close.

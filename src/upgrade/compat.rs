@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use crate::catalog::model::Bundle;
 use crate::openshift::ClusterVersion;
-use crate::resolve::facts::{self, CsvSource, MaxOpenShiftVersion};
+use crate::resolve::Misfit;
+use crate::resolve::facts::{self, MaxOpenShiftVersion};
 
 /// The outcome of checking one bundle against one release.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -54,32 +55,14 @@ pub fn max_openshift_version(bundle: &Bundle) -> Option<String> {
     }
 }
 
-/// Check `bundle` against `release`.
+/// Check `bundle` against `release` ([`crate::resolve::fit`]).
 pub fn check(bundle: &Bundle, release: &ClusterVersion) -> Compatibility {
-    match facts::max_openshift_version(bundle) {
-        MaxOpenShiftVersion::Valid { major, minor, raw }
-            if crate::openshift::release_order(major, minor)
-                < crate::openshift::release_order(release.major, release.minor) =>
-        {
-            return Compatibility::MaxOpenShiftVersion {
-                max: raw.trim_matches('"').to_string(),
-            };
+    match crate::resolve::fit(bundle, release) {
+        Ok(()) => Compatibility::Compatible,
+        Err(Misfit::MaxOpenShiftVersion(max)) => Compatibility::MaxOpenShiftVersion { max },
+        Err(Misfit::InvalidMaxOpenShiftVersion(reason)) => {
+            Compatibility::InvalidMaxOpenShiftVersion { reason }
         }
-        MaxOpenShiftVersion::Invalid { reason } => {
-            return Compatibility::InvalidMaxOpenShiftVersion { reason };
-        }
-        _ => {}
+        Err(Misfit::MinKubeVersion { min, kube }) => Compatibility::MinKubeVersion { min, kube },
     }
-    if let Some(kube_minor) = release.kube_minor()
-        && let CsvSource::Metadata(f) | CsvSource::Embedded(f) = facts::csv_facts(bundle)
-        && let Some(min) = f.min_kube_version
-        && let Some((maj, min_minor, _)) = facts::parse_kube_version(&min)
-        && (maj, min_minor) > (1, kube_minor)
-    {
-        return Compatibility::MinKubeVersion {
-            min,
-            kube: format!("1.{kube_minor}"),
-        };
-    }
-    Compatibility::Compatible
 }
