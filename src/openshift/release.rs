@@ -93,17 +93,8 @@ pub fn newest_known() -> String {
 /// table that is not its co-release (4.22 → 4.23, 4.23 → 5.1, 5.0 → 5.1), else the next minor
 /// (cluster-olm-operator release-5.0 `versionutils.NextOCPMinorVersion`).
 pub fn next_minor(version: &ClusterVersion) -> String {
-    let asked = (version.major, version.minor);
-    let current = RELEASES
-        .iter()
-        .find(|r| (r.major, r.minor) == asked)
-        .map(ReleaseRow::effective)
-        .unwrap_or(asked);
-    RELEASES
-        .iter()
-        .find(|r| (r.major, r.minor) > asked && r.effective() > current)
-        .map(ReleaseRow::name)
-        .unwrap_or_else(|| format!("{}.{}", current.0, current.1.saturating_add(1)))
+    let (major, minor) = next_release(version.major, version.minor);
+    format!("{major}.{minor}")
 }
 
 /// The place of `major.minor` in the release order: its co-release's for 4.23 (which is 5.0),
@@ -139,13 +130,7 @@ pub fn next_release(major: u64, minor: u64) -> (u64, u64) {
 /// upgrade to its next release: `max` must be above the cluster, 4.23 counting as 5.0
 /// (cluster-olm-operator release-5.0 `IsOperatorMaxOCPVersionCompatibleWithCluster`).
 pub fn max_version_allows_upgrade(max: (u64, u64), version: &ClusterVersion) -> bool {
-    let asked = (version.major, version.minor);
-    let effective = RELEASES
-        .iter()
-        .find(|r| (r.major, r.minor) == asked)
-        .map(ReleaseRow::effective)
-        .unwrap_or(asked);
-    max > effective
+    max > release_order(version.major, version.minor)
 }
 
 /// The first and last releases of the table whose `api` (before feature gates) is `api`, as
