@@ -72,6 +72,18 @@ pub fn printable_lines(text: &str) -> std::borrow::Cow<'_, str> {
     escaped(text, |c| c == '\n' || c == '\t')
 }
 
+/// `text` as one word of a POSIX shell command line: as it is when it holds only characters no
+/// shell reads specially (letters, digits and `@%+=:,./_-`, as image references and plain paths
+/// do), else in single quotes (a `'` inside written `'\''`), unsafe characters escaped as
+/// [`printable`] does.
+pub fn shell_word(text: &str) -> std::borrow::Cow<'_, str> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(format!("'{}'", printable(text).replace('\'', "'\\''")))
+}
+
 /// A writer that passes text through [`printable_lines`] on its way to `inner`: what a command
 /// prints as text on stdout goes through it, so no byte from a catalog, a bundle or a server
 /// can drive the terminal. Bytes that are not UTF-8 are written as `\x..`; a character split
@@ -220,6 +232,21 @@ impl serde_json::ser::Formatter for SafeJson {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_words_are_quoted_only_when_a_shell_would_read_them() {
+        let image = "quay.io/acme/op-bundle@sha256:0123abcd";
+        assert_eq!(shell_word(image), image);
+        assert_eq!(
+            shell_word("oci:bundle-images:a/b:v1.0+x"),
+            "oci:bundle-images:a/b:v1.0+x"
+        );
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("/tmp/my dir"), "'/tmp/my dir'");
+        assert_eq!(shell_word("a;rm -rf ~"), "'a;rm -rf ~'");
+        assert_eq!(shell_word("it's $HOME"), r"'it'\''s $HOME'");
+        assert_eq!(shell_word("x\u{1b}[2J"), r"'x\u{1b}[2J'");
+    }
 
     #[test]
     fn control_characters_are_escaped() {

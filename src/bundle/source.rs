@@ -59,6 +59,17 @@ pub struct Request<'a> {
     pub package: Option<&'a str>,
 }
 
+/// A bundle image that `--offline` kept out: in neither the cache nor an `--oci-layout`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingOffline {
+    /// The image reference, as the catalog gives it.
+    pub image: String,
+    /// The cache looked in.
+    pub cache: PathBuf,
+    /// The `--oci-layout` directories looked in, in order.
+    pub layouts: Vec<PathBuf>,
+}
+
 /// Why a bundle's content is not available.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -163,6 +174,24 @@ impl Sources {
     /// The puller.
     pub fn puller(&self) -> &Puller {
         &self.puller
+    }
+
+    /// The bundle image `e` could not have, when `--offline` is all that kept it out: no place
+    /// was tried but the cache and the `--oci-layout` directories, and none holds it.
+    pub fn missing_offline(&self, e: &Error) -> Option<MissingOffline> {
+        let Error::Pull(e) = e else { return None };
+        let mut cache = None;
+        for a in &e.attempts {
+            match &a.kind {
+                registry::error::ErrorKind::NotCached { cache: c } => cache = Some(c),
+                _ => return None,
+            }
+        }
+        Some(MissingOffline {
+            image: e.image.clone(),
+            cache: cache?.clone(),
+            layouts: self.puller.settings().layouts.clone(),
+        })
     }
 
     /// A catalog bundle's content: embedded objects, else [`Sources::load`].

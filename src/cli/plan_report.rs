@@ -7,6 +7,7 @@ use std::io::Write;
 use super::diagnostics::{self, Report, color_stderr};
 use super::flags::OutputFormat;
 use super::{EXIT_OK, Error};
+use crate::bundle::source::MissingOffline;
 use crate::check;
 use crate::install::Install;
 use crate::install::outcome::Outcome;
@@ -34,6 +35,7 @@ pub fn print_plan(
         write!(stderr, "{}", Report::warning(w.clone()).render(color))?;
     }
     let mut pending: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut missing: Vec<(&MissingOffline, Vec<&str>)> = Vec::new();
     for op in &plan.operators {
         let outcome = &op.outcome;
         for report in diagnostics::operator_warnings(outcome) {
@@ -52,8 +54,19 @@ pub fn print_plan(
                 write!(stderr, "{}", Report::message(message.clone()).render(color))?;
             }
             Some(Refusal::Render {
+                missing: Some(image),
+                ..
+            }) => {
+                let name = outcome.operator.name.value.as_str();
+                match missing.iter_mut().find(|(m, _)| m.image == image.image) {
+                    Some((_, names)) => names.push(name),
+                    None => missing.push((image, vec![name])),
+                }
+            }
+            Some(Refusal::Render {
                 message,
                 unreachable,
+                ..
             }) if !(*unreachable && quiet_unreachable) => {
                 let name = outcome.operator.name.value.as_str();
                 match pending.iter_mut().find(|(m, _)| *m == message) {
@@ -76,10 +89,83 @@ pub fn print_plan(
         ));
         write!(stderr, "{}", report.render(color))?;
     }
+    if !missing.is_empty() {
+        write!(stderr, "{}", missing_offline(&missing).render(color))?;
+    }
     if let Some(file_check) = &plan.file_check {
         print_file_check(&file_check.report, explain.is_some(), stdout, stderr)?;
     }
     Ok(())
+}
+
+/// Where the `skopeo copy` lines of [`missing_offline`] put the images when no `--oci-layout`
+/// was given (or none `oci:` can name: its path may not hold a `:`).
+const LAYOUT_DIR: &str = "bundle-images";
+
+/// The bundle images `--offline` kept out, said once for every operator: one list, each image
+/// with the operators that need it, and a ready `skopeo copy` line for each. The lines write
+/// every image into one OCI layout (the first `--oci-layout` given, else [`LAYOUT_DIR`]) that
+/// `--oci-layout` then reads: `--preserve-digests` keeps the manifest as the registry serves
+/// it (skopeo would otherwise convert a Docker manifest to OCI, and the digest the catalog pins
+/// would not be in the layout), `--all` keeps a multi-platform image's index, which is what
+/// such a digest names, and the reference as the layout's name for the image finds a
+/// reference without a digest.
+fn missing_offline(missing: &[(&MissingOffline, Vec<&str>)]) -> Report {
+    let given = missing[0]
+        .0
+        .layouts
+        .iter()
+        .map(|l| l.display().to_string())
+        .find(|l| !l.contains(':'));
+    let dir = given.clone().unwrap_or_else(|| LAYOUT_DIR.to_string());
+    let (count, they) = match missing.len() {
+        1 => ("1 bundle image is".to_string(), "it"),
+        n => (format!("{n} bundle images are"), "them"),
+    };
+    let images = missing
+        .iter()
+        .map(|(m, names)| {
+            format!(
+                "  {} (operator{} {})",
+                text::printable(&m.image),
+                if names.len() == 1 { "" } else { "s" },
+                names
+                    .iter()
+                    .map(|n| format!("\"{n}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let copies = missing
+        .iter()
+        .map(|(m, _)| {
+            format!(
+                "  skopeo copy --all --preserve-digests {} {}",
+                text::shell_word(&format!("docker://{}", m.image)),
+                text::shell_word(&format!("oci:{dir}:{}", m.image))
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let then = match &given {
+        Some(dir) => format!(
+            "copy {they} into the OCI layout {} that --oci-layout reads, then run again",
+            text::printable(dir)
+        ),
+        None => format!(
+            "copy {they} into an OCI layout, then run again with `--oci-layout {}`",
+            text::shell_word(&dir)
+        ),
+    };
+    Report::message(format!(
+        "{count} in neither the cache ({}) nor any --oci-layout, and --offline forbids pulling {they}:\n{images}",
+        text::printable(&missing[0].0.cache.display().to_string())
+    ))
+    .help(format!(
+        "{then}:\n{copies}\n(or run once without --offline with the same --cache-dir, or pass the unpacked bundles with --bundles)"
+    ))
 }
 
 /// The problems of the planned files: errors in files po-manifests writes as errors, the rest

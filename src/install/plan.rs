@@ -6,7 +6,7 @@
 
 use super::outcome::{self, ContentError, Outcome};
 use super::{Error, Install};
-use crate::bundle::source::Sources;
+use crate::bundle::source::{MissingOffline, Sources};
 use crate::openshift::ClusterVersion;
 use crate::output::{self, lock};
 use crate::render::profile::{self, BundleContext, CatalogContext, OperatorContext, Profile};
@@ -40,6 +40,10 @@ pub enum Refusal {
         /// Only that bundle content could not be fetched (network or I/O): the content checks
         /// did not run.
         unreachable: bool,
+        /// The bundle image `--offline` kept out, when that is all that is wrong (the
+        /// message then says no more than that, the way to get it is the same for every
+        /// such image: [`Refusal::missing_offline`]).
+        missing: Option<MissingOffline>,
     },
 }
 
@@ -49,6 +53,14 @@ impl Refusal {
         match self {
             Refusal::Resolution => None,
             Refusal::Ownership(m) | Refusal::Render { message: m, .. } => Some(m),
+        }
+    }
+
+    /// The bundle image `--offline` kept out, when that is the whole refusal.
+    pub fn missing_offline(&self) -> Option<&MissingOffline> {
+        match self {
+            Refusal::Render { missing, .. } => missing.as_ref(),
+            _ => None,
         }
     }
 
@@ -192,6 +204,7 @@ pub fn plan_outcomes<'a>(
             continue;
         }
         content.unreachable.set(false);
+        content.missing.take();
         crate::notice::stage(|| {
             format!(
                 "checking operator \"{}\" ({} of {}): rendering, converting its bundle",
@@ -261,6 +274,7 @@ pub fn plan_outcomes<'a>(
             Err(message) => Some(Refusal::Render {
                 message,
                 unreachable: content.unreachable.get(),
+                missing: content.missing.take(),
             }),
         };
         operators.push(OperatorPlan { outcome, refusal });
@@ -475,6 +489,7 @@ fn check_applied(
                 .map_or("cr-schema", |p| p.rule)
         ),
         unreachable: false,
+        missing: None,
     }))
 }
 
@@ -882,6 +897,8 @@ fn cluster_extension_api_rules(
 pub struct BundleContent {
     sources: Sources,
     unreachable: std::cell::Cell<bool>,
+    /// The bundle image `--offline` kept out, when that is why fetching failed.
+    missing: std::cell::RefCell<Option<MissingOffline>>,
     /// `--allow-tags`: a tag-only bundle image whose digest cannot be looked up is written as
     /// it is (the lock says it is not a pin).
     allow_tags: bool,
@@ -898,6 +915,7 @@ impl BundleContent {
         Ok(BundleContent {
             sources: super::sources::sources(flags, &inv.network, inv.install.as_ref())?,
             unreachable: std::cell::Cell::new(false),
+            missing: std::cell::RefCell::new(None),
             allow_tags,
         })
     }
@@ -937,6 +955,13 @@ fn convert_bundle(
                 content
                     .unreachable
                     .set(content.unreachable.get() || e.is_io());
+                if let Some(missing) = content.sources.missing_offline(&e) {
+                    // Said once for every image kept out (the report lists them with the way
+                    // to get them), not with each.
+                    let text = crate::error_chain(&e);
+                    *content.missing.borrow_mut() = Some(missing);
+                    return ConvertRefusal::Other(text);
+                }
                 let mut text = crate::error_chain(&e);
                 if let Some(hint) = e.hint() {
                     text.push_str("\nhint: ");

@@ -213,7 +213,7 @@ impl ErrorKind {
     pub fn hint(&self) -> String {
         match self {
             ErrorKind::InvalidReference { .. } => "write the image as registry/repository@sha256:<digest>".into(),
-            ErrorKind::NotCached { .. } => "run once without --offline with the same --cache-dir, or pass the image as an --oci-layout (skopeo copy docker://IMAGE oci:DIR) or its unpacked directory with --bundles".into(),
+            ErrorKind::NotCached { .. } => "run once without --offline with the same --cache-dir, or pass the image as an --oci-layout DIR (skopeo copy --all --preserve-digests docker://IMAGE oci:DIR:IMAGE) or its unpacked directory with --bundles".into(),
             ErrorKind::NotFound { .. } => "check the image reference, that the image was mirrored (oc-mirror), and the imageDigestSources rules".into(),
             ErrorKind::Unauthorized { .. } => "add credentials for this registry to install-config `pullSecret`, or pass --authfile (podman login --authfile FILE REGISTRY)".into(),
             ErrorKind::Tls { .. } => "if the registry's certificate comes from a private CA, add the CA to install-config `additionalTrustBundle` or pass --ca-file".into(),

@@ -866,6 +866,159 @@ fn an_oci_layout_needs_no_network() {
     assert!(stderr(&out).contains("--oci-layout"), "{}", stderr(&out));
 }
 
+/// What `skopeo copy --all --preserve-digests docker://REF oci:DIR:NAME` writes (skopeo 1.9.3,
+/// checked by hand against a local registry): the image as the registry serves it, its
+/// manifest unchanged under its digest, named NAME in `DIR/index.json`. `images` are the
+/// registry's. Each line must be exactly the form `create` prints.
+fn skopeo_copy(line: &str, cwd: &Path, images: &[(&str, &Image)]) {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let [
+        "skopeo",
+        "copy",
+        "--all",
+        "--preserve-digests",
+        source,
+        destination,
+    ] = words.as_slice()
+    else {
+        panic!("not a skopeo line create prints: {line}");
+    };
+    let reference = source.strip_prefix("docker://").unwrap();
+    let (dir, name) = destination
+        .strip_prefix("oci:")
+        .unwrap()
+        .split_once(':')
+        .unwrap();
+    let image = images
+        .iter()
+        .find(|(r, _)| *r == reference)
+        .map(|(_, i)| *i)
+        .unwrap_or_else(|| panic!("{reference} is in no registry"));
+    let root = cwd.join(dir);
+    let blobs = root.join("blobs/sha256");
+    std::fs::create_dir_all(&blobs).unwrap();
+    std::fs::write(root.join("oci-layout"), r#"{"imageLayoutVersion":"1.0.0"}"#).unwrap();
+    for (d, bytes) in image
+        .blobs
+        .iter()
+        .chain([&(image.digest.clone(), image.manifest.clone())])
+    {
+        std::fs::write(blobs.join(d.trim_start_matches("sha256:")), bytes).unwrap();
+    }
+    let index = root.join("index.json");
+    let mut manifests: Vec<Value> = std::fs::read(&index)
+        .ok()
+        .map(|b| {
+            serde_json::from_slice::<Value>(&b).unwrap()["manifests"]
+                .as_array()
+                .unwrap()
+                .clone()
+        })
+        .unwrap_or_default();
+    manifests.push(json!({"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": image.digest, "size": image.manifest.len(),
+        "annotations": {"org.opencontainers.image.ref.name": name}}));
+    std::fs::write(
+        &index,
+        serde_json::to_vec(&json!({"schemaVersion": 2, "manifests": manifests})).unwrap(),
+    )
+    .unwrap();
+}
+
+/// OpenShift 4.20 with two ClusterExtensions whose bundle content is only in their images,
+/// `--offline` with neither image at hand: one list of the missing images, each with a ready
+/// `skopeo copy` line, and the way out said once (not once per operator). The lines, run as
+/// skopeo runs them, give the OCI layout the next run reads with the `--oci-layout` named.
+#[test]
+fn offline_missing_bundle_images_are_listed_once_with_skopeo_lines() {
+    let ccm_dir = crate::common::root().join("testdata/bootstrap/ccm-bundle");
+    let mapi_dir = crate::common::root().join("testdata/bootstrap/mapi-bundle");
+    let (ccm, mapi) = (bundle_image(&ccm_dir), bundle_image(&mapi_dir));
+    let ccm_ref = format!("registry.source.invalid/acme/ccm-bundle@{}", ccm.digest);
+    let mapi_ref = format!("registry.source.invalid/acme/mapi-bundle@{}", mapi.digest);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("install");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("catalog.json"),
+        csvmeta_catalog(&[(&ccm_dir, ccm_ref.clone()), (&mapi_dir, mapi_ref.clone())]),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("platform-operators.yaml"),
+        format!(
+            "platformOperators:\n  clusterVersion: \"4.20.3\"\n  catalogs:\n  - name: test\n    source: catalog.json\n    image: {CATALOG_IMAGE}\n  operators:\n  - name: ccm\n    package: acme-ccm\n    namespace: acme-ccm\n  - name: mapi\n    package: acme-machine-api\n    namespace: acme-mapi\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("install-config.yaml"),
+        "apiVersion: v1\nplatform:\n  none: {}\n",
+    )
+    .unwrap();
+    let create = |extra: &[&str]| {
+        cmd()
+            .current_dir(work.path())
+            .args([
+                "create",
+                "--offline",
+                "--dir",
+                "install",
+                "--cache-dir",
+                "cache",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = create(&[]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    let flat = flat_stderr(&out);
+    assert!(
+        flat.contains(&format!("2 bundle images are in neither the cache (cache) nor any --oci-layout, and --offline forbids pulling them: {ccm_ref} (operator \"ccm\") {mapi_ref} (operator \"mapi\")")),
+        "{err}"
+    );
+    assert_eq!(
+        flat.matches("run once without --offline").count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(
+        flat.matches("--oci-layout bundle-images").count(),
+        1,
+        "{err}"
+    );
+    let lines: Vec<&str> = err
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("skopeo copy"))
+        .collect();
+    assert_eq!(
+        lines,
+        [ccm_ref.as_str(), mapi_ref.as_str()].map(|r| format!(
+            "skopeo copy --all --preserve-digests docker://{r} oci:bundle-images:{r}"
+        )),
+        "{err}"
+    );
+    assert!(!dir.join("manifests").exists());
+    for line in lines {
+        skopeo_copy(line, work.path(), &[(&ccm_ref, &ccm), (&mapi_ref, &mapi)]);
+    }
+    let out = create(&["--oci-layout", "bundle-images"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let written = manifests(&dir);
+    for name in ["ccm", "mapi"] {
+        assert!(
+            written
+                .iter()
+                .any(|(n, o)| n.starts_with(&format!("99_po_{name}_"))
+                    && o["kind"] == "ClusterExtension"),
+            "{name}: {:?}",
+            written.iter().map(|(n, _)| n).collect::<Vec<_>>()
+        );
+    }
+}
+
 /// Pull one hostile image from a layout; it must fail with exit 1 and `want` in the message,
 /// writing nothing but the cache's staging area.
 fn refused(img: &Image, extra: &[&str], want: &str) {
