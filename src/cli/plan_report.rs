@@ -222,8 +222,8 @@ fn print_file_check(
 fn waive_help(p: &check::Problem) -> Option<String> {
     let operator = p.operator.as_deref()?;
     Some(format!(
-        "if this is known to be safe, waive the rule for operator \"{operator}\" in its configuration: `waive: [{{rule: {}, reason: \"...\"}}]` (the reason is recorded in the lock file)",
-        p.rule
+        "if this is known to be safe, {}",
+        crate::install::files::FileCheck::waive_hint(operator, &[p.rule])
     ))
 }
 

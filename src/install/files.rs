@@ -30,6 +30,22 @@ impl FileCheck {
         p.severity == Severity::Error && (p.planned || p.operator.is_some() || install_rule)
     }
 
+    /// How to waive `rules` for one operator's objects: its `waive:` entry (every check rule
+    /// can be waived for one operator, with a reason the lock file records). The words after
+    /// "if this is known to be safe, " or the like.
+    pub fn waive_hint(operator: &str, rules: &[&str]) -> String {
+        format!(
+            "waive the rule{} for operator \"{}\" in its configuration: `waive: [{}]` (the reason is recorded in the lock file)",
+            if rules.len() == 1 { "" } else { "s" },
+            crate::text::printable(operator),
+            rules
+                .iter()
+                .map(|r| format!("{{rule: {r}, reason: \"...\"}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+
     /// How many problems refuse the run.
     pub fn errors(&self) -> usize {
         self.report

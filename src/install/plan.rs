@@ -469,9 +469,15 @@ fn check_applied(
     if errors.is_empty() {
         return Ok(Ok(()));
     }
+    let mut rules: Vec<&str> = Vec::new();
+    for p in &report.problems {
+        if p.severity == crate::rules::Severity::Error && !rules.contains(&p.rule) {
+            rules.push(p.rule);
+        }
+    }
     Ok(Err(Refusal::Render {
         message: format!(
-            "bundle {bundle}: the API server would reject {} of the objects OLM v1 applies for this ClusterExtension, so the extension never installs:\n{}\nhint: fix the bundle, or waive the rule for this operator (`waive: [{{rule: {}, reason: …}}]`) when the object is not needed",
+            "bundle {bundle}: the API server would reject {} of the objects OLM v1 applies for this ClusterExtension, so the extension never installs:\n{}\nhint: fix the bundle, or, if the object is not needed, {}",
             if errors.len() == 1 {
                 "one".to_string()
             } else {
@@ -482,11 +488,7 @@ fn check_applied(
                 .map(|e| format!("- {e}"))
                 .collect::<Vec<_>>()
                 .join("\n"),
-            report
-                .problems
-                .iter()
-                .find(|p| p.severity == crate::rules::Severity::Error)
-                .map_or("cr-schema", |p| p.rule)
+            super::files::FileCheck::waive_hint(&outcome.operator.name.value, &rules)
         ),
         unreachable: false,
         missing: None,

@@ -435,6 +435,10 @@ fn realdata_a_sample_cr_that_fails_its_own_crd_refuses_create() {
         stderr.contains("_secret_ecr-secret.yaml:7 (to be written): error[cr-schema] Secret ecr-secret-operator/ecr-secret: spec: \"region\" is a required property"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("help: if this is known to be safe, waive the rule for operator \"ecr-secret\" in its configuration: `waive: [{rule: cr-schema, reason: \"...\"}]`"),
+        "{stderr}"
+    );
     assert!(stderr.contains("warning[cr-pruned]"), "{stderr}");
     assert!(!dir.path().join("manifests").exists());
 }

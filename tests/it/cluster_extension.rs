@@ -979,6 +979,11 @@ fn a_sample_cr_that_fails_its_crd_refuses_the_cluster_extension_until_waived() {
             && stderr.contains("[cr-schema]"),
         "{stderr}"
     );
+    // The way to waive it, in the words every refusing rule of an operator's objects uses.
+    assert!(
+        stderr.contains("hint: fix the bundle, or, if the object is not needed, waive the rule for operator \"cert-operator\" in its configuration: `waive: [{rule: cr-schema, reason: \"...\"}]` (the reason is recorded in the lock file)"),
+        "{stderr}"
+    );
     assert!(
         stderr.contains("spec.commonName is not in the schema of CRD secrets.certs.acme.example.com; the API server drops it [cr-pruned]"),
         "{stderr}"
