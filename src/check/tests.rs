@@ -72,7 +72,7 @@ fn render(
         operator: operator.into(),
         object,
     }));
-    readiness::mark_roles(&mut rendered, &|_| role);
+    readiness::mark_roles(&mut rendered, &|_| Some(role));
     objects(&mut rendered);
     let mut files: Vec<ManifestFile> = crate::output::manifest_files(&rendered)
         .unwrap()

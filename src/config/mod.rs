@@ -120,8 +120,9 @@ pub struct Operator {
     /// The bundle installed now, when the configuration says (else the lock file may).
     pub installed: Option<InstalledBundle>,
     // Bootstrap readiness (issue 15): the operator's role and the readiness rules it waives.
-    /// What a bootstrap operator is (`role:`, default `other`): picks the readiness rules.
-    pub role: Role,
+    /// What a bootstrap operator is (`role:`): picks the readiness rules. `None` when not
+    /// given: the operator is then what its workloads show, as `check` recognises them.
+    pub role: Option<Role>,
     /// Readiness rules waived for this operator (`waive: [{rule, reason}]`).
     pub waive: Vec<Waive>,
     /// The namespace the operator watches (`watchNamespace:`), for bundles installed in
@@ -868,7 +869,7 @@ fn build(file: Arc<SourceFile>, spec: Spanned<RawSpec>) -> Result<Config, Error>
             profile: op_profile,
             subscription: subscription_settings,
             watch_namespace,
-            role: role.unwrap_or_default(),
+            role,
             waive,
             name,
             package,

@@ -129,7 +129,7 @@ pub fn check_planned_files(
             text: String::from_utf8_lossy(&f.bytes).into_owned(),
             size: f.bytes.len() as u64,
             operator: Some(o.operator.clone()),
-            role: Some(inv.role_of(&o.operator)),
+            role: inv.role_of(&o.operator),
             planned: true,
         })
         .collect();

@@ -530,14 +530,15 @@ impl Install {
         Ok((held, (!lines.is_empty()).then(|| lines.join("\n"))))
     }
 
-    /// The configured role of an operator (bootstrap operators only).
-    pub fn role_of(&self, operator: &str) -> crate::rules::Role {
+    /// The configured `role:` of a bootstrap operator; `None` when it gives none (its
+    /// workloads are then what they show, for `create` as for `check`) or is no bootstrap
+    /// operator.
+    pub fn role_of(&self, operator: &str) -> Option<crate::rules::Role> {
         self.config
             .operators
             .iter()
             .find(|o| o.name.value == operator && o.bootstrap)
-            .map(|o| o.role)
-            .unwrap_or_default()
+            .and_then(|o| o.role)
     }
 
     /// Point the configured catalog `name` at another snapshot (`upgrade-plan --catalog`). A

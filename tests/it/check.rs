@@ -282,6 +282,71 @@ fn a_bootstrap_operator_with_webhooks_is_told_the_versions_without() {
     }
 }
 
+/// The README's bootstrap CCM (`testdata/example-ccm`) with its `role:` line replaced.
+fn example_ccm_with_role(role: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("testdata/example-ccm"), dir.path());
+    let path = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = "    role: cloud-controller-manager\n";
+    assert!(text.contains(line), "{text}");
+    let catalog = root().join("testdata/example/catalog");
+    let text = text
+        .replace(
+            line,
+            &role.map(|r| format!("    role: {r}\n")).unwrap_or_default(),
+        )
+        .replace(
+            "source: ../example/catalog",
+            &format!("source: {}", catalog.display()),
+        );
+    std::fs::write(&path, text).unwrap();
+    dir
+}
+
+/// `create` and a later `check` agree on a workload that looks like a cloud controller
+/// manager: with `role: other` the operator says it is none, and both leave the CCM rules out
+/// (the role is written on the workload, where `check` reads it); without `role:` both take it
+/// for what it shows, a CCM, so `create` refuses what `check` would call fatal.
+#[test]
+fn create_and_check_agree_on_the_role_of_a_ccm_like_workload() {
+    let dir = example_ccm_with_role(Some("other"));
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        normalize(&out.stderr, dir.path())
+    );
+    let out = check(dir.path(), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        normalize(&out.stdout, dir.path()),
+        normalize(&out.stderr, dir.path())
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("ccm-"));
+
+    let dir = example_ccm_with_role(None);
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = normalize(&out.stderr, dir.path());
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("note[role-recognised]")
+            && stderr.contains("error[ccm-namespace-admission]"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("manifests").exists());
+}
+
 #[test]
 fn create_refuses_a_ccm_without_platform_external_and_writes_nothing() {
     let dir = fixture("external");

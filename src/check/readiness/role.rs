@@ -230,20 +230,27 @@ pub fn namespace_metadata(role: Role) -> (Pairs, Pairs) {
     }
 }
 
-/// Record each bootstrap operator's role in what `create` writes: the role label on its
-/// workloads (so a later `check` applies the same rules) and, for a cloud controller manager,
-/// the onboarding guide's labels and annotation on its Namespace.
-pub fn mark_roles(objects: &mut [crate::render::RenderedObject], role_of: &dyn Fn(&str) -> Role) {
+/// Record each bootstrap operator's configured role in what `create` writes: the role label
+/// on its workloads (so a later `check` applies the same rules, `other` included: a workload
+/// that looks like a CCM is then not taken for one) and, for a cloud controller manager, the
+/// onboarding guide's labels and annotation on its Namespace. An operator without a configured
+/// role (`None`) is left as it is: `create` and `check` both take it for what it shows.
+pub fn mark_roles(
+    objects: &mut [crate::render::RenderedObject],
+    role_of: &dyn Fn(&str) -> Option<Role>,
+) {
     for o in objects {
-        let role = role_of(&o.operator);
-        if role == Role::Other {
+        let Some(role) = role_of(&o.operator) else {
             continue;
-        }
+        };
         let kind = o.kind().to_string();
         let Some(meta) = o.object.get_mut("metadata").and_then(Value::as_object_mut) else {
             continue;
         };
         let mut add = |field: &str, pairs: &[(&str, &str)]| {
+            if pairs.is_empty() {
+                return;
+            }
             let map = meta
                 .entry(field)
                 .or_insert_with(|| Value::Object(Default::default()));
