@@ -385,10 +385,10 @@ pub(super) fn run(
             stderr,
             "{}",
             diagnostics::Report::message(format!(
-                "{n} check{} could not run, so create may still refuse this install",
+                "{n} check{} could not run, and create refuses an install it cannot check",
                 if n == 1 { "" } else { "s" }
             ))
-            .help("give what is missing (the bundle content: --bundles, --oci-layout or a reachable registry; the target release; the install-config), or pass --allow-unchecked to accept")
+            .help("give what is missing (the bundle content: --bundles, --oci-layout or a reachable registry; the target release; the install-config), or pass --allow-unchecked to accept; create accepts a missing install-config with --allow-unchecked too, never missing bundle content or target release")
             .render(color)
         )?;
         return Ok(EXIT_INVALID);

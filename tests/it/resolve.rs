@@ -353,6 +353,22 @@ fn content_that_cannot_be_had_offline_is_named_and_allow_unchecked_accepts_it() 
         "{err}"
     );
     assert!(err.contains("--allow-unchecked"), "{err}");
+    // The closing line says what create does with it: it refuses, --allow-unchecked or not.
+    assert!(
+        err.contains("could not run, and create refuses an install it cannot check"),
+        "{err}"
+    );
+    for extra in [&[][..], &["--allow-unchecked"]] {
+        let create = cmd()
+            .args(["create", "--offline", "--cache-dir"])
+            .arg(cache.path())
+            .args(extra)
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(create.status.code(), Some(3), "{extra:?}");
+    }
     let out = run(&["--allow-unchecked"]);
     assert_eq!(
         out.status.code(),
