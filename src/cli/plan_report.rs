@@ -31,6 +31,9 @@ pub fn print_plan(
     stderr: &mut dyn Write,
 ) -> Result<(), Error> {
     let color = color_stderr();
+    for n in &plan.notes {
+        writeln!(stderr, "note: {}", text::printable(n))?;
+    }
     for w in &plan.warnings {
         write!(stderr, "{}", Report::warning(w.clone()).render(color))?;
     }

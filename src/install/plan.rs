@@ -104,6 +104,8 @@ pub struct Plan<'a> {
     pub profile: Option<Profile>,
     /// Install-wide warnings about the target release ([`super::warnings`]).
     pub warnings: Vec<String>,
+    /// Install-wide notes: what to run next, nothing wrong ([`super::warnings::for_directory`]).
+    pub notes: Vec<String>,
     /// One per configured operator, in configuration order.
     pub operators: Vec<OperatorPlan<'a>>,
     /// The planned files checked with what the install directory already holds (run once every
@@ -280,7 +282,12 @@ pub fn plan_outcomes<'a>(
         operators.push(OperatorPlan { outcome, refusal });
     }
     let mut warnings = super::warnings::for_release(inv, cluster_version);
-    warnings.extend(super::warnings::for_directory(inv));
+    let mut notes = Vec::new();
+    match super::warnings::for_directory(inv) {
+        Some(super::warnings::DirectoryNotice::Warning(w)) => warnings.push(w),
+        Some(super::warnings::DirectoryNotice::Note(n)) => notes.push(n),
+        None => {}
+    }
     if profile == Some(Profile::Subscription)
         && let Ok(target) =
             crate::openshift::Target::new(cluster_version, inv.feature_set(), inv.feature_gates())
@@ -312,6 +319,7 @@ pub fn plan_outcomes<'a>(
     let mut plan = Plan {
         profile,
         warnings,
+        notes,
         operators,
         file_check: None,
         install: None,

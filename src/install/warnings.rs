@@ -3,7 +3,8 @@
 //! used), and a catalog snapshot that says it was built for another release than the target
 //! (an image tag `:v4.14`, or a source path segment `v4.14` or `…-v4.14`, while the target is
 //! 4.20). The choice of bundles stands; the warning says what to check. And one about the
-//! install directory: `manifests/` without the installer's own files ([`for_directory`]).
+//! install directory: `manifests/` without the installer's own files ([`for_directory`]), a note
+//! when the directory holds nothing of the installer yet, a warning when it does.
 
 use super::Install;
 use crate::config::CatalogLocation;
@@ -55,19 +56,59 @@ pub fn for_release(inv: &Install, cluster_version: &ClusterVersion) -> Vec<Strin
 /// every file of the folder: openshift/installer `pkg/asset/manifests/operators.go`, `Load`).
 const INSTALLER_MANIFEST: &str = "manifests/cluster-config.yaml";
 
-/// The warnings about the install directory: for openshift-install, a `manifests/` that does not
-/// hold the installer's own files yet (`create` run before `openshift-install create
-/// manifests`), where the installer would not read what is written.
-pub fn for_directory(inv: &Install) -> Vec<String> {
+/// What the install directory says about the order of the steps, for openshift-install: a
+/// `manifests/` without the installer's own `cluster-config.yaml` is not read by it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirectoryNotice {
+    /// The directory holds nothing of the installer yet (po-manifests run first, as the quick
+    /// starts do): what to run, as a note.
+    Note(String),
+    /// The directory looks like an installer's ([`installer_was_here`]) but lacks that file: a
+    /// warning.
+    Warning(String),
+}
+
+/// The notice about the install directory ([`DirectoryNotice`]); none for the other installers
+/// or when `manifests/cluster-config.yaml` is there.
+pub fn for_directory(inv: &Install) -> Option<DirectoryNotice> {
     if inv.installer != crate::rules::Installer::OpenshiftInstall
         || inv.dir.join(INSTALLER_MANIFEST).is_file()
     {
-        return Vec::new();
+        return None;
     }
     let dir = crate::text::printable(&inv.dir.display().to_string()).into_owned();
-    vec![format!(
-        "{dir}/manifests has none of the installer's own files (no {INSTALLER_MANIFEST}): run `openshift-install create manifests --dir {dir}` first; the installer reads the files of manifests/ only once its own are there"
-    )]
+    Some(if installer_was_here(&inv.dir) {
+        DirectoryNotice::Warning(format!(
+            "{dir}/manifests has none of the installer's own files (no {INSTALLER_MANIFEST}): run `openshift-install create manifests --dir {dir}` first; the installer reads the files of manifests/ only once its own are there"
+        ))
+    } else {
+        DirectoryNotice::Note(format!(
+            "{dir} holds no files of openshift-install yet: before the install, run `openshift-install create manifests --dir {dir}`, then this command again (the installer reads the files of manifests/ only once its own {INSTALLER_MANIFEST} is there)"
+        ))
+    })
+}
+
+/// The most entries of `manifests/` looked at for [`installer_was_here`].
+const MAX_ENTRIES_LOOKED_AT: usize = 10_000;
+
+/// Whether openshift-install has worked in `dir`: its state file or log is there, or
+/// `manifests/` holds a file po-manifests did not write (dotfiles aside: po-manifests' staging
+/// folders, editors' files).
+fn installer_was_here(dir: &std::path::Path) -> bool {
+    if [".openshift_install_state.json", ".openshift_install.log"]
+        .iter()
+        .any(|f| dir.join(f).exists())
+    {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(dir.join("manifests")) else {
+        return false;
+    };
+    entries.take(MAX_ENTRIES_LOOKED_AT).flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        !name.starts_with(crate::output::FILE_PREFIX) && !name.starts_with('.')
+    })
 }
 
 /// Whether a catalog built for `found` is another release's than `target`'s: neither the

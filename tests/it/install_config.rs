@@ -135,17 +135,58 @@ fn external_platform_without_a_ccm_stops_create_as_check_does() {
         .code(1);
 }
 
+/// `create` before `openshift-install create manifests`: in a directory that holds nothing of
+/// the installer yet (the quick starts' case) a note says what to run; in one that looks like an
+/// installer's (its state file, or a file in manifests/ po-manifests did not write) but lacks
+/// `manifests/cluster-config.yaml`, a warning.
 #[test]
 fn create_before_the_installer_made_its_manifests_says_so() {
     let dir = ccm_only();
     let warning = "manifests has none of the installer's own files (no manifests/cluster-config.yaml): run `openshift-install create manifests --dir";
+    let note = "holds no files of openshift-install yet: before the install, run `openshift-install create manifests --dir";
     let out = cmd()
         .args(["create", "--dir"])
         .arg(dir.path())
         .assert()
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
-    assert!(stderr.contains(warning), "{stderr}");
+    assert!(
+        stderr.contains(&format!("note: {}", dir.path().display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(note) && !stderr.contains(warning),
+        "{stderr}"
+    );
+    // Its own files from the first run do not make it an installer's directory.
+    let out = cmd()
+        .args(["create", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains(note) && !stderr.contains(warning),
+        "{stderr}"
+    );
+    for installer_file in [
+        ".openshift_install_state.json",
+        "manifests/cvo-overrides.yaml",
+    ] {
+        let dir = ccm_only();
+        std::fs::create_dir_all(dir.path().join("manifests")).unwrap();
+        std::fs::write(dir.path().join(installer_file), "{}\n").unwrap();
+        let out = cmd()
+            .args(["create", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(warning) && !stderr.contains(note),
+            "{installer_file}: {stderr}"
+        );
+    }
     // After `create manifests`: no warning, and the facts come from cluster-config.yaml.
     let dir = ccm_only();
     installer_ran(dir.path());
@@ -155,7 +196,10 @@ fn create_before_the_installer_made_its_manifests_says_so() {
         .assert()
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
-    assert!(!stderr.contains(warning), "{stderr}");
+    assert!(
+        !stderr.contains(warning) && !stderr.contains(note),
+        "{stderr}"
+    );
     assert!(!stderr.contains("not checked"), "{stderr}");
     // The Agent-based installer reads openshift/: no such warning.
     let dir = ccm_only();
@@ -164,7 +208,10 @@ fn create_before_the_installer_made_its_manifests_says_so() {
         .arg(dir.path())
         .assert();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
-    assert!(!stderr.contains(warning), "{stderr}");
+    assert!(
+        !stderr.contains(warning) && !stderr.contains(note),
+        "{stderr}"
+    );
 }
 
 /// A refusing rule in an operator's own files says that `waive:` exists, naming the rule.

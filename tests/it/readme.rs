@@ -296,6 +296,48 @@ fn every_readme_command_runs_and_exits_as_the_readme_says() {
     assert!(ran >= 20, "only {ran} README and docs commands ran");
 }
 
+/// The README's Set up shows what `cargo run --locked -- create --dir testdata/example` prints
+/// (the files written, then the summary line), and says what comes before the summary on
+/// stderr: a note and two warnings.
+#[test]
+fn the_set_up_output_is_what_create_prints() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let shown = readme
+        .split_once("After cargo's own lines it prints")
+        .and_then(|(_, rest)| rest.split_once("```text\n"))
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("README's Set up shows create's output in a ```text block");
+    assert!(
+        readme.contains("Before the summary come a note and two warnings."),
+        "README's Set up no longer says what comes before the summary"
+    );
+    let work = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("testdata"), &work.path().join("testdata"));
+    let example = work.path().join("testdata/example");
+    let _ = std::fs::remove_dir_all(example.join("manifests"));
+    let _ = std::fs::remove_file(example.join("platform-operators.lock.yaml"));
+    let out = cmd()
+        .current_dir(work.path())
+        .args(["create", "--dir", "testdata/example"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let summary = stderr.lines().last().unwrap_or_default();
+    assert_eq!(
+        format!("{}{summary}\n", String::from_utf8_lossy(&out.stdout)),
+        shown,
+        "README's Set up output"
+    );
+    let notes = stderr.lines().filter(|l| l.starts_with("note: ")).count();
+    let warnings = stderr
+        .lines()
+        .filter(|l| l.trim_start().starts_with('⚠'))
+        .count();
+    assert_eq!((notes, warnings), (1, 2), "{stderr}");
+}
+
 /// A command that writes into the repository outside what git ignores fails the test above.
 #[test]
 fn a_file_git_does_not_ignore_is_caught() {
