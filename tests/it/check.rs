@@ -310,17 +310,13 @@ fn example_ccm_with_role(role: Option<&str>) -> tempfile::TempDir {
 /// for what it shows, a CCM, so `create` refuses what `check` would call fatal.
 #[test]
 fn create_and_check_agree_on_the_role_of_a_ccm_like_workload() {
+    let create = |dir: &Path| {
+        let out = cmd().args(["create", "--dir"]).arg(dir).output().unwrap();
+        (out.status.code(), normalize(&out.stderr, dir))
+    };
     let dir = example_ccm_with_role(Some("other"));
-    let out = cmd()
-        .args(["create", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        normalize(&out.stderr, dir.path())
-    );
+    let (code, stderr) = create(dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
     let out = check(dir.path(), &[]);
     assert_eq!(
         out.status.code(),
@@ -332,13 +328,8 @@ fn create_and_check_agree_on_the_role_of_a_ccm_like_workload() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains("ccm-"));
 
     let dir = example_ccm_with_role(None);
-    let out = cmd()
-        .args(["create", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stderr = normalize(&out.stderr, dir.path());
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let (code, stderr) = create(dir.path());
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("note[role-recognised]")
             && stderr.contains("error[ccm-namespace-admission]"),

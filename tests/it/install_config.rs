@@ -141,15 +141,16 @@ fn external_platform_without_a_ccm_stops_create_as_check_does() {
 /// `manifests/cluster-config.yaml`, a warning.
 #[test]
 fn create_before_the_installer_made_its_manifests_says_so() {
-    let dir = ccm_only();
     let warning = "manifests has none of the installer's own files (no manifests/cluster-config.yaml): run `openshift-install create manifests --dir";
     let note = "holds no files of openshift-install yet: before the install, run `openshift-install create manifests --dir";
-    let out = cmd()
-        .args(["create", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    let create = |dir: &std::path::Path| {
+        let out = cmd().args(["create", "--dir"]).arg(dir).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        stderr
+    };
+    let dir = ccm_only();
+    let stderr = create(dir.path());
     assert!(
         stderr.contains(&format!("note: {}", dir.path().display())),
         "{stderr}"
@@ -159,12 +160,7 @@ fn create_before_the_installer_made_its_manifests_says_so() {
         "{stderr}"
     );
     // Its own files from the first run do not make it an installer's directory.
-    let out = cmd()
-        .args(["create", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    let stderr = create(dir.path());
     assert!(
         stderr.contains(note) && !stderr.contains(warning),
         "{stderr}"
@@ -176,38 +172,28 @@ fn create_before_the_installer_made_its_manifests_says_so() {
         let dir = ccm_only();
         std::fs::create_dir_all(dir.path().join("manifests")).unwrap();
         std::fs::write(dir.path().join(installer_file), "{}\n").unwrap();
-        let out = cmd()
-            .args(["create", "--dir"])
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = create(dir.path());
         assert!(
             stderr.contains(warning) && !stderr.contains(note),
             "{installer_file}: {stderr}"
         );
     }
-    // After `create manifests`: no warning, and the facts come from cluster-config.yaml.
+    // After `create manifests`: neither, and the facts come from cluster-config.yaml.
     let dir = ccm_only();
     installer_ran(dir.path());
-    let out = cmd()
-        .args(["create", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    let stderr = create(dir.path());
     assert!(
         !stderr.contains(warning) && !stderr.contains(note),
         "{stderr}"
     );
     assert!(!stderr.contains("not checked"), "{stderr}");
-    // The Agent-based installer reads openshift/: no such warning.
-    let dir = ccm_only();
+    // The Agent-based installer reads openshift/: neither (whatever else it refuses).
     let out = cmd()
         .args(["create", "--installer", "agent", "--dir"])
-        .arg(dir.path())
-        .assert();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+        .arg(ccm_only().path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !stderr.contains(warning) && !stderr.contains(note),
         "{stderr}"
