@@ -37,10 +37,15 @@ pub enum Layout {
     Lines,
     /// `<package>/catalog.yaml` per package, bundles with `olm.csv.metadata` instead of
     /// `olm.bundle.object`: the shape of the community catalogs for OpenShift 4.17 and later
-    /// (`catalogs/v4.20/<package>/catalog.yaml`, about 4 bundles of 20 KB per package).
+    /// (`catalogs/v4.20/<package>/catalog.yaml`: 32.6 MB, 1,458 bundles, about 4 bundles of
+    /// 20 KB per package).
     Yaml,
     /// The same documents in one `catalog.yaml` (one large multi-document file).
     YamlFile,
+    /// `<package>/catalog.yaml` per package, bundles with their manifests embedded as base64
+    /// `olm.bundle.object`s (large documents, about 120 KB): the shape of the community and
+    /// certified catalogs for OpenShift 4.16 and earlier (72 MB, 582 bundles).
+    YamlObjects,
     /// A shape, not a size (issue 26 item 9): one package with `size` channels (the size is
     /// a count), each listing one of [`SHAPE_CHANNEL_BUNDLES`] bundles, in one JSON-lines
     /// `catalog.jsonl`.
@@ -61,6 +66,7 @@ impl Layout {
             "jsonl" | "lines" => Layout::Lines,
             "yaml" => Layout::Yaml,
             "yaml-file" => Layout::YamlFile,
+            "yaml-objects" => Layout::YamlObjects,
             "channels" => Layout::Channels,
             "bundles" => Layout::Bundles,
             _ => return None,
@@ -74,6 +80,7 @@ impl Layout {
             Layout::Lines => "jsonl",
             Layout::Yaml => "yaml",
             Layout::YamlFile => "yaml-file",
+            Layout::YamlObjects => "yaml-objects",
             Layout::Channels => "channels",
             Layout::Bundles => "bundles",
         }
@@ -84,15 +91,25 @@ impl Layout {
         matches!(self, Layout::Channels | Layout::Bundles)
     }
 
-    /// Whether documents are written as YAML with `olm.csv.metadata` bundles.
+    /// Whether documents are written as YAML.
     pub fn is_yaml(self) -> bool {
+        matches!(self, Layout::Yaml | Layout::YamlFile | Layout::YamlObjects)
+    }
+
+    /// Whether bundles carry `olm.csv.metadata` instead of their manifests.
+    pub fn csv_metadata(self) -> bool {
         matches!(self, Layout::Yaml | Layout::YamlFile)
+    }
+
+    /// Whether each package is a `<package>/catalog.{json,yaml}` of a directory.
+    fn per_package(self) -> bool {
+        matches!(self, Layout::Dir | Layout::Yaml | Layout::YamlObjects)
     }
 
     /// The catalog path under the output directory.
     pub fn catalog_path(self, out: &Path) -> PathBuf {
         match self {
-            Layout::Dir | Layout::Yaml => out.join("catalog"),
+            Layout::Dir | Layout::Yaml | Layout::YamlObjects => out.join("catalog"),
             Layout::File => out.join("catalog.json"),
             Layout::Lines | Layout::Channels | Layout::Bundles => out.join("catalog.jsonl"),
             Layout::YamlFile => out.join("catalog.yaml"),
@@ -575,6 +592,9 @@ const BUNDLE_BYTES: u64 = 260_000;
 /// Bytes per bundle of a YAML (`olm.csv.metadata`) catalog.
 const YAML_BUNDLE_BYTES: u64 = 20_000;
 
+/// Bytes per bundle of a YAML catalog with embedded manifests.
+const YAML_OBJECTS_BUNDLE_BYTES: u64 = 125_000;
+
 /// The `olm.csv.metadata` value of a CSV (operator-registry `property.CSVMetadata`: the CSV's
 /// annotations and the descriptive part of its spec; no install strategy, no CRDs, no icon).
 fn csv_metadata(csv: &Value) -> Value {
@@ -695,7 +715,13 @@ fn package(seed: u64, index: u64, mean_bundles: f64, csv_meta: bool) -> PackageD
         })
         .collect();
 
-    let description_len = rng.range(800, 4_000) as usize;
+    // The community catalogs' descriptions (csv metadata) are longer than Red Hat's: their
+    // bundles average about 20 KB.
+    let description_len = if csv_meta {
+        rng.range(5_000, 14_000)
+    } else {
+        rng.range(800, 4_000)
+    } as usize;
     let description = paragraph(&mut rng, description_len);
     let icon = base64::engine::general_purpose::STANDARD.encode(format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 64 64\"><title>{name}</title>{}</svg>",
@@ -1079,10 +1105,15 @@ fn write_doc(out: &mut Vec<u8>, doc: &Value, layout: Layout) {
         Layout::Lines => {
             serde_json::to_writer(&mut *out, doc).unwrap();
         }
-        Layout::Yaml | Layout::YamlFile => {
-            // `opm render -o yaml` style: every document starts with `---`.
+        Layout::Yaml | Layout::YamlFile | Layout::YamlObjects => {
+            // `opm render -o yaml` style: every document starts with `---`, long strings stay
+            // on one line (go-yaml does not fold them), text with line breaks is a literal
+            // block.
             out.extend_from_slice(b"---\n");
-            out.extend_from_slice(serde_saphyr::to_string(doc).unwrap().as_bytes());
+            let mut options = serde_saphyr::SerializerOptions::default();
+            options.folded_wrap_chars = usize::MAX;
+            let text = serde_saphyr::to_string_with_options(doc, options).unwrap();
+            out.extend_from_slice(text.as_bytes());
             return;
         }
         Layout::File | Layout::Dir | Layout::Channels | Layout::Bundles => {
@@ -1109,22 +1140,23 @@ pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
     }
     // Package count grows with the catalog: at least 30 (so 20 operators can be resolved at
     // every size), else about 2.5 MB each, the average of a full Red Hat index.
-    // YAML catalogs: about 80 KB per package, like the community catalogs.
-    let (per_package, bundle_bytes) = if spec.layout.is_yaml() {
-        (80_000, YAML_BUNDLE_BYTES)
-    } else {
-        (2_500_000, BUNDLE_BYTES)
+    // YAML catalogs with csv metadata: about 80 KB per package, like the community catalogs;
+    // with embedded manifests, about 1.5 MB (12 bundles).
+    let (per_package, bundle_bytes) = match spec.layout {
+        Layout::Yaml | Layout::YamlFile => (80_000, YAML_BUNDLE_BYTES),
+        Layout::YamlObjects => (1_500_000, YAML_OBJECTS_BUNDLE_BYTES),
+        _ => (2_500_000, BUNDLE_BYTES),
     };
     let packages_wanted = (spec.size / per_package).max(30);
     let mean_bundles = (spec.size as f64 / packages_wanted as f64 / bundle_bytes as f64).max(1.0);
-    let mut single = match spec.layout {
-        Layout::Dir | Layout::Yaml => None,
-        _ => Some(io::BufWriter::with_capacity(
+    let mut single = match spec.layout.per_package() {
+        true => None,
+        false => Some(io::BufWriter::with_capacity(
             1 << 20,
             std::fs::File::create(&catalog)?,
         )),
     };
-    if matches!(spec.layout, Layout::Dir | Layout::Yaml) {
+    if spec.layout.per_package() {
         std::fs::create_dir_all(&catalog)?;
     }
     let mut g = Generated {
@@ -1137,7 +1169,7 @@ pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
     let mut buf = Vec::with_capacity(8 << 20);
     let mut index = 0u64;
     while g.bytes < spec.size {
-        let p = package(spec.seed, index, mean_bundles, spec.layout.is_yaml());
+        let p = package(spec.seed, index, mean_bundles, spec.layout.csv_metadata());
         index += 1;
         buf.clear();
         for d in &p.docs {

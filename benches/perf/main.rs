@@ -4,7 +4,7 @@
 //! command) and never in CI.
 //!
 //! ```text
-//! cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl|yaml|yaml-file] [--seed 1]
+//! cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl|yaml|yaml-file|yaml-objects] [--seed 1]
 //!                                  [--runs N] [--work DIR] [--only PHASE,…]
 //! cargo bench --bench perf -- run --sizes 25k,50k,100k --layout channels   # counts, not bytes
 //! cargo bench --bench perf -- run --sizes 250k,500k,1M --layout bundles
@@ -23,12 +23,17 @@
 //! Phases, each a child process (wall time measured inside the child around the work itself;
 //! peak RSS of the whole child from `wait4`):
 //!
-//! * `floor`: for a YAML catalog (`--layout yaml|yaml-file`), the YAML tokenising floor
+//! * `floor`: for a YAML catalog (`--layout yaml|yaml-file|yaml-objects`), the YAML tokenising floor
 //!   instead: the parser's event stream with every event thrown away (`floor2`: documents
 //!   split on `---` lines and parsed on both cores, as the loader does). For JSON:
 //!   map every file (`mmap`, populated: no copy, no page faults while parsing) and
 //!   check it as a JSON stream into `serde::de::IgnoredAny`, one file after another on one
 //!   core; `floor2`: the same, files spread over both cores (no gain for a single file).
+//! * `read`: every file read into memory (`std::fs::read`), one after another on one core:
+//!   the read floor.
+//! * `base64`: every `olm.bundle.object`'s base64 checked with the validator the loader uses
+//!   (`catalog::model::is_standard_base64`), one core, over the mapped files (the time of the
+//!   check alone; the detail gives the base64 bytes checked): the base64 floor.
 //! * `load`: `catalog::load(path, PackageFilter::All)`.
 //! * `validate`: `catalog::validate::validate_path` (`opm validate`, bundle objects checked).
 //! * `validatecli`: `po-manifests catalog validate PATH` end to end, wall clock around the
@@ -62,13 +67,13 @@ use serde::de::IgnoredAny;
 use generate::{Layout, Spec};
 
 const USAGE: &str = "usage:
-  cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl|yaml|yaml-file] [--seed N] [--runs N] [--work DIR] [--only PHASES]
+  cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl|yaml|yaml-file|yaml-objects] [--seed N] [--runs N] [--work DIR] [--only PHASES]
   cargo bench --bench perf -- run --sizes 25k,50k,100k --layout channels|bundles   (counts)
   cargo bench --bench perf -- gen --size SIZE [--layout dir|file|jsonl] [--seed N] --out DIR
   cargo bench --bench perf -- graph [--sizes 15k,30k,60k,1M] [--runs N]   (channels per release)";
 
 /// Bump when the generator's output changes, so cached catalogs are regenerated.
-const GENERATOR_VERSION: u32 = 2;
+const GENERATOR_VERSION: u32 = 3;
 
 /// The operators resolved by `resolve`, `load+validate+resolve` and `create`.
 const OPERATORS: usize = 20;
@@ -166,7 +171,7 @@ fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 fn layout_flag(args: &[String]) -> Result<Layout> {
     let s = flag(args, "--layout").unwrap_or("dir");
     Layout::parse(s).ok_or_else(|| {
-        format!("--layout {s}: expected dir, file, jsonl, yaml, yaml-file, channels or bundles")
+        format!("--layout {s}: expected dir, file, jsonl, yaml, yaml-file, yaml-objects, channels or bundles")
     })
 }
 
@@ -307,6 +312,8 @@ struct Measure {
 const PHASES: &[&str] = &[
     "floor",
     "floor2",
+    "read",
+    "base64",
     "load",
     "validate",
     "load-saphyr",
@@ -334,6 +341,8 @@ fn phase_title(p: &str) -> &'static str {
     match p {
         "floor" => "parse floor (1 core)",
         "floor2" => "parse floor (2 cores)",
+        "read" => "read floor: read every file (1 core)",
+        "base64" => "base64 floor: check every bundle object (1 core)",
         "load" => "load",
         "validate" => "validate",
         "validatecli" => "`catalog validate` end to end",
@@ -736,6 +745,8 @@ fn phase(args: &[String]) -> Result<()> {
     let (seconds, detail) = match name {
         "floor" => floor(path, false)?,
         "floor2" => floor(path, true)?,
+        "read" => read_floor(path)?,
+        "base64" => base64_floor(path)?,
         "load" => {
             let t = Instant::now();
             let c = catalog::load(path, &PackageFilter::All).map_err(|e| e.to_string())?;
@@ -925,6 +936,59 @@ fn floor(path: &Path, parallel: bool) -> Result<(f64, String)> {
         docs += d;
     }
     Ok((s, format!("{bytes} bytes, {docs} documents")))
+}
+
+/// Every file of the catalog read into memory, one after another (the read floor).
+fn read_floor(path: &Path) -> Result<(f64, String)> {
+    let files = catalog::files::catalog_files(path)
+        .map_err(|e| e.to_string())?
+        .files;
+    let t = Instant::now();
+    let mut bytes = 0usize;
+    for (f, _) in &files {
+        bytes += std::hint::black_box(std::fs::read(f).map_err(|e| e.to_string())?).len();
+    }
+    Ok((t.elapsed().as_secs_f64(), format!("{bytes} bytes read")))
+}
+
+/// Every bundle object's base64 checked, one core (the base64 floor): the values are found
+/// first (`data: ` in YAML, `"data":"` or `"data": "` in JSON, up to the end of the line or
+/// the closing quote), then only the check is timed.
+fn base64_floor(path: &Path) -> Result<(f64, String)> {
+    let files = catalog::files::catalog_files(path)
+        .map_err(|e| e.to_string())?
+        .files;
+    let maps: Vec<Mapped> = files
+        .iter()
+        .map(|(f, _)| Mapped::open(f))
+        .collect::<Result<_>>()?;
+    let mut values: Vec<&[u8]> = Vec::new();
+    for m in &maps {
+        let b = m.bytes();
+        for key in [&b"data: "[..], b"\"data\":\"", b"\"data\": \""] {
+            for at in memchr::memmem::find_iter(b, key) {
+                let start = at + key.len();
+                let end =
+                    memchr::memchr3(b'\n', b'"', b' ', &b[start..]).map_or(b.len(), |i| start + i);
+                values.push(&b[start..end]);
+            }
+        }
+    }
+    let t = Instant::now();
+    let valid = values
+        .iter()
+        .filter(|v| catalog::model::is_standard_base64(std::hint::black_box(v)))
+        .count();
+    let s = t.elapsed().as_secs_f64();
+    let bytes: usize = values.iter().map(|v| v.len()).sum();
+    Ok((
+        s,
+        format!(
+            "{bytes} bytes of base64 in {} values ({valid} valid), {:.0} MB/s",
+            values.len(),
+            bytes as f64 / 1e6 / s
+        ),
+    ))
 }
 
 /// The YAML tokenising floor: the parser's event stream (granit-parser, the one serde-saphyr

@@ -541,7 +541,7 @@ pub(crate) fn read_lazy_value(
 /// Whether the standard, padded base64 decoder ([`base64::engine::general_purpose::STANDARD`]:
 /// canonical padding, no trailing bits) accepts `data`, without decoding it. Written to
 /// vectorise: a byte-class check over the whole input, then the last quantum.
-pub(crate) fn is_standard_base64(data: &[u8]) -> bool {
+pub fn is_standard_base64(data: &[u8]) -> bool {
     fn sextet(b: u8) -> bool {
         b.is_ascii_alphanumeric() | (b == b'+') | (b == b'/')
     }

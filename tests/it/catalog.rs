@@ -119,7 +119,13 @@ fn opm_verdicts_on_the_real_catalogs() {
 fn generated_catalogs_are_valid_in_every_layout() {
     use crate::generate::{Layout, Spec, generate};
     let dir = tempfile::tempdir().unwrap();
-    for layout in [Layout::Dir, Layout::File, Layout::Lines] {
+    for layout in [
+        Layout::Dir,
+        Layout::File,
+        Layout::Lines,
+        Layout::Yaml,
+        Layout::YamlObjects,
+    ] {
         let spec = Spec {
             size: 400_000,
             seed: 7,
