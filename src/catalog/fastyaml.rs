@@ -19,6 +19,11 @@
 //! markers in the text, duplicate keys, null keys, deep nesting and very large documents
 //! (which could reach serde-saphyr's budget).
 //!
+//! [`to_json_eliding`] writes the same text except for a bundle's `olm.csv.metadata`
+//! mappings, which it reads and checks as usual (a document outside the subset is still
+//! `None`) but writes as `{}`: for a load that only asks whether each is a mapping (rule 5 of
+//! `opm validate`), most of a small bundle's text need not be written nor read again.
+//!
 //! A plain scalar's reading (null, boolean, integer, float or string) is decided here only
 //! when it is certain: the null and YAML 1.1 boolean spellings serde-saphyr accepts, short
 //! decimal integers, and text that no numeric form can match. Any other scalar that might
@@ -26,6 +31,7 @@
 //! document's size and the recursion depth is bounded: documents are untrusted input.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde_json::Value;
 
@@ -56,6 +62,34 @@ pub fn to_value(doc: &str) -> Option<Value> {
 /// them), without building the value. `None`, with `out` holding nothing useful, if the
 /// document is outside the subset this reader is sure about (see [`to_value`]).
 pub fn to_json(doc: &str, out: &mut Vec<u8>) -> Option<()> {
+    write_json(doc, out, false).map(|_| ())
+}
+
+/// [`to_json`], except that in an `olm.bundle` document each `olm.csv.metadata` property's
+/// value that is a block mapping is written as `{}` (read and checked all the same, so the
+/// answer is `None` exactly when [`to_json`]'s is). Only the plain form is elided: the root's
+/// keys `schema: olm.bundle` and `properties`, an item's `type: olm.csv.metadata` before its
+/// `value`, each key spelled so and none repeated in another case (which the typed decoding,
+/// matching keys case-insensitively, would read otherwise); anything else is written whole.
+///
+/// When exactly one mapping was elided, also its lines ([`ElidedLines`]).
+pub fn to_json_eliding(doc: &str, out: &mut Vec<u8>) -> Option<Option<ElidedLines>> {
+    write_json(doc, out, true)
+}
+
+/// The lines of the one csv metadata mapping [`to_json_eliding`] elided. Those lines replaced
+/// by one line `x: 0` at the mapping's indentation give a document with the same JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElidedLines {
+    /// Bytes from its first line to the next line with content (or the end).
+    pub range: Range<usize>,
+    /// The column of its keys.
+    pub indent: usize,
+}
+
+/// [`to_json`] or [`to_json_eliding`]: `Some` with the lines of the one mapping elided, if
+/// there is exactly one.
+fn write_json(doc: &str, out: &mut Vec<u8>, elide: bool) -> Option<Option<ElidedLines>> {
     out.clear();
     if doc.len() > MAX_BYTES {
         return None;
@@ -73,10 +107,54 @@ pub fn to_json(doc: &str, out: &mut Vec<u8>) -> Option<()> {
         out: std::mem::take(out),
         keys: Vec::new(),
         peeked: None,
+        elide,
+        quiet: false,
+        elide_next: false,
+        props: Props::Outside,
+        elision: Elision::default(),
     };
     let done = r.root();
+    let redo = done.is_some() && r.elision.elided > 0 && !r.elision.plain();
     *out = r.out;
-    done
+    if redo {
+        // Elided where the typed decoding would read keys otherwise: written whole.
+        return write_json(doc, out, false);
+    }
+    done.map(|()| r.elision.lines.filter(|_| r.elision.elided == 1))
+}
+
+/// Where the reader is relative to the root's `properties` sequence (elision only).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Props {
+    /// Not inside it.
+    Outside,
+    /// Reading the value of the root's `properties` key.
+    Value,
+    /// Reading the items of that value, a sequence.
+    Items,
+}
+
+/// What [`to_json_eliding`] saw of the document's keys, to tell whether its elisions stand.
+#[derive(Default)]
+struct Elision {
+    /// csv metadata mappings written as `{}`.
+    elided: usize,
+    /// Root keys spelled `schema` in any case, and whether one is exactly `schema: olm.bundle`.
+    schema_keys: usize,
+    bundle: bool,
+    /// Root keys spelled `properties` in any case.
+    properties_keys: usize,
+    /// An item with an elided value had its `type` or `value` key repeated in another case.
+    spoiled: bool,
+    /// The lines of the last mapping elided.
+    lines: Option<ElidedLines>,
+}
+
+impl Elision {
+    /// Whether the typed decoding reads the elided values as csv metadata of a bundle.
+    fn plain(&self) -> bool {
+        !self.spoiled && self.schema_keys == 1 && self.bundle && self.properties_keys == 1
+    }
 }
 
 /// Where the content starts: after a first line `---` that carries at most a comment.
@@ -181,6 +259,16 @@ struct Reader<'a> {
     /// The last line [`Reader::peek`] found, with the `pos` and `inline` it was found at: a
     /// line is looked at several times before it is consumed.
     peeked: Option<(usize, Option<usize>, Line)>,
+    /// Elide csv metadata mappings ([`to_json_eliding`]).
+    elide: bool,
+    /// Inside an elided mapping: everything is read and checked, nothing written.
+    quiet: bool,
+    /// The next mapping read is an elided one (cleared by any other node).
+    elide_next: bool,
+    /// Where the reader is relative to the root's `properties`.
+    props: Props,
+    /// What elision saw.
+    elision: Elision,
 }
 
 /// Keys of one mapping compared one by one; past this many, through a hash set.
@@ -288,6 +376,30 @@ impl<'a> Reader<'a> {
         (self.entries <= MAX_ENTRIES).then_some(())
     }
 
+    /// Write JSON text (nothing while quiet).
+    fn emit(&mut self, text: &[u8]) {
+        if !self.quiet {
+            self.out.extend_from_slice(text);
+        }
+    }
+
+    /// Write a JSON string (nothing while quiet).
+    fn emit_str(&mut self, s: &str) {
+        if !self.quiet {
+            write_str(&mut self.out, s);
+        }
+    }
+
+    /// Write a one-line plain scalar (nothing while quiet, but read all the same: `None` for
+    /// one this reader leaves to serde-saphyr).
+    fn emit_plain(&mut self, s: &str) -> Option<()> {
+        if self.quiet {
+            resolve_plain(s).map(|_| ())
+        } else {
+            write_plain(&mut self.out, s)
+        }
+    }
+
     /// A block mapping whose keys sit at column `n`. A key repeated in it is left to
     /// serde-saphyr.
     fn map(&mut self, n: usize, depth: usize) -> Option<()> {
@@ -297,7 +409,22 @@ impl<'a> Reader<'a> {
         let base = self.keys.len();
         let mut many: Option<std::collections::HashSet<Cow<'a, str>>> = None;
         let mut first = true;
-        self.out.push(b'{');
+        // An elided csv metadata mapping is written `{}` and read quietly.
+        let elided = std::mem::take(&mut self.elide_next);
+        self.emit(if elided { b"{}" } else { b"{" });
+        // An elided mapping's lines start with its first key's (never a compact one).
+        let first_line = if elided {
+            self.quiet = true;
+            let inline = self.inline.is_some();
+            self.peek().filter(|_| !inline).map(|l| l.phys)
+        } else {
+            None
+        };
+        let root = self.elide && depth == 1;
+        let item = self.elide && !self.quiet && depth == 3 && self.props == Props::Items;
+        // An item's `type` and `value` keys in any case; whether its `type` is exactly
+        // `olm.csv.metadata`; whether its value was elided.
+        let (mut types, mut values, mut csv, mut elided_value) = (0, 0, false, false);
         while let Some(line) = self.peek() {
             if line.indent < n {
                 break;
@@ -327,17 +454,60 @@ impl<'a> Reader<'a> {
                 }
             }
             if !first {
-                self.out.push(b',');
+                self.emit(b",");
             }
             first = false;
-            write_str(&mut self.out, &k);
-            self.out.push(b':');
+            self.emit_str(&k);
+            self.emit(b":");
             self.consume(&line);
+            let start = self.out.len();
+            if root {
+                if k.eq_ignore_ascii_case("schema") {
+                    self.elision.schema_keys += 1;
+                }
+                if k.eq_ignore_ascii_case("properties") {
+                    self.elision.properties_keys += 1;
+                }
+                if k == "properties" {
+                    self.props = Props::Value;
+                }
+            }
+            let elided_before = self.elision.elided;
+            if item {
+                types += usize::from(k.eq_ignore_ascii_case("type"));
+                values += usize::from(k.eq_ignore_ascii_case("value"));
+                self.elide_next = csv && k == "value";
+            }
             self.value(&line, line.start + after, n, Ctx::MapValue, depth)?;
+            self.elide_next = false;
+            if root {
+                self.props = Props::Outside;
+                if k == "schema" && self.out[start..] == *b"\"olm.bundle\"" {
+                    self.elision.bundle = true;
+                }
+            }
+            if item {
+                elided_value |= self.elision.elided > elided_before;
+                if k == "type" {
+                    csv = self.out[start..] == *b"\"olm.csv.metadata\"";
+                }
+            }
             self.count()?;
         }
+        if elided_value && (types != 1 || values != 1) {
+            self.elision.spoiled = true;
+        }
         self.keys.truncate(base);
-        self.out.push(b'}');
+        self.emit(b"}");
+        if elided {
+            self.quiet = false;
+            self.elision.elided += 1;
+            // Up to the next line with content, which `peek` has found.
+            self.elision.lines = first_line.map(|from| ElidedLines {
+                range: from..self.pos,
+                indent: n,
+            });
+        }
         Some(())
     }
 
@@ -346,7 +516,12 @@ impl<'a> Reader<'a> {
         if depth > MAX_DEPTH {
             return None;
         }
-        self.out.push(b'[');
+        self.elide_next = false;
+        let props = self.props;
+        if depth == 2 && props == Props::Value {
+            self.props = Props::Items;
+        }
+        self.emit(b"[");
         let mut first = true;
         while let Some(line) = self.peek() {
             if line.indent < n {
@@ -359,14 +534,15 @@ impl<'a> Reader<'a> {
                 break;
             }
             if !first {
-                self.out.push(b',');
+                self.emit(b",");
             }
             first = false;
             self.consume(&line);
             self.value(&line, line.start + 1, n, Ctx::SeqItem, depth)?;
             self.count()?;
         }
-        self.out.push(b']');
+        self.emit(b"]");
+        self.props = props;
         Some(())
     }
 
@@ -387,7 +563,7 @@ impl<'a> Reader<'a> {
                     self.seq(n, depth + 1)
                 }
                 _ => {
-                    self.out.extend_from_slice(b"null");
+                    self.emit(b"null");
                     Some(())
                 }
             };
@@ -436,15 +612,21 @@ impl<'a> Reader<'a> {
         let b = rest.as_bytes();
         match b[0] {
             b'"' | b'\'' => match quoted_line(rest)? {
-                Some((v, used)) => tail_ok(&rest[used..]).then(|| write_str(&mut self.out, &v)),
+                Some((v, used)) => {
+                    if !tail_ok(&rest[used..]) {
+                        return None;
+                    }
+                    self.emit_str(&v);
+                    Some(())
+                }
                 None => self.quoted_lines(rest, n),
             },
             b'[' if b.get(1) == Some(&b']') && tail_ok(&rest[2..]) => {
-                self.out.extend_from_slice(b"[]");
+                self.emit(b"[]");
                 Some(())
             }
             b'{' if b.get(1) == Some(&b'}') && tail_ok(&rest[2..]) => {
-                self.out.extend_from_slice(b"{}");
+                self.emit(b"{}");
                 Some(())
             }
             b'-' if b.len() > 1 && b[1] != b' ' => self.plain(rest, n),
@@ -500,7 +682,7 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 self.pos = p;
-                write_str(&mut self.out, &out);
+                self.emit_str(&out);
                 return Some(());
             }
         }
@@ -524,12 +706,14 @@ impl<'a> Reader<'a> {
         }
         let first = rest[..end].trim_end_matches(' ');
         if commented {
-            return write_plain(&mut self.out, first);
+            return self.emit_plain(first);
         }
         // Continuation lines: more indented than the parent, blank lines in between.
         let s = self.s;
         let bytes = self.bytes();
+        // The folded text (built only when it is written).
         let mut folded: Option<String> = None;
+        let mut is_folded = false;
         let mut empties = 0usize;
         let mut p = self.pos;
         while p < bytes.len() {
@@ -551,25 +735,28 @@ impl<'a> Reader<'a> {
             {
                 return None;
             }
-            let out = folded.get_or_insert_with(|| first.to_owned());
-            if empties == 0 {
-                out.push(' ');
-            } else {
-                out.extend(std::iter::repeat_n('\n', empties));
+            is_folded = true;
+            if !self.quiet {
+                let out = folded.get_or_insert_with(|| first.to_owned());
+                if empties == 0 {
+                    out.push(' ');
+                } else {
+                    out.extend(std::iter::repeat_n('\n', empties));
+                }
+                out.push_str(t);
             }
-            out.push_str(t);
             empties = 0;
             p = next;
             self.pos = next;
         }
-        match folded {
-            // Folded text holds a space or a line break: never a null, boolean or number.
-            Some(f) => {
-                write_str(&mut self.out, &f);
-                Some(())
-            }
-            None => write_plain(&mut self.out, first),
+        if !is_folded {
+            return self.emit_plain(first);
         }
+        // Folded text holds a space or a line break: never a null, boolean or number.
+        if let Some(f) = folded {
+            self.emit_str(&f);
+        }
+        Some(())
     }
 
     /// A block scalar whose header is `header` (`|`, `>-`, `|2`, ... with an optional comment),
@@ -607,6 +794,8 @@ impl<'a> Reader<'a> {
         };
         let s = self.s;
         let b = self.bytes();
+        // The text (built only when it is written).
+        let text = !self.quiet;
         let mut out = String::new();
         let mut p = self.pos;
         let mut empties = 0usize;
@@ -644,26 +833,24 @@ impl<'a> Reader<'a> {
             if ind < k {
                 break;
             }
-            if !any {
+            if !any && text {
                 out.reserve(self.block_extent(p, k));
             }
-            let content = &s[p + k..lend];
-            if literal {
-                out.extend(std::iter::repeat_n('\n', empties));
-            } else {
-                // Folding: a more indented line keeps its line breaks; not handled here.
-                if ind > k {
-                    return None;
-                }
-                if any && empties == 0 {
+            // Folding: a more indented line keeps its line breaks; not handled here.
+            if !literal && ind > k {
+                return None;
+            }
+            if text {
+                let content = &s[p + k..lend];
+                if !literal && any && empties == 0 {
                     out.push(' ');
                 } else {
                     out.extend(std::iter::repeat_n('\n', empties));
                 }
-            }
-            out.push_str(content);
-            if literal {
-                out.push('\n');
+                out.push_str(content);
+                if literal {
+                    out.push('\n');
+                }
             }
             any = true;
             empties = 0;
@@ -699,7 +886,7 @@ impl<'a> Reader<'a> {
                 out.extend(std::iter::repeat_n('\n', empties));
             }
         }
-        write_str(&mut self.out, &out);
+        self.emit_str(&out);
         Some(())
     }
 }

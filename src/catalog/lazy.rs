@@ -1,8 +1,10 @@
 //! Documents left in their files: with [`super::loader::LoadOptions::lazy_documents`], small
-//! channels and bundles of JSON files are decoded and checked once, then only their place is
-//! kept ([`DocRef`], 32 bytes, in [`LazyDocs`]); `LazyDocs::decode` reads them back (nearby
-//! ones in one read) and decodes them again, package by package, for `catalog validate`, so a
-//! million small bundles cost their place, not 650 bytes decoded each.
+//! channels and bundles are decoded and checked once, then only their place is kept
+//! ([`DocRef`], 32 bytes, in [`LazyDocs`]); `LazyDocs::decode` reads them back (nearby ones in
+//! one read) and decodes them again, package by package, for `catalog validate`, so a million
+//! small bundles cost their place, not 650 bytes decoded each (a YAML bundle with its csv
+//! metadata checked and dropped, about 3 KB). A YAML document is read again through the fast
+//! reader without the lines of its csv metadata ([`YamlCut`]), which are most of it.
 //!
 //! Also `Compact`, which gives back what decoding over-allocated, for every typed document
 //! kept (read first or read back).
@@ -26,7 +28,7 @@ use super::model::Origin;
 /// ([`super::loader::LoadOptions::lazy_bundle_objects`]) and are not worth decoding twice.
 pub const LAZY_DOCUMENT_BYTES: usize = 64 << 10;
 
-/// Where a document left in its JSON file is (see [`super::loader::LoadOptions::lazy_documents`]).
+/// Where a document left in its file is (see [`super::loader::LoadOptions::lazy_documents`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DocRef {
     /// The file: an index into [`LazyDocs::files`].
@@ -39,19 +41,44 @@ pub struct DocRef {
     pub len: u32,
     /// The file offset of its first byte.
     pub offset: u64,
+    /// `Some` for a document of a YAML file, which the fast reader read.
+    pub yaml: Option<YamlCut>,
+}
+
+/// How a document of a YAML file is read again: through the fast reader, with the lines of
+/// its csv metadata mapping (elided when it was first read: only checked to be a mapping)
+/// replaced by one short line, so that it costs the rest of the bundle, not its metadata.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct YamlCut {
+    /// Where the lines start, relative to the document (which is at most
+    /// [`LAZY_DOCUMENT_BYTES`] long).
+    pub start: u16,
+    /// Their length (0: nothing left out).
+    pub len: u16,
+    /// The column of the mapping's keys.
+    pub indent: u16,
+}
+
+impl YamlCut {
+    /// Nothing left out.
+    pub const NONE: YamlCut = YamlCut {
+        start: 0,
+        len: 0,
+        indent: 0,
+    };
 }
 
 /// A channel or bundle as a load with [`super::loader::LoadOptions::lazy_documents`] keeps it.
 #[derive(Debug)]
 pub enum Kept<T> {
-    /// Decoded: a large document, or one from a YAML file.
+    /// Decoded: a large document, or one of a YAML file that the fast reader did not read.
     Decoded(Box<Located<T>>),
     /// Left in its file.
     InFile(DocRef),
 }
 
-/// The channels and bundles of a load with [`super::loader::LoadOptions::lazy_documents`], each list in load
-/// order: small ones of JSON files as their place only, the others decoded.
+/// The channels and bundles of a load with [`super::loader::LoadOptions::lazy_documents`],
+/// each list in load order: small ones as their place only, the others decoded.
 #[derive(Debug, Default)]
 pub struct LazyDocs {
     /// `olm.channel` blobs.
@@ -167,16 +194,57 @@ impl LazyDocs {
             path: file.to_path_buf(),
             source,
         };
-        let start = first.offset;
-        let len = usize::try_from(last.offset + u64::from(last.len) - start)
-            .map_err(|_| changed(file))?;
-        let mut bytes = vec![0u8; len];
-        {
-            use std::io::{Seek, SeekFrom};
-            let mut f = crate::fsread::open(file, None).map_err(io_err)?;
-            f.seek(SeekFrom::Start(start)).map_err(io_err)?;
-            f.read_exact(&mut bytes).map_err(io_err)?;
+        let mut f = crate::fsread::open(file, None).map_err(io_err)?;
+        let mut keep = |r: &DocRef, item: Option<T>| match item {
+            Some(item)
+                if Some(item.package())
+                    == self.packages.get(r.package as usize).map(String::as_str) =>
+            {
+                out.push(kept(
+                    item,
+                    Origin {
+                        file: file.clone(),
+                        line: r.line as usize,
+                    },
+                ));
+                Ok(())
+            }
+            _ => Err(changed(file)),
+        };
+        if first.yaml.is_some() {
+            // The documents of a YAML file: each read apart, without its csv metadata lines.
+            let (mut text, mut json) = (Vec::new(), Vec::new());
+            for r in run.drain(..) {
+                let cut = r.yaml.unwrap_or(YamlCut::NONE);
+                let (start, end) = (
+                    u64::from(cut.start),
+                    u64::from(cut.start) + u64::from(cut.len),
+                );
+                text.clear();
+                if cut.len == 0 {
+                    read_at(&mut f, r.offset, u64::from(r.len), &mut text).map_err(io_err)?;
+                } else {
+                    read_at(&mut f, r.offset, start, &mut text).map_err(io_err)?;
+                    text.extend(std::iter::repeat_n(b' ', usize::from(cut.indent)));
+                    text.extend_from_slice(b"x: 0\n");
+                    let tail = u64::from(r.len)
+                        .checked_sub(end)
+                        .ok_or_else(|| changed(file))?;
+                    read_at(&mut f, r.offset + end, tail, &mut text).map_err(io_err)?;
+                }
+                keep(&r, yaml_again(&text, &mut json))?;
+            }
+            return Ok(());
         }
+        let start = first.offset;
+        let mut bytes = Vec::new();
+        read_at(
+            &mut f,
+            start,
+            last.offset + u64::from(last.len) - start,
+            &mut bytes,
+        )
+        .map_err(io_err)?;
         for r in run.drain(..) {
             let at = (r.offset - start) as usize;
             let Some(doc) = bytes.get(at..at + r.len as usize) else {
@@ -190,22 +258,10 @@ impl LazyDocs {
             } else {
                 CsvCheck::Keep
             };
-            let item = decoding_bundle(place, csv, || serde_json::from_slice::<T>(doc));
-            match item {
-                Ok(item)
-                    if Some(item.package())
-                        == self.packages.get(r.package as usize).map(String::as_str) =>
-                {
-                    out.push(kept(
-                        item,
-                        Origin {
-                            file: file.clone(),
-                            line: r.line as usize,
-                        },
-                    ))
-                }
-                _ => return Err(changed(file)),
-            }
+            keep(
+                &r,
+                decoding_bundle(place, csv, || serde_json::from_slice::<T>(doc)).ok(),
+            )?;
         }
         Ok(())
     }
@@ -244,6 +300,33 @@ impl LazyDocs {
         self.lazy_bundle_objects |= other.lazy_bundle_objects;
         self.keep_csv_metadata |= other.keep_csv_metadata;
     }
+}
+
+/// Append the `len` bytes at `offset` of `f` to `out` (read into its spare room, not zeroed
+/// first).
+fn read_at(f: &mut std::fs::File, offset: u64, len: u64, out: &mut Vec<u8>) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    f.seek(SeekFrom::Start(offset))?;
+    out.reserve(usize::try_from(len).unwrap_or(usize::MAX));
+    if f.take(len).read_to_end(out)? as u64 != len {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(())
+}
+
+/// Decode again a channel or bundle of a YAML file, as it was decoded when first read: the
+/// fast reader's text of the document (with its csv metadata lines replaced by `x: 0`, a
+/// mapping it elides as it elided the whole one), decoded as a bundle whose csv metadata is
+/// only checked. `None` if the text is no longer such a document.
+fn yaml_again<T: LazyDoc>(text: &[u8], json: &mut Vec<u8>) -> Option<T> {
+    let text = std::str::from_utf8(text).ok()?;
+    super::fastyaml::to_json_eliding(text, json)?;
+    let csv = if T::BUNDLE {
+        CsvCheck::Written
+    } else {
+        CsvCheck::Keep
+    };
+    decoding_bundle(None, csv, || serde_json::from_slice::<T>(json)).ok()
 }
 
 /// The index of `name` in `names` (added when new), through the lookup `index`.
@@ -317,8 +400,8 @@ pub(super) fn kept<T: Compact>(mut item: T, origin: Origin) -> Located<T> {
 
 #[cfg(test)]
 mod tests {
-    //! [`LoadOptions::lazy_documents`]: small channels and bundles of JSON files are left
-    //! there and decode again to what an eager load gives.
+    //! [`LoadOptions::lazy_documents`]: small channels and bundles are left in their files
+    //! and decode again to what an eager load gives.
     use super::*;
     use crate::catalog::PackageFilter;
     use crate::catalog::loader::{LoadOptions, load_with};
@@ -421,6 +504,100 @@ mod tests {
             assert_eq!(a.item.properties, b.item.properties);
         }
         assert_eq!(lazy.packages.len(), eager.packages.len());
+    }
+
+    /// A load for validation alone: csv metadata checked and not kept.
+    fn checking(lazy_documents: bool) -> LoadOptions {
+        LoadOptions {
+            keep_csv_metadata: false,
+            ..options(lazy_documents)
+        }
+    }
+
+    #[test]
+    fn yaml_documents_left_in_their_files_decode_as_an_eager_load_reads_them() {
+        let d = tempfile::tempdir().unwrap();
+        let bundle = |n: &str, csv: &str| {
+            format!(
+                "schema: olm.bundle\npackage: p\nname: {n}\nimage: quay.io/p:{n}\nproperties:\n- type: olm.package\n  value:\n    packageName: p\n    version: 1.0.0\n{csv}relatedImages:\n- image: quay.io/p:{n}\n  name: ''\n"
+            )
+        };
+        let csv = "- type: olm.csv.metadata\n  value:\n    description: |\n      Two\n\n      lines\n    # a comment\n    keywords:\n    - a\n\n";
+        let docs = [
+            "schema: olm.package\nname: p\ndefaultChannel: s\n".to_string(),
+            "schema: olm.channel\npackage: p\nname: s\nentries:\n- name: p.v1\n".to_string(),
+            bundle("p.v1", csv),
+            // No csv metadata; two of them (nothing left out when read again); keys in
+            // another case (written whole); not read by the fast reader (kept decoded).
+            bundle("p.v2", ""),
+            bundle("p.v3", &format!("{csv}{csv}")),
+            bundle("p.v4", &csv.replace("  value:", "  Value:")),
+            bundle("p.v5", "- type: olm.csv.metadata\n  value: &a\n    a: 1\n"),
+            // The csv metadata last, at the end of the file without a line break.
+            format!(
+                "{}{}",
+                bundle("p.v6", "")
+                    .replace("relatedImages:\n- image: quay.io/p:y.v6\n  name: ''\n", ""),
+                "- type: olm.csv.metadata\n  value:\n    a: 1"
+            ),
+        ];
+        write(d.path(), "p/catalog.yaml", &docs.join("---\n"));
+        let eager = load_with(d.path(), &PackageFilter::All, &checking(false)).unwrap();
+        let mut lazy = load_with(d.path(), &PackageFilter::All, &checking(true)).unwrap();
+        let in_file: Vec<bool> = lazy
+            .lazy
+            .bundles
+            .iter()
+            .map(|b| matches!(b, Kept::InFile(DocRef { yaml: Some(_), .. })))
+            .collect();
+        assert_eq!(in_file, [true, true, true, true, false, true]);
+        // The first is read again without its csv metadata lines.
+        assert!(matches!(
+            lazy.lazy.bundles[0],
+            Kept::InFile(DocRef {
+                yaml: Some(YamlCut { len: 60.., .. }),
+                ..
+            })
+        ));
+        let taken = std::mem::take(&mut lazy.lazy.bundles);
+        let bundles = lazy.lazy.decode(taken).unwrap();
+        let taken = std::mem::take(&mut lazy.lazy.channels);
+        let channels = lazy.lazy.decode(taken).unwrap();
+        assert_eq!(
+            listed(&bundles, |b| &b.name),
+            listed(&eager.bundles, |b| &b.name)
+        );
+        assert_eq!(
+            listed(&channels, |c| &c.name),
+            listed(&eager.channels, |c| &c.name)
+        );
+        for (a, b) in bundles.iter().zip(&eager.bundles) {
+            assert_eq!(a.item.properties, b.item.properties, "{}", a.item.name);
+            assert_eq!(a.item.related_images.len(), b.item.related_images.len());
+            assert_eq!(a.item.image, b.item.image);
+        }
+        // A load that keeps csv metadata reads no YAML document twice.
+        let keeping = load_with(d.path(), &PackageFilter::All, &options(true)).unwrap();
+        assert!(
+            keeping
+                .lazy
+                .bundles
+                .iter()
+                .all(|b| matches!(b, Kept::Decoded(_)))
+        );
+        // A document changed since: an error when read back.
+        write(
+            d.path(),
+            "p/catalog.yaml",
+            &docs
+                .join("---\n")
+                .replace("package: p\nname: p.v1", "package: z\nname: p.v1"),
+        );
+        let mut lazy = load_with(d.path(), &PackageFilter::All, &checking(true)).unwrap();
+        write(d.path(), "p/catalog.yaml", &docs.join("---\n"));
+        let taken = std::mem::take(&mut lazy.lazy.bundles);
+        let e = lazy.lazy.decode(taken).unwrap_err();
+        assert!(e.to_string().contains("catalog.yaml"), "{e}");
     }
 
     #[test]

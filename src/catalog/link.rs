@@ -11,46 +11,21 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use base64::Engine as _;
 use rayon::prelude::*;
-use serde_json::value::RawValue;
 
 use super::Error;
 use super::fbc;
 use super::image;
 use super::loader;
 use super::model::{
-    Bundle, BundleObjectError, Catalog, Channel, ChannelEntry, Origin, Package, Property,
-    RelatedImage, check_release, is_standard_base64, parse_version, read_lazy_value,
+    Bundle, Catalog, Channel, ChannelEntry, Origin, Package, Property, RelatedImage, check_release,
+    parse_version, read_lazy_value,
 };
 use super::problem::{Problem, ProblemKind, sort_problems};
 use super::property::{self, PropertyValue};
 
 /// Packages keyed by name, used while building.
 pub type PackageMap = BTreeMap<String, Package>;
-
-/// [`decode_bundle_object`]'s verdict without decoding: the value is read without copying
-/// `data` (when it has no escapes), and `data` is checked with [`is_standard_base64`]; only
-/// a failure runs the real decoder, for its error.
-fn check_bundle_object(value: &RawValue) -> Result<(), BundleObjectError> {
-    let obj: fbc::BundleObjectRef<'_> =
-        serde_json::from_str(value.get()).map_err(BundleObjectError::Shape)?;
-    if obj.data.is_empty() {
-        if !obj.reference.is_empty() {
-            return Err(BundleObjectError::RefUnsupported {
-                reference: obj.reference.into_owned(),
-            });
-        }
-        return Err(BundleObjectError::Empty);
-    }
-    if is_standard_base64(obj.data.as_bytes()) {
-        return Ok(());
-    }
-    base64::engine::general_purpose::STANDARD
-        .decode(obj.data.as_bytes())
-        .map(|_| ())
-        .map_err(BundleObjectError::Base64)
-}
 
 /// Options for [`build`].
 #[derive(Debug, Clone, Default)]
@@ -85,13 +60,13 @@ fn check_property(
         },
         property::PROPERTY_BUNDLE_OBJECT if opts.check_bundle_objects => {
             match &p.value {
-                PropertyValue::Json(raw) => check_bundle_object(raw),
+                PropertyValue::Json(raw) => fbc::check_bundle_object(raw),
                 PropertyValue::Checked(outcome) => return outcome.clone(),
                 // Checked when it was read.
                 PropertyValue::InFile(place) if place.base64_ok => Ok(()),
                 // Read it back for the decoder's own error.
                 PropertyValue::InFile(place) => {
-                    read_lazy_value(file, *place).and_then(|v| check_bundle_object(&v))
+                    read_lazy_value(file, *place).and_then(|v| fbc::check_bundle_object(&v))
                 }
             }
             .map_err(|e| e.to_string())
@@ -113,14 +88,15 @@ pub fn build(
     dc: loader::DeclarativeConfig,
     opts: &BuildOptions,
 ) -> Result<(Catalog, Vec<Problem>), Error> {
-    build_with(dc, opts, Some)
+    build_with(dc, opts, |pkg, _| Some(pkg)).map(|(catalog, problems, _)| (catalog, problems))
 }
 
-/// [`build`], handing each package to `each` as soon as it is linked (in name order); the
-/// catalog keeps the packages `each` gives back. A caller that only checks the packages
-/// (`catalog validate`) gives none back, so the linked model is never held whole: at most
-/// the blobs not linked yet and one package. Blobs left in their file are decoded when their
-/// package is linked.
+/// [`build`], handing each package to `each` as soon as it is linked, with a list for the
+/// problems `each` finds in it; the catalog keeps the packages `each` gives back. Packages
+/// are linked and handed out on every core; the third list holds `each`'s problems in
+/// package (name) order. A caller that only checks the packages (`catalog validate`) gives
+/// none back, so the linked model is never held whole: at most the blobs not linked yet and
+/// one package per core. Blobs left in their file are decoded when their package is linked.
 ///
 /// Cost is linear in the documents (issue 26 item 9): the blobs are sorted into their
 /// packages first, and duplicates are found per package by lookups that borrow the names
@@ -128,8 +104,8 @@ pub fn build(
 pub fn build_with(
     dc: loader::DeclarativeConfig,
     opts: &BuildOptions,
-    mut each: impl FnMut(Package) -> Option<Package>,
-) -> Result<(Catalog, Vec<Problem>), Error> {
+    each: impl Fn(Package, &mut Vec<Problem>) -> Option<Package> + Sync,
+) -> Result<(Catalog, Vec<Problem>, Vec<Problem>), Error> {
     let loader::DeclarativeConfig {
         packages: package_docs,
         channels,
@@ -176,29 +152,44 @@ pub fn build_with(
         });
     }
 
-    let mut kept = Vec::new();
+    // The packages are linked (their blobs left in the file read back) and handed out on
+    // every core; their problems are gathered in package order, as one after another gives.
     let groups = channels
-        .into_iter()
+        .into_par_iter()
         .zip(lazy_channels)
-        .zip(bundles.into_iter().zip(lazy_bundles))
+        .zip(bundles.into_par_iter().zip(lazy_bundles))
         .zip(deprecations);
-    for (mut pkg, (((channels, lazy_channels), (bundles, lazy_bundles)), deprecations)) in
-        packages.into_iter().zip(groups)
-    {
-        link_channels(
-            &mut pkg,
-            joined(channels, lazy.decode(lazy_channels)?),
-            &mut problems,
-        );
-        link_bundles(
-            &mut pkg,
-            joined(bundles, lazy.decode(lazy_bundles)?),
-            opts,
-            &mut problems,
-        );
-        link_entries(&mut pkg, &mut problems);
-        link_deprecations(&mut pkg, deprecations, &mut problems);
-        kept.extend(each(pkg));
+    let linked: Vec<(Option<Package>, Vec<Problem>, Vec<Problem>)> = packages
+        .into_par_iter()
+        .zip(groups)
+        .map(
+            |(mut pkg, (((channels, lazy_channels), (bundles, lazy_bundles)), deprecations))| {
+                let mut problems = Vec::new();
+                link_channels(
+                    &mut pkg,
+                    joined(channels, lazy.decode(lazy_channels)?),
+                    &mut problems,
+                );
+                link_bundles(
+                    &mut pkg,
+                    joined(bundles, lazy.decode(lazy_bundles)?),
+                    opts,
+                    &mut problems,
+                );
+                link_entries(&mut pkg, &mut problems);
+                link_deprecations(&mut pkg, deprecations, &mut problems);
+                let mut handed = Vec::new();
+                let kept = each(pkg, &mut handed);
+                Ok((kept, problems, handed))
+            },
+        )
+        .collect::<Result<_, Error>>()?;
+    let mut kept = Vec::new();
+    let mut each_problems = Vec::new();
+    for (pkg, link_problems, handed) in linked {
+        kept.extend(pkg);
+        problems.extend(link_problems);
+        each_problems.extend(handed);
     }
 
     sort_problems(&mut problems);
@@ -218,7 +209,7 @@ pub fn build_with(
             names
         },
     };
-    Ok((catalog, problems))
+    Ok((catalog, problems, each_problems))
 }
 
 /// A package's blobs of one schema: the decoded ones, then those read back from their file

@@ -29,10 +29,12 @@ use super::fbc::{
     is_known_schema, meta_of, meta_of_value, routing, routing_of_value, sniff_routing,
 };
 use super::files::{Caps, catalog_files, combine_digest};
-use super::lazy::{Compact, DocRef, Kept, LAZY_DOCUMENT_BYTES, LazyDoc, LazyDocs, intern, kept};
+use super::lazy::{
+    Compact, DocRef, Kept, LAZY_DOCUMENT_BYTES, LazyDoc, LazyDocs, YamlCut, intern, kept,
+};
 use super::model::Origin;
 use super::read::read_with;
-use super::sink::DocSink;
+use super::sink::{DocSink, YamlPlace};
 use super::{Error, PackageFilter};
 
 /// A whole catalog as typed blobs, without links (operator-registry `DeclarativeConfig`).
@@ -61,6 +63,27 @@ pub struct DeclarativeConfig {
     /// With [`LoadOptions::lazy_documents`], the `olm.channel` and `olm.bundle` blobs (and
     /// [`DeclarativeConfig::channels`] and [`DeclarativeConfig::bundles`] are empty).
     pub lazy: LazyDocs,
+}
+
+/// Where a decoded document lies in its file, for [`LoadOptions::lazy_documents`].
+struct Place {
+    /// File offset of its first byte.
+    offset: u64,
+    /// Its length.
+    len: usize,
+    /// `Some` for a YAML document the fast reader read.
+    yaml: Option<YamlCut>,
+}
+
+impl Place {
+    /// The place of a JSON document, `doc`, read at `offset` (`None`: not a file's own bytes).
+    fn json(offset: Option<u64>, doc: &[u8]) -> Option<Place> {
+        offset.map(|offset| Place {
+            offset,
+            len: doc.len(),
+            yaml: None,
+        })
+    }
 }
 
 /// Where a load without [`LoadOptions::lazy_documents`] keeps a channel or a bundle.
@@ -122,22 +145,23 @@ impl TypedSink<'_> {
         self.lazy_docs && offset.is_some() && len <= LAZY_DOCUMENT_BYTES
     }
 
-    /// Keep a decoded channel or bundle. With [`LoadOptions::lazy_documents`], a small one of
-    /// a JSON file (`place`: its offset and length) is left there: only its place is kept.
-    fn keep<T: Eager>(&mut self, doc: Located<T>, place: Option<(u64, usize)>) {
+    /// Keep a decoded channel or bundle. With [`LoadOptions::lazy_documents`], a small one
+    /// (`place`: where it lies in its file) is left there: only its place is kept.
+    fn keep<T: Eager>(&mut self, doc: Located<T>, place: Option<Place>) {
         if !self.lazy_docs {
             T::eager(&mut self.out).push(doc);
             return;
         }
         let in_file = place
-            .filter(|&(offset, len)| self.stays_in_file(Some(offset), len))
-            .map(|(offset, len)| DocRef {
+            .filter(|p| self.stays_in_file(Some(p.offset), p.len))
+            .map(|p| DocRef {
                 file: 0,
                 package: 0,
                 // A file is at most 1 GiB, so its lines and a small document's length fit.
                 line: u32::try_from(doc.origin.line).unwrap_or(u32::MAX),
-                len: u32::try_from(len).unwrap_or(u32::MAX),
-                offset,
+                len: u32::try_from(p.len).unwrap_or(u32::MAX),
+                offset: p.offset,
+                yaml: p.yaml,
             });
         let kept = match in_file {
             Some(r) => Kept::InFile(DocRef {
@@ -212,7 +236,7 @@ impl DocSink for TypedSink<'_> {
         doc: &[u8],
     ) -> Result<(), Error> {
         if let Some(item) = self.sniffed(path, line, offset, doc) {
-            self.take(item, offset.map(|offset| (offset, doc.len())));
+            self.take(item, Place::json(offset, doc));
             return Ok(());
         }
         let (schema, r, kept) = routing(path, line, doc, self.filter)?;
@@ -225,11 +249,11 @@ impl DocSink for TypedSink<'_> {
             }
             return Ok(());
         }
-        let in_file = offset.map(|offset| (offset, doc.len()));
+        let in_file = Place::json(offset, doc);
         match schema.as_str() {
             SCHEMA_PACKAGE => {
                 let package = decode(path, line, doc, &schema, &r)?;
-                self.out.packages.push(package)
+                self.keep_package(package)
             }
             SCHEMA_CHANNEL => {
                 let channel = decode::<Channel>(path, line, doc, &schema, &r)?;
@@ -305,14 +329,47 @@ impl DocSink for TypedSink<'_> {
             _ => YamlItem::Other(meta_of(path, line, json, schema, r).ok()?),
         })
     }
-    fn take_yaml(&mut self, item: YamlItem) {
-        self.take(item, None);
+    fn take_yaml(&mut self, item: YamlItem, place: Option<YamlPlace>) {
+        // Read again only as this load first read it: csv metadata elided.
+        let place = place.filter(|_| !self.keep_csv).and_then(|p| {
+            // A document small enough to stay in its file fits the cut's numbers.
+            let cut = match p.elided {
+                Some(lines) => YamlCut {
+                    start: u16::try_from(lines.range.start).ok()?,
+                    len: u16::try_from(lines.range.len()).ok()?,
+                    indent: u16::try_from(lines.indent).ok()?,
+                },
+                None => YamlCut::NONE,
+            };
+            Some(Place {
+                offset: p.offset,
+                len: p.len,
+                yaml: Some(cut),
+            })
+        });
+        self.take(item, place);
+    }
+    fn elides_csv_metadata(&self) -> bool {
+        // A load for validation alone checks csv metadata values as they are read
+        // (`CsvCheck::Written`) and keeps only the outcome.
+        !self.keep_csv
     }
 }
 
 impl TypedSink<'_> {
-    /// Keep one decoded document; `in_file` is its place when it is a JSON file's own bytes.
-    fn take(&mut self, item: YamlItem, in_file: Option<(u64, usize)>) {
+    /// Keep a package. A load for validation alone drops its icon and description: they
+    /// were checked as they were decoded, and nothing reads them after (a catalog of many
+    /// small packages would otherwise hold them all until it is linked).
+    fn keep_package(&mut self, mut p: Located<Package>) {
+        if !self.keep_csv {
+            p.item.icon = None;
+            p.item.description = String::new();
+        }
+        self.out.packages.push(p);
+    }
+
+    /// Keep one decoded document; `in_file` is its place when it can be read again there.
+    fn take(&mut self, item: YamlItem, in_file: Option<Place>) {
         if let YamlItem::Channel(_) | YamlItem::Bundle(_) = item {
             self.out.documents_read += 1;
             match item {
@@ -322,10 +379,15 @@ impl TypedSink<'_> {
             }
             return;
         }
+        if let YamlItem::Package(p) = item {
+            self.out.documents_read += 1;
+            self.keep_package(p);
+            return;
+        }
         let dc = &mut self.out;
         dc.documents_read += 1;
         match item {
-            YamlItem::Package(p) => dc.packages.push(p),
+            YamlItem::Package(_) => {}
             YamlItem::Channel(_) | YamlItem::Bundle(_) => {}
             YamlItem::Deprecation(d) => dc.deprecations.push(d),
             YamlItem::Other(m) => {
@@ -504,18 +566,23 @@ pub struct LoadOptions {
     /// Leave `olm.bundle.object` values of JSON files in the file: the property's `value` is
     /// [`super::property::PropertyValue::InFile`], its byte range, instead of the value (`model::Bundle` reads it back
     /// when asked for its objects). Values from YAML files, and values that do not have
-    /// the `{"data": …}` shape, stay in memory.
+    /// the `{"data": …}` shape, stay in memory (without [`LoadOptions::keep_csv_metadata`],
+    /// a YAML document's are checked as they are read and only the outcome is kept).
     pub lazy_bundle_objects: bool,
     /// Keep `olm.csv.metadata` values. Without it (a load for validation alone), a value is
     /// checked as it is read (rule 5) and only the outcome is kept
     /// ([`super::property::PropertyValue::Checked`]): the values are most of a catalog of small bundles, and
     /// validation needs nothing else of them. Values read from a YAML document that only
-    /// serde-saphyr reads are kept either way.
+    /// serde-saphyr reads are kept either way. Such a load also keeps neither the icon nor the
+    /// description of a package (checked as they are decoded, never read after).
     pub keep_csv_metadata: bool,
     /// Leave small (at most [`LAZY_DOCUMENT_BYTES`]) `olm.channel` and `olm.bundle` documents
-    /// of JSON files in the file, once decoded and checked: only their place is kept, and
+    /// in the file, once decoded and checked: only their place is kept, and
     /// [`super::link::build_with`] decodes them again package by package, so `catalog
-    /// validate` never holds every document decoded. The channels and bundles then go to
+    /// validate` never holds every document decoded. That is every small one of a JSON file,
+    /// and without [`LoadOptions::keep_csv_metadata`] every small one of a YAML file that the
+    /// fast reader reads (read again without the lines of its csv metadata, see
+    /// [`super::lazy::YamlCut`]). The channels and bundles then go to
     /// [`DeclarativeConfig::lazy`] (the others decoded), in load order.
     pub lazy_documents: bool,
 }

@@ -96,17 +96,19 @@ fbc_struct! {
 /// A property's value. The loader keeps `olm.bundle.object` values of JSON files where they
 /// are and only remembers their place ([`PropertyValue::InFile`]), so a catalog of hundreds of MB
 /// costs memory for its index, not its manifests; a load for validation alone keeps of an
-/// `olm.csv.metadata` value only its check ([`PropertyValue::Checked`]); everything else is
-/// raw JSON in memory.
+/// `olm.csv.metadata` value, and of an `olm.bundle.object` value it cannot leave in its file
+/// (a YAML document's), only its check ([`PropertyValue::Checked`]); everything else is raw
+/// JSON in memory.
 #[derive(Debug, Clone)]
 pub enum PropertyValue {
     /// Raw JSON, held in memory.
     Json(Box<RawValue>),
     /// Left in its catalog file (only `olm.bundle.object` values); read back on demand.
     InFile(LazyValue),
-    /// Not kept (only `olm.csv.metadata` values, in a load that keeps only what validation
-    /// needs: [`super::loader::LoadOptions::keep_csv_metadata`]): the outcome of its shape check
-    /// ([`check_csv_metadata`]), made when it was read.
+    /// Not kept (only `olm.csv.metadata` and `olm.bundle.object` values, in a load that keeps
+    /// only what validation needs: [`super::loader::LoadOptions::keep_csv_metadata`]): the
+    /// outcome of its check ([`check_csv_metadata`], or the base64 check of a bundle object),
+    /// made when it was read.
     Checked(Result<(), String>),
 }
 
@@ -157,7 +159,7 @@ impl Serialize for PropertyValue {
                 "a property value left in its catalog file cannot be serialized; read it first",
             )),
             PropertyValue::Checked(_) => Err(serde::ser::Error::custom(
-                "an olm.csv.metadata value not kept by a load for validation cannot be serialized",
+                "a property value not kept by a load for validation cannot be serialized",
             )),
         }
     }

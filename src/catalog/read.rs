@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 use super::fbc::{Meta, meta_of, meta_of_value, routing, routing_of_value};
 use super::files::{Caps, HashingReader, catalog_files, combine_digest};
 use super::jsonstream::{JsonFailure, read_json};
-use super::sink::DocSink;
+use super::sink::{DocSink, YamlPlace};
 use super::yamlstream::read_yaml;
 use super::{Error, PackageFilter};
 
@@ -93,9 +93,13 @@ impl DocSink for MetaSink<'_> {
         }
         meta_of(path, line, json, schema, r).ok().map(Some)
     }
-    fn take_yaml(&mut self, item: Option<Meta>) {
+    fn take_yaml(&mut self, item: Option<Meta>, _place: Option<YamlPlace>) {
         self.out.read += 1;
         self.out.metas.extend(item);
+    }
+    fn elides_csv_metadata(&self) -> bool {
+        // A `Meta` keeps the whole text.
+        false
     }
 }
 

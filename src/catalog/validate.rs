@@ -114,14 +114,13 @@ fn check_path(path: &Path, options: &Options, keep: bool) -> Result<(Catalog, Re
             lazy_documents: !keep,
         },
     )?;
-    let mut model_problems = Vec::new();
-    let (catalog, mut problems) = link::build_with(
+    let (catalog, mut problems, model_problems) = link::build_with(
         dc,
         &link::BuildOptions {
             check_bundle_objects: true,
         },
-        |pkg| {
-            validate_package(&pkg, options, &mut model_problems);
+        |pkg, model_problems| {
+            validate_package(&pkg, options, model_problems);
             keep.then_some(pkg)
         },
     )?;

@@ -19,7 +19,7 @@ use super::Error;
 use super::decode::yaml_options;
 use super::files::{CHUNK, Caps, fill};
 use super::model::Origin;
-use super::sink::DocSink;
+use super::sink::{DocSink, YamlPlace};
 
 /// How many bytes of complete YAML documents are collected before they are parsed (in
 /// parallel); the file is read in [`CHUNK`]s, so memory stays flat in the file's size.
@@ -31,6 +31,8 @@ struct YamlDoc {
     start: usize,
     end: usize,
     first_line: usize,
+    /// File offset of `start`.
+    offset: u64,
 }
 
 /// Split YAML into documents on `---` lines (apimachinery `YAMLReader`: a line starting with
@@ -67,6 +69,8 @@ pub(super) fn read_yaml<R: Read, S: DocSink + Sync>(
     // read is searched once, not from its start again after every read.
     let mut searched = 0usize;
     let mut doc_start = 0usize;
+    // File offset of `buf[0]`.
+    let mut base = 0u64;
     let mut doc_line = 1usize;
     let mut pending: Vec<YamlDoc> = Vec::new();
     loop {
@@ -104,6 +108,7 @@ pub(super) fn read_yaml<R: Read, S: DocSink + Sync>(
                     start: doc_start,
                     end: pos,
                     first_line: doc_line,
+                    offset: base + doc_start as u64,
                 });
                 doc_start = line_end;
                 doc_line = line_no + 1;
@@ -149,6 +154,7 @@ pub(super) fn read_yaml<R: Read, S: DocSink + Sync>(
                     start: doc_start,
                     end: buf.len(),
                     first_line: doc_line,
+                    offset: base + doc_start as u64,
                 });
             }
         }
@@ -165,6 +171,7 @@ pub(super) fn read_yaml<R: Read, S: DocSink + Sync>(
             }
             // Drop what was parsed; the current document and the unread line stay.
             buf.drain(..doc_start);
+            base += doc_start as u64;
             pos -= doc_start;
             searched = searched.saturating_sub(doc_start);
             doc_start = 0;
@@ -192,25 +199,31 @@ fn yaml_batch<S: DocSink + Sync>(
     sink: &mut S,
 ) -> Result<(), Error> {
     let shared: &S = sink;
-    let parsed: Vec<Result<Option<S::Yaml>, Error>> = docs
+    let parsed: Vec<YamlRead<S::Yaml>> = docs
         .par_iter()
-        .map(|d| yaml_doc(path, d.first_line, &buf[d.start..d.end], shared))
+        .map(|d| yaml_doc(path, d.first_line, d.offset, &buf[d.start..d.end], shared))
         .collect();
     for item in parsed {
-        if let Some(item) = item? {
-            sink.take_yaml(item);
+        if let Some((item, place)) = item? {
+            sink.take_yaml(item, place);
         }
     }
     Ok(())
 }
 
-/// Parse one YAML document and decode it for the sink; `None` for an empty document.
+/// What reading one YAML document gives: nothing for an empty one, else the sink's item, with
+/// the document's place when the fast reader read it.
+type YamlRead<T> = Result<Option<(T, Option<YamlPlace>)>, Error>;
+
+/// Parse one YAML document (at file offset `offset`) and decode it for the sink; `None` for
+/// an empty document.
 fn yaml_doc<S: DocSink>(
     path: &Arc<Path>,
     first_line: usize,
+    offset: u64,
     doc: &[u8],
     sink: &S,
-) -> Result<Option<S::Yaml>, Error> {
+) -> YamlRead<S::Yaml> {
     // The document's line: its first line that is neither blank nor a comment.
     let Some(line) = content_line(doc, first_line) else {
         return Ok(None);
@@ -225,17 +238,30 @@ fn yaml_doc<S: DocSink>(
     // property values are slices of that text, copied once. Whenever the text does not
     // settle a document at once, and for every error, the document is read into a JSON value
     // first (from the same text, or by serde-saphyr outside the subset) and decoded from the
-    // value, as before: that fixes the reading of every scalar (YAML 1.2 core schema).
+    // value, as before: that fixes the reading of every scalar (YAML 1.2 core schema). A
+    // sink that only checks that csv metadata values are mappings has them written as `{}`,
+    // so they are neither written out nor decoded again (the value read from that text then
+    // holds `{}` for them, a mapping as before).
     let fast = if FAST_YAML.load(std::sync::atomic::Ordering::Relaxed) {
         JSON_TEXT.with_borrow_mut(|json| {
-            super::fastyaml::to_json(text, json)?;
+            let elided = if sink.elides_csv_metadata() {
+                super::fastyaml::to_json_eliding(text, json)?
+            } else {
+                super::fastyaml::to_json(text, json)?;
+                None
+            };
             let decoded = if json.first() == Some(&b'{') {
                 sink.decode_yaml_json(path, line, json)
             } else {
                 None
             };
+            let place = YamlPlace {
+                offset,
+                len: doc.len(),
+                elided,
+            };
             let read = match decoded {
-                Some(item) => Some(Ok(item)),
+                Some(item) => Some(Ok((item, Some(place)))),
                 None => serde_json::from_slice::<serde_json::Value>(json)
                     .ok()
                     .map(Err),
@@ -277,7 +303,8 @@ fn yaml_doc<S: DocSink>(
             });
         }
     }
-    sink.decode_yaml(path, line, value).map(Some)
+    sink.decode_yaml(path, line, value)
+        .map(|item| Some((item, None)))
 }
 
 thread_local! {

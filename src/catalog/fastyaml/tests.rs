@@ -1,4 +1,4 @@
-use super::{to_json, to_value};
+use super::{to_json, to_json_eliding, to_value};
 use crate::catalog::decode::yaml_options;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -33,6 +33,74 @@ fn fast(doc: &str) -> Value {
 #[track_caller]
 fn falls_back(doc: &str) {
     assert_eq!(to_value(doc), None, "{doc:?}");
+}
+
+/// The value `to_json_eliding` should give for a document that `to_json` reads as `full`: in
+/// an `olm.bundle` (one `schema` key in any case, spelled so) the root's `properties` (one in
+/// any case, spelled so), each item whose keys are exactly one `type` and one `value` in any
+/// case, spelled so, `type: olm.csv.metadata` first, has a mapping value written as `{}`.
+fn elided(full: &Value) -> Value {
+    let mut v = full.clone();
+    let Some(root) = v.as_object_mut() else {
+        return v;
+    };
+    let count = |m: &serde_json::Map<String, Value>, k: &str| {
+        m.keys().filter(|key| key.eq_ignore_ascii_case(k)).count()
+    };
+    if count(root, "schema") != 1
+        || root.get("schema") != Some(&json!("olm.bundle"))
+        || count(root, "properties") != 1
+    {
+        return v;
+    }
+    let Some(items) = root.get_mut("properties").and_then(Value::as_array_mut) else {
+        return v;
+    };
+    // Whether an elided item may stand: exactly one `type` and one `value` in any case.
+    let mut plain = true;
+    let mut any = false;
+    for item in items.iter_mut().filter_map(Value::as_object_mut) {
+        let keys: Vec<&String> = item.keys().collect();
+        let type_at = keys.iter().position(|k| *k == "type");
+        let value_at = keys.iter().position(|k| *k == "value");
+        let csv = item.get("type") == Some(&json!("olm.csv.metadata"));
+        if let (Some(t), Some(v), true) = (type_at, value_at, csv)
+            && t < v
+            && item.get("value").is_some_and(Value::is_object)
+        {
+            if count(item, "type") != 1 || count(item, "value") != 1 {
+                plain = false;
+            }
+            item.insert("value".into(), json!({}));
+            any = true;
+        }
+    }
+    if any && !plain {
+        return full.clone();
+    }
+    v
+}
+
+/// `to_json_eliding` answers exactly when `to_json` does, with the same text but for the
+/// elided csv metadata mappings.
+#[track_caller]
+fn elides(doc: &str) -> Result<(), TestCaseError> {
+    let mut full = Vec::new();
+    let mut short = Vec::new();
+    let read = to_json(doc, &mut full);
+    prop_assert_eq!(
+        read.is_some(),
+        to_json_eliding(doc, &mut short).is_some(),
+        "{:?}",
+        doc
+    );
+    if read.is_none() {
+        return Ok(());
+    }
+    let full: Value = serde_json::from_slice(&full).unwrap();
+    let want = serde_json::to_string(&elided(&full)).unwrap();
+    prop_assert_eq!(String::from_utf8(short).unwrap(), want, "{:?}", doc);
+    Ok(())
 }
 
 /// Whenever the fast reader answers, serde-saphyr reads the document and gives the same value.
@@ -728,6 +796,92 @@ proptest! {
     }
 }
 
+#[test]
+fn csv_metadata_mappings_of_bundles_are_elided() {
+    let csv = "- type: olm.csv.metadata\n  value:\n    description: |\n      Two\n      lines\n    keywords:\n    - a\n";
+    let bundle = |props: &str, schema: &str| {
+        format!(
+            "name: b\nproperties:\n- type: olm.package\n  value:\n    packageName: p\n{props}schema: {schema}\n"
+        )
+    };
+    let short = |doc: &str| {
+        let mut out = Vec::new();
+        to_json_eliding(doc, &mut out).map(|_| String::from_utf8(out).unwrap())
+    };
+    let doc = bundle(csv, "olm.bundle");
+    assert_eq!(
+        short(&doc).unwrap(),
+        r#"{"name":"b","properties":[{"type":"olm.package","value":{"packageName":"p"}},{"type":"olm.csv.metadata","value":{}}],"schema":"olm.bundle"}"#
+    );
+    elides(&doc).unwrap();
+    // The lines elided, up to the next line with content.
+    let lines = to_json_eliding(&doc, &mut Vec::new()).unwrap().unwrap();
+    assert_eq!(lines.indent, 4);
+    assert_eq!(
+        &doc[lines.range],
+        "    description: |\n      Two\n      lines\n    keywords:\n    - a\n"
+    );
+    // Written whole: another schema, `value` before `type`, keys in another case or
+    // repeated in another case, a value that is no block mapping.
+    for doc in [
+        bundle(csv, "olm.package"),
+        bundle(
+            "- value:\n    a: 1\n  type: olm.csv.metadata\n",
+            "olm.bundle",
+        ),
+        bundle(
+            "- Type: olm.csv.metadata\n  value:\n    a: 1\n",
+            "olm.bundle",
+        ),
+        bundle(
+            "- type: olm.csv.metadata\n  value:\n    a: 1\n  Type: olm.gvk\n",
+            "olm.bundle",
+        ),
+        bundle(csv, "olm.bundle") + "Properties: []\n",
+        bundle(csv, "olm.bundle") + "SCHEMA: olm.package\n",
+        bundle("- type: olm.csv.metadata\n  value:\n  - a\n", "olm.bundle"),
+        bundle("- type: olm.csv.metadata\n  value: x\n", "olm.bundle"),
+        bundle("- type: olm.csv.metadata\n  value: {}\n", "olm.bundle"),
+        format!(
+            "spec:\n  properties:\n  {}schema: olm.bundle\n",
+            csv.replace('\n', "\n  ")
+        ),
+    ] {
+        let mut full = Vec::new();
+        to_json(&doc, &mut full).unwrap();
+        assert_eq!(short(&doc), Some(String::from_utf8(full).unwrap()), "{doc}");
+        elides(&doc).unwrap();
+    }
+    // A mapping the fast reader leaves to serde-saphyr is left so when elided too.
+    let doc = bundle(
+        "- type: olm.csv.metadata\n  value:\n    a: 1\n    a: 2\n",
+        "olm.bundle",
+    );
+    assert_eq!(short(&doc), None);
+    elides(&doc).unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// Bundles whose csv metadata is any rendered node: elided exactly when the rule says.
+    #[test]
+    fn elides_csv_metadata_of_rendered_bundles(
+        csv in node(),
+        extra in prop::collection::vec((prop::sample::select(&["type", "Type", "value", "name"][..]), node()), 0..2),
+        seed in any::<u64>(),
+    ) {
+        let mut item = vec![("type", Node::Scalar("olm.csv.metadata")), ("value", csv)];
+        item.extend(extra);
+        let root = Node::Map(vec![
+            ("name", Node::Scalar("a")),
+            ("properties", Node::Seq(vec![Node::Map(item)])),
+            ("schema", Node::Scalar("olm.bundle")),
+        ]);
+        elides(&document(&root, seed))?;
+    }
+}
+
 /// Most rendered documents take the fast road (so the property above tests something).
 #[test]
 fn rendered_documents_mostly_take_the_fast_road() {
@@ -790,6 +944,7 @@ fn agrees_with_serde_saphyr_on_real_data() {
             }
             docs += 1;
             bytes += doc.len();
+            elides(doc).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             match to_value(doc) {
                 Some(got) => {
                     let want = saphyr(doc).unwrap_or_else(|e| {
