@@ -168,17 +168,17 @@ pub(super) fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Resul
 }
 
 /// The content digest of a catalog path without parsing it (see [`super::content_digest`]).
+/// The files are hashed on every core, one file per task (a single-file catalog on one).
 pub fn digest_only(path: &Path) -> Result<String, Error> {
+    use rayon::prelude::*;
     let files = catalog_files(path)?;
-    let mut digests = Vec::with_capacity(files.files.len());
-    for (file, rel) in &files.files {
+    let hash = |file: &PathBuf| -> Result<[u8; 32], Error> {
+        let io_err = |source| Error::Io {
+            path: file.clone(),
+            source,
+        };
         let mut f =
-            crate::fsread::open_capped(file, MAX_CATALOG_FILE_BYTES, None).map_err(|source| {
-                Error::Io {
-                    path: file.clone(),
-                    source,
-                }
-            })?;
+            crate::fsread::open_capped(file, MAX_CATALOG_FILE_BYTES, None).map_err(io_err)?;
         let mut h = Sha256::new();
         let mut buf = vec![0u8; CHUNK];
         loop {
@@ -186,16 +186,17 @@ pub fn digest_only(path: &Path) -> Result<String, Error> {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(source) => {
-                    return Err(Error::Io {
-                        path: file.clone(),
-                        source,
-                    });
-                }
+                Err(source) => return Err(io_err(source)),
             };
             h.update(&buf[..n]);
         }
-        digests.push((rel.as_str(), h.finalize().into()));
+        Ok(h.finalize().into())
+    };
+    let hashed: Vec<Result<[u8; 32], Error>> =
+        files.files.par_iter().map(|(file, _)| hash(file)).collect();
+    let mut digests = Vec::with_capacity(files.files.len());
+    for ((_, rel), digest) in files.files.iter().zip(hashed) {
+        digests.push((rel.as_str(), digest?));
     }
     Ok(combine_digest(files.single_file, &digests))
 }

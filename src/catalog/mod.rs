@@ -215,6 +215,18 @@ pub enum PackageFilter {
 /// read back by [`model::Bundle::bundle_objects`], so the catalog must not change while it
 /// is in use.
 pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error> {
+    // The digest is computed on first use (see `model::Catalog::digest`).
+    load_inner(path, filter, false)
+}
+
+/// [`load`], computing the content digest ([`model::Catalog::digest`]) in the same pass, on
+/// the threads that read the files, for a caller that will need it (a lock file, a `sha256`
+/// pin): reading a large catalog a second time, on one thread, to hash it costs more.
+pub fn load_and_digest(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error> {
+    load_inner(path, filter, true)
+}
+
+fn load_inner(path: &Path, filter: &PackageFilter, digest: bool) -> Result<model::Catalog, Error> {
     let dc = loader::load_with(
         path,
         filter,
@@ -223,8 +235,7 @@ pub fn load(path: &Path, filter: &PackageFilter) -> Result<model::Catalog, Error
             // The model is kept whole: leaving documents in the file would only decode them
             // twice.
             lazy_documents: false,
-            // Computed on first use (see `model::Catalog::digest`).
-            digest: false,
+            digest,
             keep_csv_metadata: true,
         },
     )?;

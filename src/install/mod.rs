@@ -227,13 +227,22 @@ impl Install {
     }
 
     /// Load every configured catalog, keeping only the configured packages, and check pins
-    /// (into [`Install::catalogs`]).
+    /// (into [`Install::catalogs`]). A catalog's content digest is computed while it is read
+    /// when it is pinned, else on first use.
     pub fn load_catalogs(&mut self) -> Result<(), Error> {
-        self.catalogs = self.read_catalogs()?;
+        self.catalogs = self.read_catalogs(false)?;
         Ok(())
     }
 
-    fn read_catalogs(&self) -> Result<Vec<LoadedCatalog>, Error> {
+    /// [`Install::load_catalogs`] for a plan whose lock file records every catalog's content
+    /// digest (`create`, `resolve`, `upgrade-plan`): each digest is computed while the
+    /// catalog is read, on the threads that read it, rather than by reading it again.
+    pub fn load_catalogs_for_lock(&mut self) -> Result<(), Error> {
+        self.catalogs = self.read_catalogs(true)?;
+        Ok(())
+    }
+
+    fn read_catalogs(&self, digests: bool) -> Result<Vec<LoadedCatalog>, Error> {
         let mut packages: Vec<String> = self
             .config
             .operators
@@ -264,6 +273,12 @@ impl Install {
             };
             let catalog = if whole {
                 self.load_servable(&path, &source.name.value, &location)?
+            } else if digests || source.sha256.is_some() {
+                catalog::load_and_digest(&path, &filter).map_err(|e| Error::Catalog {
+                    name: source.name.value.clone(),
+                    location: location.clone(),
+                    source: Box::new(e),
+                })?
             } else {
                 catalog::load(&path, &filter).map_err(|e| Error::Catalog {
                     name: source.name.value.clone(),
