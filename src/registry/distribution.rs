@@ -33,19 +33,19 @@ pub(super) struct RegistryBlobs<'a> {
 }
 
 impl<'a> RegistryBlobs<'a> {
+    /// `location` through `http` (the puller's client).
     pub(super) fn new(
+        http: reqwest::blocking::Client,
         options: &'a fetch::Options,
         credentials: &'a Credentials,
         location: &'a Location,
-    ) -> Result<RegistryBlobs<'a>, ErrorKind> {
-        let http = fetch::https_client(options)
-            .map_err(|kind| ErrorKind::from_fetch(kind, &location.registry))?;
+    ) -> RegistryBlobs<'a> {
         let found = credentials.find(&location.registry, &location.repository);
         let host = match location.registry.as_str() {
             "docker.io" => "index.docker.io".to_string(),
             other => other.to_string(),
         };
-        Ok(RegistryBlobs {
+        RegistryBlobs {
             http,
             authorization: std::cell::OnceCell::new(),
             location,
@@ -54,7 +54,7 @@ impl<'a> RegistryBlobs<'a> {
             credential_origin: found.map(|(_, origin)| origin.to_string()),
             unreadable: credentials.unreadable(),
             options,
-        })
+        }
     }
 
     /// Run `op` with bounded retries on transient failures.

@@ -75,9 +75,16 @@ pub struct Unpacked {
     pub origin: Origin,
 }
 
-/// Finds and unpacks bundle images. Build one per run.
+/// Finds and unpacks bundle images. Build one per run; threads may share it to pull at the
+/// same time.
 pub struct Puller {
     settings: Settings,
+    /// HTTPS clients not in use: one per pull in flight, built when none is free, and kept
+    /// with their idle connections for the next pull (building one reads the system's trust
+    /// roots; a kept connection spares the next pull from that registry its TCP and TLS
+    /// handshakes). Each client runs its requests on a thread of its own, so pulls at the
+    /// same time do not queue behind one another's TLS work.
+    clients: std::sync::Mutex<Vec<reqwest::blocking::Client>>,
 }
 
 impl std::fmt::Debug for Puller {
@@ -91,7 +98,26 @@ impl std::fmt::Debug for Puller {
 impl Puller {
     /// A puller; nothing is opened until an image is asked for.
     pub fn new(settings: Settings) -> Puller {
-        Puller { settings }
+        Puller {
+            settings,
+            clients: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A free HTTPS client, or a new one; [`Puller::give_back`] it after the pull.
+    fn client(&self) -> Result<reqwest::blocking::Client, fetch::ErrorKind> {
+        let free = self.clients.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match free {
+            Some(client) => Ok(client),
+            None => fetch::https_client(&self.settings.options),
+        }
+    }
+
+    fn give_back(&self, client: reqwest::blocking::Client) {
+        self.clients
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(client);
     }
 
     /// The settings.
@@ -115,8 +141,23 @@ impl Puller {
     /// bundle, so that no later run takes it from there.
     pub fn discard(&self, unpacked: &Unpacked) -> std::io::Result<()> {
         match self.cached_dir(&unpacked.digest) {
-            Some(dir) if dir == unpacked.dir && dir.is_dir() => std::fs::remove_dir_all(&dir),
+            Some(dir) if dir == unpacked.dir && dir.is_dir() => self.remove_from_cache(&dir),
             _ => Ok(()),
+        }
+    }
+
+    /// Take a directory out of the cache at once (renamed into the staging directory), then
+    /// remove it there: no pull ever finds it half removed.
+    fn remove_from_cache(&self, dir: &Path) -> std::io::Result<()> {
+        let staging = self.settings.cache.staging_dir();
+        std::fs::create_dir_all(&staging)?;
+        let aside = tempfile::Builder::new()
+            .prefix("discarded-")
+            .tempdir_in(&staging)?;
+        match std::fs::rename(dir, aside.path().join("bundle")) {
+            // Another pull took it away first.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            other => other,
         }
     }
 
@@ -224,20 +265,37 @@ impl Puller {
             });
             return None;
         }
+        let mut client = None;
+        let mut found = None;
         for location in locations(parsed, &self.settings.rules) {
             let place = format!("registry {} ({})", location.name(), location.why);
-            match RegistryBlobs::new(
+            let http = match client.take().map_or_else(|| self.client(), Ok) {
+                Ok(http) => http,
+                Err(kind) => {
+                    let kind = ErrorKind::from_fetch(kind, &location.registry);
+                    attempts.push(Attempt { place, kind });
+                    continue;
+                }
+            };
+            let mut blobs = RegistryBlobs::new(
+                http.clone(),
                 &self.settings.options,
                 &self.settings.credentials,
                 &location,
-            )
-            .and_then(|mut blobs| work(&mut blobs, &place))
-            {
-                Ok(value) => return Some((value, location)),
+            );
+            client = Some(http);
+            match work(&mut blobs, &place) {
+                Ok(value) => {
+                    found = Some((value, location));
+                    break;
+                }
                 Err(kind) => attempts.push(Attempt { place, kind }),
             }
         }
-        None
+        if let Some(http) = client {
+            self.give_back(http);
+        }
+        found
     }
 
     /// The digest `image` stands for: its own when it has one; else its tag looked up in the
@@ -377,14 +435,128 @@ impl Puller {
         };
         let parent = final_dir.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent).map_err(io(parent))?;
-        if final_dir.join("manifests").is_dir() {
-            // Another run unpacked the same content meanwhile.
-            return Ok(final_dir);
-        }
+        // Another pull of the same digest (another run, or another thread of this one) may
+        // finish at the same moment. A directory appears whole (by a rename), so one with
+        // `manifests/` is complete and is never removed; one without is a leftover and is
+        // taken out of the way first.
         if final_dir.exists() {
-            std::fs::remove_dir_all(&final_dir).map_err(io(&final_dir))?;
+            if final_dir.join("manifests").is_dir() {
+                return Ok(final_dir);
+            }
+            self.remove_from_cache(&final_dir).map_err(io(&final_dir))?;
         }
-        std::fs::rename(&dest, &final_dir).map_err(io(&final_dir))?;
-        Ok(final_dir)
+        match std::fs::rename(&dest, &final_dir) {
+            Ok(()) => Ok(final_dir),
+            // Another pull put the same content in place first.
+            Err(_) if final_dir.join("manifests").is_dir() => Ok(final_dir),
+            Err(e) => Err(io(&final_dir)(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Limits;
+
+    fn sha(bytes: &[u8]) -> String {
+        format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
+    }
+
+    /// An OCI layout holding one bundle image (one gzip layer); returns its digest.
+    fn layout_with_a_bundle(root: &Path) -> String {
+        let mut tar = tar::Builder::new(Vec::new());
+        for (path, data) in [
+            (
+                "metadata/annotations.yaml",
+                &b"annotations:\n  operators.operatorframework.io.bundle.package.v1: op\n"[..],
+            ),
+            ("manifests/csv.yaml", b"kind: ClusterServiceVersion\n"),
+        ] {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            tar.append_data(&mut h, path, data).unwrap();
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &tar.into_inner().unwrap()).unwrap();
+        let layer = gz.finish().unwrap();
+        let config = br#"{"architecture":"amd64","os":"linux"}"#.to_vec();
+        let manifest = serde_json::to_vec(&serde_json::json!({
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": sha(&config), "size": config.len()},
+            "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": sha(&layer), "size": layer.len()}]
+        }))
+        .unwrap();
+        let blobs = root.join("blobs/sha256");
+        std::fs::create_dir_all(&blobs).unwrap();
+        for bytes in [&config, &layer, &manifest] {
+            std::fs::write(blobs.join(&sha(bytes)[7..]), bytes).unwrap();
+        }
+        std::fs::write(root.join("oci-layout"), r#"{"imageLayoutVersion":"1.0.0"}"#).unwrap();
+        let index = serde_json::json!({"schemaVersion": 2, "manifests": [
+            {"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": sha(&manifest), "size": manifest.len()}]});
+        std::fs::write(root.join("index.json"), serde_json::to_vec(&index).unwrap()).unwrap();
+        sha(&manifest)
+    }
+
+    fn puller(cache: &Path, layout: &Path) -> Puller {
+        Puller::new(Settings {
+            options: fetch::Options {
+                offline: true,
+                ..Default::default()
+            },
+            cache: Cache::new(cache),
+            credentials: Credentials::default(),
+            rules: Vec::new(),
+            layouts: vec![layout.to_path_buf()],
+            limits: Limits::default(),
+        })
+    }
+
+    /// Pulls of one digest at the same moment, by threads of one run or by several runs
+    /// sharing a cache, all end with the one complete directory; a leftover without
+    /// `manifests/` is replaced, and a discarded bundle leaves nothing behind.
+    #[test]
+    fn concurrent_pulls_of_one_digest_share_one_complete_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let layout = d.path().join("layout");
+        let digest = layout_with_a_bundle(&layout);
+        let image = format!("registry.test/op-bundle@{digest}");
+        let cache = d.path().join("cache");
+        for round in 0..8 {
+            let start = std::sync::Barrier::new(8);
+            let dirs: Vec<PathBuf> = std::thread::scope(|s| {
+                let pulls: Vec<_> = (0..8)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let puller = puller(&cache, &layout);
+                            start.wait();
+                            puller.unpack(&image).map(|u| u.dir)
+                        })
+                    })
+                    .collect();
+                pulls
+                    .into_iter()
+                    .map(|p| p.join().unwrap().unwrap())
+                    .collect()
+            });
+            let p = puller(&cache, &layout);
+            let expected = p.cached_dir(&digest).unwrap();
+            assert!(dirs.iter().all(|dir| *dir == expected), "{dirs:?}");
+            assert!(expected.join("manifests/csv.yaml").is_file());
+            assert!(expected.join("metadata/annotations.yaml").is_file());
+            // Next round: from scratch, or over a leftover without manifests/.
+            std::fs::remove_dir_all(&cache).unwrap();
+            if round % 2 == 0 {
+                std::fs::create_dir_all(expected.join("metadata")).unwrap();
+            }
+        }
+        let p = puller(&cache, &layout);
+        let unpacked = p.unpack(&image).unwrap();
+        p.discard(&unpacked).unwrap();
+        assert!(!unpacked.dir.exists());
+        p.discard(&unpacked).unwrap();
     }
 }
