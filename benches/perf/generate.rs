@@ -584,6 +584,63 @@ struct PackageDocs {
     docs: Vec<Value>,
     bundles: usize,
     installable: bool,
+    /// Each bundle's registry+v1 content, when asked for.
+    contents: Vec<BundleContent>,
+}
+
+/// One bundle's registry+v1 content, as a bundle image or an unpacked bundle holds it.
+#[derive(Debug, Clone)]
+pub struct BundleContent {
+    /// The package.
+    pub package: String,
+    /// The bundle (CSV) name.
+    pub name: String,
+    /// The catalog's image reference for it.
+    pub image: String,
+    /// `manifests/…` (the CSV and its CRDs, as JSON, which is YAML) and
+    /// `metadata/annotations.yaml`, relative paths and bytes.
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+impl BundleContent {
+    /// Write the files below `dir` (created).
+    pub fn write(&self, dir: &Path) -> io::Result<()> {
+        for (path, bytes) in &self.files {
+            let file = dir.join(path);
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(file, bytes)?;
+        }
+        Ok(())
+    }
+}
+
+/// The registry+v1 files of one generated bundle.
+fn bundle_files(package: &str, csv: &Value, apis: &[Api]) -> Vec<(String, Vec<u8>)> {
+    let name = csv["metadata"]["name"].as_str().unwrap_or_default();
+    let mut files = vec![
+        (
+            "metadata/annotations.yaml".to_string(),
+            format!(
+                "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: {package}\n  operators.operatorframework.io.bundle.channels.v1: stable\n"
+            )
+            .into_bytes(),
+        ),
+        (
+            format!("manifests/{name}.clusterserviceversion.yaml"),
+            serde_json::to_vec_pretty(csv).unwrap(),
+        ),
+    ];
+    for a in apis {
+        files.push((
+            format!("manifests/{}.{}.crd.yaml", a.plural, a.group),
+            base64::engine::general_purpose::STANDARD
+                .decode(&a.crd_b64)
+                .unwrap(),
+        ));
+    }
+    files
 }
 
 /// Bytes per bundle, measured on generated catalogs (used to size packages).
@@ -622,7 +679,13 @@ fn csv_metadata(csv: &Value) -> Value {
     Value::Object(m)
 }
 
-fn package(seed: u64, index: u64, mean_bundles: f64, csv_meta: bool) -> PackageDocs {
+fn package(
+    seed: u64,
+    index: u64,
+    mean_bundles: f64,
+    csv_meta: bool,
+    with_contents: bool,
+) -> PackageDocs {
     let mut rng = Rng::new(seed, index + 1);
     let domain = rng.pick(DOMAINS);
     let flavour = rng.pick(FLAVOURS);
@@ -806,6 +869,7 @@ fn package(seed: u64, index: u64, mean_bundles: f64, csv_meta: bool) -> PackageD
     let ns = format!("{domain}-{flavour}-system");
     let sa = format!("{domain}-controller-manager");
     let mut bundle_docs = Vec::with_capacity(n);
+    let mut contents = Vec::new();
     for (k, v) in versions.iter().enumerate() {
         let major_idx = majors.iter().position(|m| *m == v.major).unwrap();
         let apis = &apis_by_major[major_idx];
@@ -836,6 +900,14 @@ fn package(seed: u64, index: u64, mean_bundles: f64, csv_meta: bool) -> PackageD
             &sa,
             &description,
         );
+        if with_contents {
+            contents.push(BundleContent {
+                package: name.clone(),
+                name: bundle_name(v),
+                image: bundle_image.clone(),
+                files: bundle_files(&name, &csv, apis),
+            });
+        }
         let mut props = vec![
             json!({"type": "olm.package", "value": {"packageName": name, "version": v.to_string()}}),
         ];
@@ -902,6 +974,7 @@ fn package(seed: u64, index: u64, mean_bundles: f64, csv_meta: bool) -> PackageD
         docs,
         bundles: n,
         installable: !has_deps,
+        contents,
     }
 }
 
@@ -1125,6 +1198,69 @@ fn write_doc(out: &mut Vec<u8>, doc: &Value, layout: Layout) {
     out.push(b'\n');
 }
 
+/// The mean number of bundles per package of a catalog of this size and layout. Package count
+/// grows with the catalog: at least 30 (so 20 operators can be resolved at every size), else
+/// about 2.5 MB each, the average of a full Red Hat index; YAML catalogs about 80 KB per
+/// package, like the community catalogs.
+fn mean_bundles(spec: &Spec) -> f64 {
+    // YAML catalogs with embedded manifests: about 1.5 MB per package (12 bundles).
+    let (per_package, bundle_bytes) = match spec.layout {
+        Layout::Yaml | Layout::YamlFile => (80_000, YAML_BUNDLE_BYTES),
+        Layout::YamlObjects => (1_500_000, YAML_OBJECTS_BUNDLE_BYTES),
+        _ => (2_500_000, BUNDLE_BYTES),
+    };
+    let packages_wanted = (spec.size / per_package).max(30);
+    (spec.size as f64 / packages_wanted as f64 / bundle_bytes as f64).max(1.0)
+}
+
+/// The registry+v1 content of every bundle of these packages of the catalog [`generate`] writes
+/// for `spec` (package names as generated, `<flavour>-<domain>-operator-<index>`), so that a
+/// YAML (`olm.csv.metadata`) catalog's bundles can be served from a cache, a directory or a
+/// registry.
+pub fn bundle_contents(spec: &Spec, packages: &[String]) -> Vec<BundleContent> {
+    let mean = mean_bundles(spec);
+    packages
+        .iter()
+        .filter_map(|name| name.rsplit('-').next()?.parse::<u64>().ok())
+        .flat_map(|index| {
+            package(spec.seed, index, mean, spec.layout.csv_metadata(), true).contents
+        })
+        .collect()
+}
+
+/// `n` single-bundle packages of installable operators with their content, for a registry
+/// that serves them: each package's newest bundle, alone in channel `stable`. `docs` gives a
+/// package's FBC documents (package, channel, bundle with `olm.csv.metadata`) for the bundle
+/// image reference `image`.
+pub fn registry_bundles(seed: u64, n: usize) -> Vec<(BundleContent, Vec<Value>)> {
+    let mut out = Vec::with_capacity(n);
+    let mut index = 0;
+    while out.len() < n {
+        let p = package(seed, index, 1.0, true, true);
+        index += 1;
+        if !p.installable {
+            continue;
+        }
+        let Some(content) = p.contents.last().cloned() else {
+            continue;
+        };
+        let Some(bundle) = p
+            .docs
+            .iter()
+            .find(|d| d["schema"] == "olm.bundle" && d["name"] == content.name.as_str())
+            .cloned()
+        else {
+            continue;
+        };
+        let mut package_doc = p.docs[0].clone();
+        package_doc["defaultChannel"] = json!("stable");
+        let channel = json!({"schema": "olm.channel", "package": p.name, "name": "stable",
+            "entries": [{"name": content.name}]});
+        out.push((content, vec![package_doc, channel, bundle]));
+    }
+    out
+}
+
 /// Generate a catalog under `out` (created; an existing catalog there is replaced). The
 /// catalog is `out/catalog` (a directory), `out/catalog.json` or `out/catalog.jsonl`.
 pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
@@ -1138,17 +1274,7 @@ pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
     if spec.layout.is_shape() {
         return generate_shape(spec, &catalog);
     }
-    // Package count grows with the catalog: at least 30 (so 20 operators can be resolved at
-    // every size), else about 2.5 MB each, the average of a full Red Hat index.
-    // YAML catalogs with csv metadata: about 80 KB per package, like the community catalogs;
-    // with embedded manifests, about 1.5 MB (12 bundles).
-    let (per_package, bundle_bytes) = match spec.layout {
-        Layout::Yaml | Layout::YamlFile => (80_000, YAML_BUNDLE_BYTES),
-        Layout::YamlObjects => (1_500_000, YAML_OBJECTS_BUNDLE_BYTES),
-        _ => (2_500_000, BUNDLE_BYTES),
-    };
-    let packages_wanted = (spec.size / per_package).max(30);
-    let mean_bundles = (spec.size as f64 / packages_wanted as f64 / bundle_bytes as f64).max(1.0);
+    let mean_bundles = mean_bundles(spec);
     let mut single = match spec.layout.per_package() {
         true => None,
         false => Some(io::BufWriter::with_capacity(
@@ -1169,7 +1295,13 @@ pub fn generate(spec: &Spec, out: &Path) -> io::Result<Generated> {
     let mut buf = Vec::with_capacity(8 << 20);
     let mut index = 0u64;
     while g.bytes < spec.size {
-        let p = package(spec.seed, index, mean_bundles, spec.layout.csv_metadata());
+        let p = package(
+            spec.seed,
+            index,
+            mean_bundles,
+            spec.layout.csv_metadata(),
+            false,
+        );
         index += 1;
         buf.clear();
         for d in &p.docs {

@@ -50,9 +50,15 @@
 //! * `renderall`: `po-manifests bundle render --catalog PATH --all` end to end, wall clock
 //!   around the whole process (compare with `convert`).
 //! * `create`: the release `po-manifests create` end to end for the 20 operators, wall clock
-//!   around the whole process.
+//!   around the whole process (for a YAML catalog, `--offline`, with the bundles of the 20
+//!   packages unpacked into a cache beside the catalog, as earlier pulls would have left them).
+//!
+//! `pulls` is the bundle-pull shape (`pulls.rs`): `create` for 50 operators whose bundle images
+//! come from a registry on loopback behind a proxy that adds latency, with `--jobs` 1, 6 and 50,
+//! beside the slowest single pull.
 
 mod generate;
+mod pulls;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -70,7 +76,8 @@ const USAGE: &str = "usage:
   cargo bench --bench perf -- run [--sizes 10M,100M,500M] [--layout dir|file|jsonl|yaml|yaml-file|yaml-objects] [--seed N] [--runs N] [--work DIR] [--only PHASES]
   cargo bench --bench perf -- run --sizes 25k,50k,100k --layout channels|bundles   (counts)
   cargo bench --bench perf -- gen --size SIZE [--layout dir|file|jsonl] [--seed N] --out DIR
-  cargo bench --bench perf -- graph [--sizes 15k,30k,60k,1M] [--runs N]   (channels per release)";
+  cargo bench --bench perf -- graph [--sizes 15k,30k,60k,1M] [--runs N]   (channels per release)
+  cargo bench --bench perf -- pulls [--images 50] [--latency 25ms] [--bandwidth 0] [--jobs 1,6,50] [--runs 3]";
 
 /// Bump when the generator's output changes, so cached catalogs are regenerated.
 const GENERATOR_VERSION: u32 = 3;
@@ -91,6 +98,7 @@ fn main() {
         Some("gen") => gen_cmd(&args[1..]),
         Some("phase") => phase(&args[1..]),
         Some("graph") => graph_shape(&args[1..]),
+        Some("pulls") => pulls::pulls(&args[1..]),
         // `cargo test --benches` runs the binary without a command: nothing to do.
         _ => {
             eprintln!("{USAGE}");
@@ -231,6 +239,9 @@ struct Prepared {
     operators: Vec<String>,
     /// A YAML layout (its first target is load+validate against the YAML floor).
     yaml: bool,
+    /// For a catalog of `olm.csv.metadata` bundles: the cache holding its operators' bundles
+    /// ([`BUNDLE_CACHE`]), which `create` reads offline.
+    bundle_cache: Option<PathBuf>,
     /// For a shape (`--layout channels|bundles`): what is counted and how many there are,
     /// so the table shows the cost per item.
     per: Option<(&'static str, usize)>,
@@ -263,6 +274,10 @@ fn prepare(work: &Path, size_text: &str, layout: Layout, seed: u64) -> Result<Pr
         );
     }
     let catalog = layout.catalog_path(&dir);
+    let bundle_cache = layout.csv_metadata().then(|| dir.join(BUNDLE_CACHE));
+    if layout.csv_metadata() && !dir.join(BUNDLE_CACHE).is_dir() {
+        write_bundle_cache(&dir, &Spec { size, seed, layout })?;
+    }
     let stamp = std::fs::read_to_string(dir.join("generated.txt")).map_err(|e| e.to_string())?;
     let field = |k: &str| -> usize {
         stamp
@@ -292,12 +307,41 @@ fn prepare(work: &Path, size_text: &str, layout: Layout, seed: u64) -> Result<Pr
         bundles: field("bundles="),
         operators,
         yaml: layout.is_yaml(),
+        bundle_cache,
+
         per: match layout {
             Layout::Channels => Some(("channel", size as usize)),
             Layout::Bundles => Some(("bundle", field("bundles="))),
             _ => None,
         },
     })
+}
+
+/// Where a YAML catalog's benchmark keeps the bundle content of its operators' packages: a
+/// po-manifests cache (`bundles/sha256-<digest>/`, named by the catalog's image references),
+/// so that `create` finds every bundle image unpacked, offline.
+const BUNDLE_CACHE: &str = "bundle-cache";
+
+/// Unpack every bundle of the benchmark operators' packages into `dir`'s [`BUNDLE_CACHE`].
+fn write_bundle_cache(dir: &Path, spec: &Spec) -> Result<()> {
+    let operators: Vec<String> = std::fs::read_to_string(dir.join("operators.txt"))
+        .map_err(|e| e.to_string())?
+        .lines()
+        .map(String::from)
+        .collect();
+    let staging = dir.join(format!("{BUNDLE_CACHE}.tmp"));
+    let _ = std::fs::remove_dir_all(&staging);
+    for content in generate::bundle_contents(spec, &operators) {
+        let hex = content
+            .image
+            .rsplit_once("@sha256:")
+            .map(|(_, hex)| hex)
+            .ok_or_else(|| format!("{}: not pinned by digest", content.image))?;
+        content
+            .write(&staging.join("bundles").join(format!("sha256-{hex}")))
+            .map_err(|e| e.to_string())?;
+    }
+    std::fs::rename(&staging, dir.join(BUNDLE_CACHE)).map_err(|e| e.to_string())
 }
 
 /// One measurement.
@@ -329,9 +373,9 @@ const PHASES: &[&str] = &[
 ];
 
 /// The phases that need bundles with manifests: a YAML (`olm.csv.metadata`) catalog's
-/// bundles embed none, so decoding, converting and `create` (which need bundle images) are
-/// left out for it.
-const MANIFEST_PHASES: &[&str] = &["decode", "convert", "renderall", "create"];
+/// bundles embed none, so decoding and converting every bundle are left out for it (`create`
+/// takes its operators' bundles from the benchmark's cache, see [`BUNDLE_CACHE`]).
+const MANIFEST_PHASES: &[&str] = &["decode", "convert", "renderall"];
 
 /// The phases of a shape (`--layout channels|bundles`): what must grow linearly with the
 /// count (issue 26 item 9).
@@ -626,7 +670,10 @@ fn run_phase(exe: &Path, phase: &str, p: &Prepared) -> Result<(Measure, String)>
     ))
 }
 
-/// The install directory for `create`: a config with the 20 operators.
+/// The install-config of the benchmark installs (`create` checks the install against it).
+const INSTALL_CONFIG: &str = "apiVersion: v1\nbaseDomain: example.com\nmetadata:\n  name: bench\nplatform:\n  none: {}\npullSecret: '{\"auths\":{}}'\n";
+
+/// The install directory for `create`: a config with the 20 operators and an install-config.
 fn install_dir(p: &Prepared) -> Result<PathBuf> {
     let dir = p.dir.join("install");
     let _ = std::fs::remove_dir_all(&dir);
@@ -640,6 +687,7 @@ fn install_dir(p: &Prepared) -> Result<PathBuf> {
         yaml += &format!("  - name: op-{i:02}\n    package: {pkg}\n    channel: stable\n");
     }
     std::fs::write(dir.join("platform-operators.yaml"), yaml).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("install-config.yaml"), INSTALL_CONFIG).map_err(|e| e.to_string())?;
     Ok(dir)
 }
 
@@ -710,6 +758,14 @@ fn run_create(p: &Prepared) -> Result<(Measure, String)> {
             .arg("create")
             .arg("--dir")
             .arg(&dir)
+            .args(match &p.bundle_cache {
+                Some(cache) => vec![
+                    "--offline".into(),
+                    "--cache-dir".into(),
+                    cache.clone().into_os_string(),
+                ],
+                None => Vec::new(),
+            })
             .env("NO_COLOR", "1"),
     )?;
     let written = std::fs::read_dir(dir.join("manifests"))
