@@ -8,11 +8,19 @@
 //!
 //! From OpenShift 4.17 on, catalogs carry only `olm.csv.metadata`, so steps 2 and 3 are how a
 //! bootstrap operator is converted and how the installer RBAC of a ClusterExtension is derived.
+//!
+//! A command that needs several bundle images pulls them ahead, at most [`Sources::jobs`] at a
+//! time ([`Sources::prefetch`]), on threads of their own: pulls wait on the network, not on the
+//! cores, so they do not share rayon's pool (one thread per core). Each pull's outcome is then
+//! taken by the load that asks for it, in the caller's order, so what is reported does not
+//! depend on which pull finished first.
 //! Source of truth: `reference/catalogs-and-conversion.md` §2.2 (what `opm render` embeds and
 //! the `bundle-object-to-csv-metadata` migration) and §5.1 (the bundle layout).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use super::RegistryV1;
 use crate::catalog::model::Bundle;
@@ -153,21 +161,112 @@ impl Error {
 /// and text (kept apart so the index can be cached).
 type IndexError = (PathBuf, std::io::ErrorKind, String);
 
+/// How many bundle images are pulled at once unless told otherwise (`--jobs`): the number of
+/// parallel downloads containers/image (skopeo, podman, CRI-O) allows per image and oc-mirror's
+/// default of concurrent requests per registry, the per-host connection limit of browsers. Bundle
+/// images are small, so a pull waits mostly on round trips; six in flight hide most of that
+/// without looking like a flood to a registry's rate limits.
+pub const DEFAULT_JOBS: usize = 6;
+
+/// The largest `--jobs` accepted.
+pub const MAX_JOBS: usize = 64;
+
+/// The outcome of one image pulled ahead.
+type Pulled = Result<registry::Unpacked, registry::Error>;
+
 /// The bundle content sources of one run.
 #[derive(Debug)]
 pub struct Sources {
     bundle_dirs: Vec<PathBuf>,
     puller: Puller,
     index: OnceLock<Result<Vec<(PathBuf, RegistryV1)>, IndexError>>,
+    jobs: usize,
+    /// Images pulled by [`Sources::prefetch`], each taken by the first load that asks for it.
+    pulled: Mutex<HashMap<String, Pulled>>,
 }
 
 impl Sources {
-    /// Sources over `--bundles` directories and a puller (cache, layouts, registry).
+    /// Sources over `--bundles` directories and a puller (cache, layouts, registry), pulling
+    /// [`DEFAULT_JOBS`] images at once.
     pub fn new(bundle_dirs: Vec<PathBuf>, puller: Puller) -> Sources {
         Sources {
             bundle_dirs,
             puller,
             index: OnceLock::new(),
+            jobs: DEFAULT_JOBS,
+            pulled: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The same sources pulling at most `jobs` images at once (at least one).
+    pub fn with_jobs(mut self, jobs: usize) -> Sources {
+        self.jobs = jobs.clamp(1, MAX_JOBS);
+        self
+    }
+
+    /// How many images [`Sources::prefetch`] pulls at once.
+    pub fn jobs(&self) -> usize {
+        self.jobs
+    }
+
+    /// Pull the images of these catalog bundles ahead, at most [`Sources::jobs`] at a time:
+    /// those whose content the catalog does not embed and no `--bundles` directory holds. Each
+    /// image is pulled once, however many bundles name it; references naming one digest are
+    /// pulled one after the other (the later ones find the first in the cache), and references
+    /// by tag go first, since their digest is known only once pulled. What each pull ends
+    /// with is kept for the first [`Sources::load`] of that image, which reports it as a load
+    /// without this step would; nothing is reported here, and a failure stops no other pull.
+    pub fn prefetch<'b>(&self, bundles: impl IntoIterator<Item = &'b Bundle>) {
+        let mut tags: Vec<Vec<&str>> = Vec::new();
+        let mut by_digest: Vec<Vec<&str>> = Vec::new();
+        let mut group_of: HashMap<String, usize> = HashMap::new();
+        let mut seen = std::collections::HashSet::new();
+        for b in bundles {
+            if b.has_bundle_objects() || b.image.is_empty() || !seen.insert(b.image.as_str()) {
+                continue;
+            }
+            let request = Request {
+                image: &b.image,
+                name: Some(&b.name),
+                package: Some(&b.package),
+            };
+            // Content from a `--bundles` directory needs no pull; an unreadable directory is
+            // reported by the load.
+            if !matches!(self.in_bundle_dirs(&request), Ok(None)) {
+                continue;
+            }
+            match registry::ImageRef::parse(&b.image)
+                .ok()
+                .and_then(|r| r.digest)
+            {
+                Some(digest) => match group_of.get(&digest) {
+                    Some(&i) => by_digest[i].push(&b.image),
+                    None => {
+                        group_of.insert(digest, by_digest.len());
+                        by_digest.push(vec![&b.image]);
+                    }
+                },
+                None => tags.push(vec![&b.image]),
+            }
+        }
+        let images = tags.len() + by_digest.iter().map(Vec::len).sum::<usize>();
+        if images > 1 {
+            crate::notice::stage(|| {
+                format!(
+                    "getting {images} bundle images, at most {} at a time",
+                    self.jobs
+                )
+            });
+        }
+        for groups in [tags, by_digest] {
+            let pulled = run_bounded(&groups, self.jobs, |group| {
+                group
+                    .iter()
+                    .map(|image| (image.to_string(), self.puller.unpack(image)))
+                    .collect::<Vec<_>>()
+            });
+            let mut kept = self.pulled.lock().unwrap_or_else(|e| e.into_inner());
+            kept.extend(pulled.into_iter().flatten());
         }
     }
 
@@ -218,26 +317,23 @@ impl Sources {
         })
     }
 
-    /// Content from a `--bundles` directory matching the request's name, else the image.
+    /// Content from a `--bundles` directory matching the request's name, else the image (as
+    /// pulled ahead by [`Sources::prefetch`], else pulled now).
     pub fn load(&self, request: &Request<'_>) -> Result<Loaded, Error> {
-        if let Some(name) = request.name {
-            for (path, bundle) in self.indexed()? {
-                if bundle.csv_name().ok() == Some(name)
-                    && request.package.is_none_or(|p| p == bundle.package)
-                {
-                    return Ok(Loaded {
-                        bundle: bundle.clone(),
-                        origin: Origin::Directory(path.clone()),
-                    });
-                }
-            }
+        if let Some(loaded) = self.in_bundle_dirs(request)? {
+            return Ok(loaded);
         }
         if request.image.is_empty() {
             return Err(Error::NoImage {
                 name: request.name.unwrap_or("(unnamed)").to_string(),
             });
         }
-        let unpacked = self.puller.unpack(request.image)?;
+        let pulled = self
+            .pulled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(request.image);
+        let unpacked = pulled.unwrap_or_else(|| self.puller.unpack(request.image))?;
         let origin = Origin::Image(unpacked.clone());
         let bundle = RegistryV1::from_dir(&unpacked.dir).map_err(|e| {
             if !matches!(e, super::Error::Io { .. }) {
@@ -259,6 +355,25 @@ impl Sources {
             });
         }
         Ok(Loaded { bundle, origin })
+    }
+
+    /// The `--bundles` directory holding the requested bundle (by CSV name and package), if
+    /// one does.
+    fn in_bundle_dirs(&self, request: &Request<'_>) -> Result<Option<Loaded>, Error> {
+        let Some(name) = request.name else {
+            return Ok(None);
+        };
+        Ok(self
+            .indexed()?
+            .iter()
+            .find(|(_, bundle)| {
+                bundle.csv_name().ok() == Some(name)
+                    && request.package.is_none_or(|p| p == bundle.package)
+            })
+            .map(|(path, bundle)| Loaded {
+                bundle: bundle.clone(),
+                origin: Origin::Directory(path.clone()),
+            }))
     }
 
     fn indexed(&self) -> Result<&[(PathBuf, RegistryV1)], Error> {
@@ -287,6 +402,41 @@ impl Sources {
             }),
         }
     }
+}
+
+/// `work` on every item, on at most `jobs` threads at a time (here when `jobs` is 1 or there is
+/// at most one item); the results in the items' order.
+fn run_bounded<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = jobs.min(items.len());
+    if threads <= 1 {
+        return items.iter().map(work).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let result = work(item);
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every item ran")
+        })
+        .collect()
 }
 
 /// `dir` if it is a bundle, else bundles below it, up to `depth` levels.
@@ -342,6 +492,74 @@ mod tests {
             format!("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: {csv}\nspec:\n  version: 1.0.0\n"),
         )
         .unwrap();
+    }
+
+    mod run_bounded {
+        use super::super::run_bounded;
+        use std::sync::{Condvar, Mutex};
+        use std::time::Duration;
+
+        #[derive(Default)]
+        struct Seen {
+            in_flight: usize,
+            most: usize,
+            started: usize,
+            threads: std::collections::HashSet<std::thread::ThreadId>,
+        }
+
+        /// Run `n` items on `jobs` threads; each item waits (a while at most) until `jobs`
+        /// items have been in flight together, so the most seen at once is exactly the bound
+        /// when the bound is kept and concurrency reaches it.
+        fn observe(n: usize, jobs: usize) -> (Vec<usize>, Seen) {
+            let state = Mutex::new(Seen::default());
+            let changed = Condvar::new();
+            let items: Vec<usize> = (0..n).collect();
+            let out = run_bounded(&items, jobs, |&i| {
+                let mut s = state.lock().unwrap();
+                s.in_flight += 1;
+                s.started += 1;
+                s.most = s.most.max(s.in_flight);
+                s.threads.insert(std::thread::current().id());
+                changed.notify_all();
+                let want = jobs.min(n);
+                let (mut s, _) = changed
+                    .wait_timeout_while(s, Duration::from_secs(30), |s| {
+                        s.most < want && s.started < n
+                    })
+                    .unwrap();
+                s.in_flight -= 1;
+                i * 10
+            });
+            (out, state.into_inner().unwrap())
+        }
+
+        #[test]
+        fn never_more_than_jobs_at_once_and_results_in_order() {
+            let (out, seen) = observe(10, 3);
+            assert_eq!(out, (0..10).map(|i| i * 10).collect::<Vec<_>>());
+            assert_eq!(seen.most, 3);
+            assert_eq!(seen.started, 10);
+            assert!(seen.threads.len() <= 3, "{} threads", seen.threads.len());
+        }
+
+        #[test]
+        fn one_job_runs_on_the_calling_thread() {
+            let (out, seen) = observe(4, 1);
+            assert_eq!(out, vec![0, 10, 20, 30]);
+            assert_eq!(seen.most, 1);
+            assert_eq!(
+                seen.threads.into_iter().collect::<Vec<_>>(),
+                vec![std::thread::current().id()]
+            );
+        }
+
+        #[test]
+        fn fewer_items_than_jobs_start_one_thread_each() {
+            let (out, seen) = observe(2, 8);
+            assert_eq!(out, vec![0, 10]);
+            assert_eq!((seen.most, seen.threads.len()), (2, 2));
+            assert!(run_bounded(&[] as &[u8], 8, |_| ()).is_empty());
+        }
     }
 
     #[test]

@@ -323,6 +323,10 @@ fn render_all(
         })?;
         Ok(files.len())
     };
+    // Images are pulled ahead, `--jobs` at once, apart from the cores' pool that renders.
+    sources.prefetch(bundles.iter().enumerate().filter_map(|(i, b)| {
+        (first_of_name[b.name.as_str()] == i && unusable_dir_name(&b.name).is_none()).then_some(*b)
+    }));
     let results: Vec<Result<usize, String>> = bundles
         .par_iter()
         .enumerate()

@@ -134,7 +134,7 @@ pub struct NetworkArgs {
 
 /// Where bundle content comes from when the catalog does not embed it (`olm.csv.metadata`
 /// only, as in catalogs from OpenShift 4.17 on).
-#[derive(Debug, Args, Clone, Default)]
+#[derive(Debug, Args, Clone)]
 pub struct BundleSourceArgs {
     /// A directory of unpacked bundles (`manifests/` and `metadata/`), the bundle itself or
     /// bundles up to two levels below it, matched by CSV name (repeatable).
@@ -152,6 +152,11 @@ pub struct BundleSourceArgs {
     /// all unpacked files.
     #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024 * 1024)]
     pub max_bundle_size: u64,
+    /// How many bundle images to pull at once, when several are needed (1 to 64). Each pull
+    /// keeps its own --retries; what is reported does not depend on the order pulls finish in.
+    #[arg(long, value_name = "N", default_value_t = crate::bundle::source::DEFAULT_JOBS as u16,
+          value_parser = clap::value_parser!(u16).range(1..=crate::bundle::source::MAX_JOBS as i64))]
+    pub jobs: u16,
 }
 
 /// `images`.
@@ -761,6 +766,7 @@ impl From<&BundleSourceArgs> for crate::install::BundleSettings {
             oci_layouts: a.oci_layouts.clone(),
             authfile: a.authfile.clone(),
             max_bundle_size: a.max_bundle_size,
+            jobs: usize::from(a.jobs),
         }
     }
 }
@@ -795,9 +801,13 @@ mod tests {
             )
         );
         assert_eq!(net.max_catalog_size, default.max_catalog_size);
+        let (bundles, default) = (
+            crate::install::BundleSettings::from(&args.bundle_sources),
+            crate::install::BundleSettings::default(),
+        );
         assert_eq!(
-            crate::install::BundleSettings::from(&args.bundle_sources).max_bundle_size,
-            crate::install::BundleSettings::default().max_bundle_size
+            (bundles.max_bundle_size, bundles.jobs),
+            (default.max_bundle_size, default.jobs)
         );
     }
 }

@@ -151,6 +151,14 @@ pub fn images(
     let mut uses = Vec::new();
     let mut not_pins = BTreeMap::new();
     let mut refused = Vec::new();
+    // Bootstrap operators' bundle images (their workloads' images are listed) are pulled
+    // ahead, several at once.
+    rule.sources.prefetch(
+        outcomes
+            .iter()
+            .filter(|o| o.operator.bootstrap)
+            .filter_map(|o| o.resolution.as_ref().ok().map(|r| r.bundle)),
+    );
     for o in outcomes {
         uses.extend(operator_images(o, rule, &mut not_pins, &mut refused)?);
     }

@@ -188,6 +188,14 @@ pub fn plan_outcomes<'a>(
     let total = outcomes.len();
     // The subscription profile writes each namespace's Namespace and OperatorGroup once.
     let mut namespaces_written = std::collections::BTreeSet::new();
+    // The bundle images the operators below convert are pulled ahead, several at once; each
+    // operator then takes its own outcome in configuration order.
+    content.sources.prefetch(
+        outcomes
+            .iter()
+            .filter(|o| o.ok() && converts_bundle(o, profile))
+            .filter_map(|o| o.resolution.as_ref().ok().map(|r| r.bundle)),
+    );
     for (index, mut outcome) in outcomes.into_iter().enumerate() {
         let op_profile = if outcome.subscription.is_some() {
             Some(Profile::Subscription)
@@ -629,6 +637,14 @@ fn ownership_conflict(
             )
         })
     })
+}
+
+/// Whether [`render_operator`] converts the operator's bundle content (which may mean pulling
+/// its image): a bootstrap operator's, and a ClusterExtension's (its installer RBAC and the
+/// objects OLM v1 applies).
+fn converts_bundle(outcome: &Outcome<'_>, profile: Option<Profile>) -> bool {
+    outcome.operator.bootstrap
+        || (outcome.subscription.is_none() && profile == Some(Profile::ClusterExtension))
 }
 
 /// The objects for one resolved operator, by its profile (bootstrap operators: Namespace and

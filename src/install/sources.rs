@@ -59,17 +59,20 @@ pub struct BundleSettings {
     pub authfile: Option<PathBuf>,
     /// The largest bundle image accepted, in bytes.
     pub max_bundle_size: u64,
+    /// How many bundle images are pulled at once.
+    pub jobs: usize,
 }
 
 impl Default for BundleSettings {
-    /// No bundle directories or layouts, no authfile, bundles up to 100 MiB (the command
-    /// line's defaults).
+    /// No bundle directories or layouts, no authfile, bundles up to 100 MiB, pulled
+    /// [`crate::bundle::source::DEFAULT_JOBS`] at once (the command line's defaults).
     fn default() -> Self {
         BundleSettings {
             bundles: Vec::new(),
             oci_layouts: Vec::new(),
             authfile: None,
             max_bundle_size: 100 * 1024 * 1024,
+            jobs: crate::bundle::source::DEFAULT_JOBS,
         }
     }
 }
@@ -141,7 +144,8 @@ pub fn network_settings(
 }
 
 /// The bundle content sources for these settings and install-config (`pullSecret`, mirror rules,
-/// trust, proxy): `--bundles`, then the cache, `--oci-layout`s and registries.
+/// trust, proxy): `--bundles`, then the cache, `--oci-layout`s and registries, pulling
+/// `jobs` images at once.
 pub fn sources(
     args: &BundleSettings,
     network: &Network,
@@ -188,5 +192,5 @@ pub fn sources(
         layouts: args.oci_layouts.clone(),
         limits,
     });
-    Ok(Sources::new(args.bundles.clone(), puller))
+    Ok(Sources::new(args.bundles.clone(), puller).with_jobs(args.jobs))
 }

@@ -22,7 +22,7 @@ use crate::common::{cmd, realdata, tree};
 const USER: &str = "tester";
 const PASSWORD: &str = "s3cret-pw";
 
-fn sha(bytes: &[u8]) -> String {
+pub(crate) fn sha(bytes: &[u8]) -> String {
     format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
 }
 
@@ -30,10 +30,10 @@ fn sha(bytes: &[u8]) -> String {
 
 /// One image: its manifest and every blob.
 #[derive(Clone)]
-struct Image {
-    manifest: Vec<u8>,
-    digest: String,
-    blobs: Vec<(String, Vec<u8>)>,
+pub(crate) struct Image {
+    pub(crate) manifest: Vec<u8>,
+    pub(crate) digest: String,
+    pub(crate) blobs: Vec<(String, Vec<u8>)>,
 }
 
 /// A tar entry for hand-made (possibly hostile) layers.
@@ -70,7 +70,7 @@ fn raw_tar(entries: &[Entry<'_>]) -> Vec<u8> {
     b.into_inner().unwrap()
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     gz.write_all(bytes).unwrap();
     gz.finish().unwrap()
@@ -101,7 +101,7 @@ fn bundle_tar(dir: &Path) -> Vec<u8> {
 }
 
 /// An OCI image with these (already compressed) layers.
-fn image(layers: Vec<Vec<u8>>) -> Image {
+pub(crate) fn image(layers: Vec<Vec<u8>>) -> Image {
     let config = serde_json::to_vec(&json!({
         "architecture": "amd64", "os": "linux",
         "config": {"Labels": {"operators.operatorframework.io.bundle.mediatype.v1": "registry+v1"}},
@@ -208,7 +208,7 @@ fn csvmeta_catalog(bundles: &[(&Path, String)]) -> String {
     out
 }
 
-const CATALOG_IMAGE: &str = "registry.example.com/test/index@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+pub(crate) const CATALOG_IMAGE: &str = "registry.example.com/test/index@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
 /// An install directory for OpenShift 4.18: the catalog, `platform-operators.yaml` with a
 /// bootstrap operator (limitador) and a ClusterExtension (dns-operator), and install-config.
@@ -226,11 +226,11 @@ fn install_dir(catalog: &str, install_config: &str) -> tempfile::TempDir {
     d
 }
 
-fn indent(text: &str) -> String {
+pub(crate) fn indent(text: &str) -> String {
     text.lines().map(|l| format!("  {l}\n")).collect()
 }
 
-fn auth_json(registry: &str) -> String {
+pub(crate) fn auth_json(registry: &str) -> String {
     use base64::Engine as _;
     let auth = base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
     format!(r#"{{"auths":{{"{registry}":{{"auth":"{auth}"}}}}}}"#)
@@ -290,7 +290,7 @@ fn check_created(dir: &Path) {
 /// `docker-registry`, or `None` with a note. In CI (`CI` set to anything but `false` or `0`,
 /// as CI services set `CI=true`) a missing registry fails the test instead: there, a silent skip
 /// would count as a pass.
-fn registry_binary(test: &str) -> Option<PathBuf> {
+pub(crate) fn registry_binary(test: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path).chain([PathBuf::from("/usr/bin")]) {
         let p = dir.join("docker-registry");
@@ -314,10 +314,10 @@ fn in_ci() -> bool {
 }
 
 /// A registry on 127.0.0.1 with TLS and htpasswd auth, stopped when dropped.
-struct Registry {
+pub(crate) struct Registry {
     child: Child,
     port: u16,
-    ca_pem: String,
+    pub(crate) ca_pem: String,
     _dir: tempfile::TempDir,
     client: reqwest::blocking::Client,
 }
@@ -338,7 +338,7 @@ fn free_port() -> u16 {
 }
 
 impl Registry {
-    fn start(binary: &Path) -> Registry {
+    pub(crate) fn start(binary: &Path) -> Registry {
         let dir = tempfile::tempdir().unwrap();
         let ca_key = KeyPair::generate().unwrap();
         let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
@@ -417,12 +417,12 @@ impl Registry {
         panic!("docker-registry exited three times on start");
     }
 
-    fn host(&self) -> String {
+    pub(crate) fn host(&self) -> String {
         format!("127.0.0.1:{}", self.port)
     }
 
     /// Push an image to `repo` (monolithic blob uploads, then the manifest by digest).
-    fn push(&self, repo: &str, img: &Image) -> String {
+    pub(crate) fn push(&self, repo: &str, img: &Image) -> String {
         let base = format!("https://{}/v2/{repo}", self.host());
         for (digest, bytes) in &img.blobs {
             let r = self
@@ -483,7 +483,7 @@ fn bundles(rd: &Path) -> (PathBuf, PathBuf) {
     )
 }
 
-fn stderr(o: &std::process::Output) -> String {
+pub(crate) fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 

@@ -28,6 +28,7 @@ mod layers;
 mod library;
 mod net;
 mod pins;
+mod pulls;
 mod range;
 mod readme;
 mod realdata;
