@@ -295,7 +295,7 @@ struct Registry {
     child: Child,
     addr: SocketAddr,
     ca_pem: String,
-    client: reqwest::blocking::Client,
+    client: ureq::Agent,
 }
 
 impl Drop for Registry {
@@ -334,14 +334,18 @@ impl Registry {
         write("cert.pem", leaf.pem())?;
         write("key.pem", leaf_key.serialize_pem())?;
         let ca_pem = ca_cert.pem();
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::blocking::Client::builder()
-            .add_root_certificate(
-                reqwest::Certificate::from_pem(ca_pem.as_bytes()).map_err(|e| e.to_string())?,
-            )
-            .timeout(Duration::from_secs(30))
+        let tls = ureq::tls::TlsConfig::builder()
+            .root_certs(ureq::tls::RootCerts::new_with_certs(&[
+                ureq::tls::Certificate::from_pem(ca_pem.as_bytes()).map_err(|e| e.to_string())?,
+            ]))
+            .unversioned_rustls_crypto_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .build();
+        let client = ureq::Agent::config_builder()
+            .tls_config(tls)
+            .timeout_global(Some(Duration::from_secs(30)))
+            .http_status_as_error(false)
             .build()
-            .map_err(|e| e.to_string())?;
+            .new_agent();
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map_err(|e| e.to_string())?
@@ -372,7 +376,7 @@ impl Registry {
             let up = registry
                 .client
                 .get(format!("https://127.0.0.1:{port}/v2/"))
-                .send()
+                .call()
                 .is_ok_and(|r| r.status().is_success());
             if up {
                 return Ok(registry);
@@ -397,7 +401,7 @@ impl Registry {
             let r = self
                 .client
                 .post(format!("{base}/blobs/uploads/"))
-                .send()
+                .send_empty()
                 .map_err(|e| e.to_string())?;
             let location = r
                 .headers()
@@ -414,8 +418,7 @@ impl Registry {
                 .client
                 .put(format!("{url}{sep}digest={digest}"))
                 .header("content-type", "application/octet-stream")
-                .body(bytes.clone())
-                .send()
+                .send(&bytes[..])
                 .map_err(|e| e.to_string())?;
             if r.status().as_u16() != 201 {
                 return Err(format!("upload of {digest}: {}", r.status()));
@@ -425,8 +428,7 @@ impl Registry {
             .client
             .put(format!("{base}/manifests/{}", image.digest))
             .header("content-type", "application/vnd.oci.image.manifest.v1+json")
-            .body(image.manifest.clone())
-            .send()
+            .send(&image.manifest[..])
             .map_err(|e| e.to_string())?;
         if r.status().as_u16() != 201 {
             return Err(format!("manifest upload: {}", r.status()));

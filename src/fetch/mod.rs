@@ -3,7 +3,7 @@
 //! the content digest.
 //!
 //! * TLS is always verified, against the system roots plus extra PEM bundles (install-config
-//!   `additionalTrustBundle`, `--ca-file`). rustls, no OpenSSL.
+//!   `additionalTrustBundle`, `--ca-file`). rustls, no OpenSSL; the client is [`client`].
 //! * Proxies are given explicitly ([`ProxySettings`]); the caller decides where they come from
 //!   (environment variables, install-config `proxy`). `NO_PROXY` is honoured.
 //! * Connect and total timeouts; bounded retries with exponential backoff on connection errors,
@@ -20,6 +20,7 @@
 //! format: `reference/catalogs-and-conversion.md` §6.
 
 pub mod cache;
+pub mod client;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -28,6 +29,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest as _, Sha256};
 
 pub use cache::Cache;
+pub use client::{HttpsClient, RequestError, Response};
 
 /// The default of [`Options::max_catalog_bytes`] (`--max-catalog-size`): 2 GiB. The largest
 /// catalogs Red Hat ships are a few hundred MiB of JSON.
@@ -327,7 +329,7 @@ impl Error {
 /// Downloads catalogs through a cache. Build one per run and fetch every catalog with it.
 #[derive(Debug)]
 pub struct Fetcher {
-    client: Option<reqwest::blocking::Client>,
+    client: Option<HttpsClient>,
     options: Options,
     cache: Cache,
     /// The `Accept` header sent, when set.
@@ -344,7 +346,7 @@ impl Fetcher {
         let client = if options.offline {
             None
         } else {
-            Some(build_client(&options).map_err(|kind| Error::new("", kind, 0))?)
+            Some(HttpsClient::new(&options).map_err(|kind| Error::new("", kind, 0))?)
         };
         Ok(Fetcher {
             client,
@@ -473,14 +475,11 @@ impl Fetcher {
     /// is `Content-Encoding: gzip`, and the number of attempts.
     fn download(
         &self,
-        client: &reqwest::blocking::Client,
+        client: &HttpsClient,
         url: &str,
         staging: &std::path::Path,
     ) -> Result<(tempfile::NamedTempFile, bool, u32), Error> {
-        let host = reqwest::Url::parse(url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-            .unwrap_or_default();
+        let host = client::host_of(url);
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -488,11 +487,9 @@ impl Fetcher {
             let started = Instant::now();
             // Content encoding is decoded here, not by the client, so that both the bytes sent
             // and the bytes they expand to are bounded.
-            let mut request = client
-                .get(url)
-                .header(reqwest::header::ACCEPT_ENCODING, "gzip");
+            let mut request = client.get(url).header("accept-encoding", "gzip");
             if let Some(accept) = self.accept {
-                request = request.header(reqwest::header::ACCEPT, accept);
+                request = request.header("accept", accept);
             }
             let outcome = request.send();
             let (retry_after, why) = match outcome {
@@ -506,8 +503,7 @@ impl Fetcher {
                     (None, kind)
                 }
                 Ok(response) => {
-                    let status = response.status();
-                    if status.is_success() {
+                    if response.is_success() {
                         let gzip_encoded = match content_encoding(&response) {
                             Ok(g) => g,
                             Err(kind) => return Err(Error::new(url, kind, attempt)),
@@ -528,18 +524,17 @@ impl Fetcher {
                             .map(|()| (file, gzip_encoded, attempt))
                             .map_err(|kind| Error::new(url, kind, attempt));
                     }
+                    let status = response.status();
                     let kind = ErrorKind::Status {
-                        status: status.as_u16(),
-                        reason: status.canonical_reason().unwrap_or("").to_string(),
+                        status,
+                        reason: response.reason().to_string(),
                     };
-                    let retryable = status.is_server_error() || status.as_u16() == 429;
+                    let retryable = status >= 500 || status == 429;
                     if last || !retryable {
                         return Err(Error::new(url, kind, attempt));
                     }
                     let retry_after = response
-                        .headers()
-                        .get(reqwest::header::RETRY_AFTER)
-                        .and_then(|v| v.to_str().ok())
+                        .header("retry-after")
                         .and_then(|v| v.trim().parse::<u64>().ok())
                         .map(|s| Duration::from_secs(s.min(30)));
                     (retry_after, kind)
@@ -565,7 +560,7 @@ impl Fetcher {
 
     fn read_body(
         &self,
-        mut response: reqwest::blocking::Response,
+        mut response: Response,
         url: &str,
         host: &str,
         started: Instant,
@@ -655,11 +650,11 @@ fn download_stage(url: &str, received: u64, expected: Option<u64>) -> String {
 
 /// Whether the response is `Content-Encoding: gzip`; any other encoding (never asked for) is
 /// refused.
-fn content_encoding(response: &reqwest::blocking::Response) -> Result<bool, ErrorKind> {
-    let Some(value) = response.headers().get(reqwest::header::CONTENT_ENCODING) else {
+fn content_encoding(response: &Response) -> Result<bool, ErrorKind> {
+    let Some(value) = response.header("content-encoding") else {
         return Ok(false);
     };
-    let text = value.to_str().unwrap_or("").trim().to_ascii_lowercase();
+    let text = value.trim().to_ascii_lowercase();
     match text.as_str() {
         "" | "identity" => Ok(false),
         "gzip" | "x-gzip" => Ok(true),
@@ -683,105 +678,29 @@ fn seconds(d: Duration) -> String {
 /// The HTTPS client every download uses (catalogs here, manifests and blobs in
 /// [`crate::registry`]): TLS verified against the system roots and `options.extra_roots`, the
 /// proxy of `options.proxy`, the timeouts, HTTPS only, no automatic decompression.
-pub fn https_client(options: &Options) -> Result<reqwest::blocking::Client, ErrorKind> {
-    build_client(options)
+pub fn https_client(options: &Options) -> Result<HttpsClient, ErrorKind> {
+    HttpsClient::new(options)
 }
 
 /// Name the cause of a failed request to `host` (TLS, DNS, proxy, timeout or connection), as
 /// catalog downloads report it.
-pub fn request_error(e: &reqwest::Error, host: &str, options: &Options) -> ErrorKind {
+pub fn request_error(e: &RequestError, host: &str, options: &Options) -> ErrorKind {
     classify(e, host, options)
 }
 
-/// Make ring the process-wide rustls crypto provider: reqwest is built without one
-/// (`rustls-no-provider`) and would panic building a client. Idempotent; an already installed
-/// provider is kept.
-pub fn install_crypto_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
-fn build_client(options: &Options) -> Result<reqwest::blocking::Client, ErrorKind> {
-    install_crypto_provider();
-    // Trust: the system roots (rustls-platform-verifier, which on Linux reads them as
-    // rustls-native-certs does, `SSL_CERT_FILE`/`SSL_CERT_DIR` included) merged with
-    // `options.extra_roots`; no compiled-in Mozilla roots. With neither, `build` fails ("No CA
-    // certificates were loaded from the system").
-    let mut builder = reqwest::blocking::Client::builder()
-        .tls_backend_rustls()
-        .https_only(true)
-        .connect_timeout(options.connect_timeout)
-        .timeout(options.timeout)
-        // Proxies come only from `options.proxy`: the caller has read the environment.
-        .no_proxy()
-        // Content encoding is decoded by `decode_and_hash`, bounded.
-        .no_gzip()
-        .user_agent(concat!("po-manifests/", env!("CARGO_PKG_VERSION")));
-    for (origin, pem) in &options.extra_roots {
-        let certs =
-            reqwest::Certificate::from_pem_bundle(pem).map_err(|e| ErrorKind::TrustBundle {
-                origin: origin.clone(),
-                detail: crate::error_chain(&e),
-            })?;
-        if certs.is_empty() {
-            return Err(ErrorKind::TrustBundle {
-                origin: origin.clone(),
-                detail: "no PEM certificate found".into(),
-            });
-        }
-        builder = builder.tls_certs_merge(certs);
-    }
-    if let Some(proxy) = options
-        .proxy
-        .https_proxy
-        .as_deref()
-        .filter(|p| !p.trim().is_empty())
-    {
-        let mut p = reqwest::Proxy::https(proxy).map_err(|e| ErrorKind::ProxyUrl {
-            proxy: proxy.to_string(),
-            detail: crate::error_chain(&e),
-        })?;
-        p = p.no_proxy(
-            options
-                .proxy
-                .no_proxy
-                .as_deref()
-                .and_then(reqwest::NoProxy::from_string),
-        );
-        builder = builder.proxy(p);
-    }
-    builder.build().map_err(|e| ErrorKind::Client {
-        detail: crate::error_chain(&e),
-    })
-}
-
 /// Name the cause of a request error: TLS, DNS, proxy, timeout or connection.
-fn classify(e: &reqwest::Error, host: &str, options: &Options) -> ErrorKind {
-    let chain = crate::error_chain(e);
-    if let Some(tls) = find_rustls(e) {
+fn classify(e: &RequestError, host: &str, options: &Options) -> ErrorKind {
+    if let Some(tls) = e.tls() {
         return ErrorKind::Tls {
             detail: describe_tls(tls),
         };
     }
-    // The rustls error may sit behind a type-erased layer: read the text as the last resort.
-    if chain.contains("invalid peer certificate") || chain.contains("received fatal alert") {
-        let detail = if chain.contains("UnknownIssuer") {
-            describe_tls(&rustls::Error::InvalidCertificate(
-                rustls::CertificateError::UnknownIssuer,
-            ))
-        } else if chain.contains("NotValidForName") {
-            describe_tls(&rustls::Error::InvalidCertificate(
-                rustls::CertificateError::NotValidForName,
-            ))
-        } else if chain.contains("Expired") {
-            describe_tls(&rustls::Error::InvalidCertificate(
-                rustls::CertificateError::Expired,
-            ))
-        } else {
-            last_cause(e)
+    if let Some(text) = e.tls_failure() {
+        return ErrorKind::Tls {
+            detail: text.to_string(),
         };
-        return ErrorKind::Tls { detail };
     }
-    if e.is_timeout() || chain.contains("timed out") {
+    if e.is_timeout() {
         return ErrorKind::Timeout {
             detail: format!(
                 "no answer within {} (--connect-timeout {}, --timeout {})",
@@ -795,26 +714,20 @@ fn classify(e: &reqwest::Error, host: &str, options: &Options) -> ErrorKind {
             ),
         };
     }
-    if chain.contains("dns error") || chain.contains("failed to lookup address") {
+    if e.is_dns() {
         return ErrorKind::Dns {
             host: host.to_string(),
             detail: last_cause(e),
         };
     }
-    if chain.contains("tunnel") || chain.contains("proxy") {
+    if e.is_proxy() {
         return ErrorKind::Proxy {
             detail: last_cause(e),
         };
     }
-    if e.is_connect() {
-        return ErrorKind::Connect {
-            detail: last_cause(e),
-        };
+    ErrorKind::Connect {
+        detail: last_cause(e),
     }
-    if e.is_body() || e.is_decode() {
-        return ErrorKind::Body { detail: chain };
-    }
-    ErrorKind::Connect { detail: chain }
 }
 
 fn classify_read(
@@ -843,23 +756,6 @@ fn classify_read(
         return ErrorKind::Truncated { received, expected };
     }
     ErrorKind::Body { detail: chain }
-}
-
-fn find_rustls<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = cur {
-        if let Some(t) = err.downcast_ref::<rustls::Error>() {
-            return Some(t);
-        }
-        if let Some(io) = err.downcast_ref::<std::io::Error>()
-            && let Some(inner) = io.get_ref()
-            && let Some(t) = inner.downcast_ref::<rustls::Error>()
-        {
-            return Some(t);
-        }
-        cur = err.source();
-    }
-    None
 }
 
 fn describe_tls(e: &rustls::Error) -> String {

@@ -20,7 +20,7 @@ use crate::fetch;
 /// A registry location with a client.
 pub(super) struct RegistryBlobs<'a> {
     /// Bounded GETs of manifests, blobs and tokens.
-    http: reqwest::blocking::Client,
+    http: fetch::HttpsClient,
     /// The `Authorization` header for this repository, once authenticated.
     authorization: std::cell::OnceCell<Option<String>>,
     location: &'a Location,
@@ -35,7 +35,7 @@ pub(super) struct RegistryBlobs<'a> {
 impl<'a> RegistryBlobs<'a> {
     /// `location` through `http` (the puller's client).
     pub(super) fn new(
-        http: reqwest::blocking::Client,
+        http: fetch::HttpsClient,
         options: &'a fetch::Options,
         credentials: &'a Credentials,
         location: &'a Location,
@@ -130,7 +130,7 @@ impl<'a> RegistryBlobs<'a> {
         kind: &str,
         reference: &str,
         accept: Option<&str>,
-    ) -> Result<reqwest::blocking::Response, ErrorKind> {
+    ) -> Result<fetch::Response, ErrorKind> {
         let host = &self.host;
         let url = format!(
             "https://{host}/v2/{}/{kind}/{reference}",
@@ -138,10 +138,10 @@ impl<'a> RegistryBlobs<'a> {
         );
         let mut request = self.http.get(&url);
         if let Some(a) = accept {
-            request = request.header(reqwest::header::ACCEPT, a);
+            request = request.header("accept", a);
         }
         if let Some(auth) = self.authorization()? {
-            request = request.header(reqwest::header::AUTHORIZATION, auth);
+            request = request.header("authorization", auth);
         }
         let response = request.send().map_err(|e| {
             ErrorKind::from_fetch(
@@ -149,11 +149,10 @@ impl<'a> RegistryBlobs<'a> {
                 &self.location.registry,
             )
         })?;
-        let status = response.status();
-        if status.is_success() {
+        if response.is_success() {
             return Ok(response);
         }
-        let code = status.as_u16();
+        let code = response.status();
         let text = token::read_bounded(response, 4096, std::time::Instant::now(), self.options)
             .unwrap_or_default();
         let detail = String::from_utf8_lossy(&text)
@@ -192,11 +191,7 @@ impl<'a> RegistryBlobs<'a> {
                 "the registry announces {len} bytes (Content-Length); a manifest may have at most 4 MiB"
             )));
         }
-        let header = response
-            .headers()
-            .get("docker-content-digest")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
+        let header = response.header("docker-content-digest").map(str::to_string);
         let bytes = token::read_bounded(
             response,
             MAX_MANIFEST_BYTES,

@@ -82,9 +82,9 @@ pub struct Puller {
     /// HTTPS clients not in use: one per pull in flight, built when none is free, and kept
     /// with their idle connections for the next pull (building one reads the system's trust
     /// roots; a kept connection spares the next pull from that registry its TCP and TLS
-    /// handshakes). Each client runs its requests on a thread of its own, so pulls at the
-    /// same time do not queue behind one another's TLS work.
-    clients: std::sync::Mutex<Vec<reqwest::blocking::Client>>,
+    /// handshakes). Requests run on the pulling thread itself, so pulls at the same time do
+    /// not queue behind one another's TLS work.
+    clients: std::sync::Mutex<Vec<fetch::HttpsClient>>,
 }
 
 impl std::fmt::Debug for Puller {
@@ -105,7 +105,7 @@ impl Puller {
     }
 
     /// A free HTTPS client, or a new one; [`Puller::give_back`] it after the pull.
-    fn client(&self) -> Result<reqwest::blocking::Client, fetch::ErrorKind> {
+    fn client(&self) -> Result<fetch::HttpsClient, fetch::ErrorKind> {
         let free = self.clients.lock().unwrap_or_else(|e| e.into_inner()).pop();
         match free {
             Some(client) => Ok(client),
@@ -113,7 +113,7 @@ impl Puller {
         }
     }
 
-    fn give_back(&self, client: reqwest::blocking::Client) {
+    fn give_back(&self, client: fetch::HttpsClient) {
         self.clients
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -77,16 +77,35 @@ pub fn parse_challenge<'a>(headers: impl IntoIterator<Item = &'a str>) -> Challe
 }
 
 /// `realm` as a URL credentials may be sent to: `https://` only.
-pub fn check_realm(realm: &str) -> Result<reqwest::Url, ErrorKind> {
-    let insecure = || ErrorKind::InsecureRealm {
-        realm: realm.to_string(),
-        redirected_from: None,
-    };
-    let url = reqwest::Url::parse(realm).map_err(|_| insecure())?;
-    if url.scheme() != "https" || url.host_str().is_none() {
-        return Err(insecure());
+pub fn check_realm(realm: &str) -> Result<(), ErrorKind> {
+    let https = realm
+        .get(..8)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
+    if !https || fetch::client::host_of(realm).is_empty() {
+        return Err(ErrorKind::InsecureRealm {
+            realm: realm.to_string(),
+            redirected_from: None,
+        });
     }
-    Ok(url)
+    Ok(())
+}
+
+/// `realm` with the query parameters of a pull token for `repository` added.
+fn token_url(realm: &str, repository: &str, service: Option<&str>) -> String {
+    let realm = realm.split_once('#').map_or(realm, |(before, _)| before);
+    let mut url = realm.to_string();
+    if !url.ends_with(['?', '&']) {
+        url.push(if url.contains('?') { '&' } else { '?' });
+    }
+    url.push_str("scope=");
+    url.push_str(&fetch::client::form_encode(&format!(
+        "repository:{repository}:pull"
+    )));
+    if let Some(s) = service {
+        url.push_str("&service=");
+        url.push_str(&fetch::client::form_encode(s));
+    }
+    url
 }
 
 /// What a token service answers (`token`, or OAuth2's `access_token`).
@@ -123,7 +142,7 @@ pub fn parse_token(body: &[u8], realm: &str) -> Result<String, ErrorKind> {
 /// At most `limit + 1` bytes of `response` (one more than allowed tells that it is too large),
 /// all of them within `--timeout` of `started`.
 pub(super) fn read_bounded(
-    mut response: reqwest::blocking::Response,
+    mut response: fetch::Response,
     limit: u64,
     started: Instant,
     options: &fetch::Options,
@@ -154,7 +173,7 @@ pub(super) fn read_bounded(
 /// Who asks for a token, and how.
 pub(super) struct TokenClient<'a> {
     /// The HTTPS-only client (timeouts, trust and proxy of `options`).
-    pub http: &'a reqwest::blocking::Client,
+    pub http: &'a fetch::HttpsClient,
     /// The registry host to talk to (`index.docker.io` for `docker.io`).
     pub host: &'a str,
     /// The repository below it.
@@ -178,13 +197,7 @@ impl TokenClient<'_> {
             .get(&url)
             .send()
             .map_err(|e| self.send_error(&e))?;
-        let challenge = parse_challenge(
-            response
-                .headers()
-                .get_all(reqwest::header::WWW_AUTHENTICATE)
-                .iter()
-                .filter_map(|v| v.to_str().ok()),
-        );
+        let challenge = parse_challenge(response.headers("www-authenticate"));
         // The body says nothing we need; read a little of it so the connection can be reused.
         let _ = read_bounded(response, MAX_DISCARDED_BYTES, started, self.options);
         match challenge {
@@ -195,31 +208,25 @@ impl TokenClient<'_> {
 
     /// Ask the token service at `realm` for a pull token.
     fn token(&self, realm: &str, service: Option<&str>) -> Result<Option<String>, ErrorKind> {
-        let mut url = check_realm(realm)?;
-        {
-            let mut query = url.query_pairs_mut();
-            query.append_pair("scope", &format!("repository:{}:pull", self.repository));
-            if let Some(s) = service {
-                query.append_pair("service", s);
-            }
-        }
+        check_realm(realm)?;
+        let url = token_url(realm, self.repository, service);
         let started = Instant::now();
         let mut request = self.http.get(url);
         if let Some(c) = self.credential {
-            request = request.header(reqwest::header::AUTHORIZATION, basic(c));
+            request = request.header("authorization", basic(c));
         }
-        let response = request.send().map_err(|e| match insecure_redirect(&e) {
+        let response = request.send().map_err(|e| match e.insecure_redirect() {
             Some(to) => ErrorKind::InsecureRealm {
-                realm: to,
+                realm: to.to_string(),
                 redirected_from: Some(realm.to_string()),
             },
             None => self.send_error(&e),
         })?;
-        let status = response.status();
-        if !status.is_success() {
+        if !response.is_success() {
+            let status = response.status();
             let text = read_bounded(response, MAX_DISCARDED_BYTES, started, self.options)
                 .unwrap_or_default();
-            return Err(match status.as_u16() {
+            return Err(match status {
                 401 | 403 => ErrorKind::Unauthorized {
                     credential: self.credential_origin.map(str::to_string),
                     unreadable: Vec::new(),
@@ -266,7 +273,7 @@ impl TokenClient<'_> {
         parse_token(&body, realm).map(|t| Some(format!("Bearer {t}")))
     }
 
-    fn send_error(&self, e: &reqwest::Error) -> ErrorKind {
+    fn send_error(&self, e: &fetch::RequestError) -> ErrorKind {
         ErrorKind::from_fetch(fetch::request_error(e, self.host, self.options), self.host)
     }
 
@@ -289,25 +296,6 @@ impl TokenClient<'_> {
             }
         }
     }
-}
-
-/// The URL a redirect that the HTTPS-only client refused pointed to, when `e` is one.
-fn insecure_redirect(e: &reqwest::Error) -> Option<String> {
-    if !e.is_redirect() {
-        return None;
-    }
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(c) = cause {
-        if let Some(url) = c
-            .downcast_ref::<reqwest::Error>()
-            .and_then(reqwest::Error::url)
-            .filter(|u| u.scheme() != "https")
-        {
-            return Some(url.to_string());
-        }
-        cause = c.source();
-    }
-    None
 }
 
 /// `Basic base64(user:password)`.
@@ -365,6 +353,18 @@ mod tests {
             );
             assert!(e.to_string().contains("credentials"), "{e}");
         }
+    }
+
+    #[test]
+    fn the_token_url_asks_for_a_pull_of_the_repository() {
+        assert_eq!(
+            token_url("https://auth.example/token", "ns/app", Some("reg istry")),
+            "https://auth.example/token?scope=repository%3Ans%2Fapp%3Apull&service=reg+istry"
+        );
+        assert_eq!(
+            token_url("https://auth.example/token?x=1#frag", "a", None),
+            "https://auth.example/token?x=1&scope=repository%3Aa%3Apull"
+        );
     }
 
     #[test]

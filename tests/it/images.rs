@@ -22,6 +22,13 @@ use crate::common::{cmd, realdata, tree};
 const USER: &str = "tester";
 const PASSWORD: &str = "s3cret-pw";
 
+/// The `Authorization` header of the test registry's user.
+fn basic_auth() -> String {
+    use base64::Engine as _;
+    let pair = base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
+    format!("Basic {pair}")
+}
+
 pub(crate) fn sha(bytes: &[u8]) -> String {
     format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
 }
@@ -319,7 +326,7 @@ pub(crate) struct Registry {
     port: u16,
     pub(crate) ca_pem: String,
     _dir: tempfile::TempDir,
-    client: reqwest::blocking::Client,
+    client: ureq::Agent,
 }
 
 impl Drop for Registry {
@@ -361,14 +368,21 @@ impl Registry {
             .format_for_version(bcrypt::Version::TwoY);
         std::fs::write(p.join("htpasswd"), format!("{USER}:{hash}\n")).unwrap();
         let ca_pem = ca_cert.pem();
-        // reqwest is built without a crypto provider (`rustls-no-provider`): ring, as the
-        // program uses.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::blocking::Client::builder()
-            .add_root_certificate(reqwest::Certificate::from_pem(ca_pem.as_bytes()).unwrap())
-            .timeout(Duration::from_secs(20))
+        // ring, as the program uses; every status is an answer, not an error.
+        let tls = ureq::tls::TlsConfig::builder()
+            .root_certs(ureq::tls::RootCerts::new_with_certs(&[
+                ureq::tls::Certificate::from_pem(ca_pem.as_bytes()).unwrap(),
+            ]))
+            .unversioned_rustls_crypto_provider(std::sync::Arc::new(
+                rustls::crypto::ring::default_provider(),
+            ))
+            .build();
+        let client = ureq::Agent::config_builder()
+            .tls_config(tls)
+            .timeout_global(Some(Duration::from_secs(20)))
+            .http_status_as_error(false)
             .build()
-            .unwrap();
+            .new_agent();
         // The port is free when chosen but may be taken before the registry binds it: a
         // registry that exits is started again on another port.
         for _attempt in 0..3 {
@@ -393,7 +407,7 @@ impl Registry {
             loop {
                 let ok = client
                     .get(format!("https://127.0.0.1:{port}/v2/"))
-                    .send()
+                    .call()
                     .is_ok_and(|r| r.status().as_u16() == 401);
                 if ok {
                     return Registry {
@@ -428,8 +442,8 @@ impl Registry {
             let r = self
                 .client
                 .post(format!("{base}/blobs/uploads/"))
-                .basic_auth(USER, Some(PASSWORD))
-                .send()
+                .header("authorization", basic_auth())
+                .send_empty()
                 .unwrap();
             assert_eq!(r.status().as_u16(), 202, "upload start");
             let location = r.headers()["location"].to_str().unwrap().to_string();
@@ -442,10 +456,9 @@ impl Registry {
             let r = self
                 .client
                 .put(format!("{url}{sep}digest={digest}"))
-                .basic_auth(USER, Some(PASSWORD))
+                .header("authorization", basic_auth())
                 .header("content-type", "application/octet-stream")
-                .body(bytes.clone())
-                .send()
+                .send(&bytes[..])
                 .unwrap();
             assert_eq!(r.status().as_u16(), 201, "blob upload {digest}");
         }
@@ -459,18 +472,22 @@ impl Registry {
     /// Push a manifest or index by its digest; returns the reference.
     fn push_manifest(&self, repo: &str, bytes: &[u8], media_type: &str) -> String {
         let digest = sha(bytes);
-        let r = self
+        let mut r = self
             .client
             .put(format!(
                 "https://{}/v2/{repo}/manifests/{digest}",
                 self.host()
             ))
-            .basic_auth(USER, Some(PASSWORD))
+            .header("authorization", basic_auth())
             .header("content-type", media_type)
-            .body(bytes.to_vec())
-            .send()
+            .send(bytes)
             .unwrap();
-        assert_eq!(r.status().as_u16(), 201, "manifest upload: {:?}", r.text());
+        assert_eq!(
+            r.status().as_u16(),
+            201,
+            "manifest upload: {:?}",
+            r.body_mut().read_to_string()
+        );
         format!("{}/{repo}@{digest}", self.host())
     }
 }
@@ -1587,6 +1604,59 @@ fn a_token_service_redirecting_to_http_is_not_followed() {
     );
     assert!(e.contains("a redirect from"), "{e}");
     assert!(plain.heads().is_empty(), "{:?}", plain.heads());
+}
+
+/// A blob that the registry redirects to other storage (as registries do to a CDN or a
+/// bucket) is followed over HTTPS, and the registry's credentials stay with the registry.
+#[test]
+fn a_redirected_blob_is_fetched_without_the_registry_credentials() {
+    use crate::net::{Reply, serve, tls};
+    let img = small_bundle();
+    let t = tls();
+    let stored = img.clone();
+    let storage = serve(&t, move |_, path| {
+        match path
+            .strip_prefix("/storage/")
+            .and_then(|d| stored.blobs.iter().find(|(digest, _)| digest == d))
+        {
+            Some((_, bytes)) => body(bytes),
+            None => Reply::Status(404),
+        }
+    });
+    let storage_url = storage.url("/storage/");
+    let served = img.clone();
+    let registry = serve(&t, move |_, path| {
+        if path == "/v2/" {
+            return Reply::Challenge("Basic realm=\"test\"".into());
+        }
+        if path.contains("/manifests/") {
+            return body(&served.manifest);
+        }
+        match path.split("/blobs/").nth(1) {
+            Some(digest) => Reply::Redirect(format!("{storage_url}{digest}")),
+            None => Reply::Status(404),
+        }
+    });
+    let (out, work) = pull_with_credentials(&registry, &t.ca_pem, &img, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(work.path().join("out/manifests/csv.yaml").is_file());
+    let has_auth = |head: &String| head.to_ascii_lowercase().contains("\r\nauthorization:");
+    let blob_heads: Vec<String> = registry
+        .heads()
+        .into_iter()
+        .filter(|h| h.contains("/blobs/"))
+        .collect();
+    assert!(
+        !blob_heads.is_empty() && blob_heads.iter().all(has_auth),
+        "{blob_heads:?}"
+    );
+    // The layer came from the storage, where the registry sent it.
+    assert_eq!(storage.hits(), blob_heads.len(), "{:?}", storage.paths());
+    assert!(
+        !storage.heads().iter().any(has_auth),
+        "{:?}",
+        storage.heads()
+    );
 }
 
 // ------------------------------------- bounded registry answers (issue 26 part 3 item 1)

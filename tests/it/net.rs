@@ -91,6 +91,8 @@ pub struct Server {
     pub hits: Arc<AtomicUsize>,
     /// Paths requested, in order.
     paths: Arc<Mutex<Vec<String>>>,
+    /// Request heads (request line and headers), in order.
+    heads: Arc<Mutex<Vec<String>>>,
     /// Body bytes sent, all requests together.
     sent: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
@@ -108,6 +110,10 @@ impl Server {
     /// Paths requested, in order.
     pub fn paths(&self) -> Vec<String> {
         self.paths.lock().unwrap().clone()
+    }
+    /// Request heads received, in order.
+    pub fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
     }
     /// Body bytes sent so far, all requests together.
     pub fn sent(&self) -> u64 {
@@ -131,27 +137,41 @@ where
     let port = listener.local_addr().unwrap().port();
     let hits = Arc::new(AtomicUsize::new(0));
     let paths = Arc::new(Mutex::new(Vec::new()));
+    let heads = Arc::new(Mutex::new(Vec::new()));
     let sent = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let config = tls.config.clone();
     let reply = Arc::new(reply);
     {
-        let (hits, paths, sent, stop) = (hits.clone(), paths.clone(), sent.clone(), stop.clone());
+        let (hits, paths, heads, sent, stop) = (
+            hits.clone(),
+            paths.clone(),
+            heads.clone(),
+            sent.clone(),
+            stop.clone(),
+        );
         thread::spawn(move || {
             for stream in listener.incoming().take(MAX_CONNECTIONS) {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                let (config, reply, hits, paths, sent) = (
+                let (config, reply, hits, paths, heads, sent) = (
                     config.clone(),
                     reply.clone(),
                     hits.clone(),
                     paths.clone(),
+                    heads.clone(),
                     sent.clone(),
                 );
                 thread::spawn(move || {
-                    let _ = handle(stream, config, &*reply, &hits, &paths, &sent);
+                    let seen = Seen {
+                        hits: &hits,
+                        paths: &paths,
+                        heads: &heads,
+                        sent: &sent,
+                    };
+                    let _ = handle(stream, config, &*reply, &seen);
                 });
             }
         });
@@ -160,19 +180,33 @@ where
         port,
         hits,
         paths,
+        heads,
         sent,
         stop,
     }
+}
+
+/// What a server records of the requests it answers.
+#[derive(Clone, Copy)]
+struct Seen<'a> {
+    hits: &'a AtomicUsize,
+    paths: &'a Mutex<Vec<String>>,
+    heads: &'a Mutex<Vec<String>>,
+    sent: &'a AtomicU64,
 }
 
 fn handle(
     stream: TcpStream,
     config: Arc<rustls::ServerConfig>,
     reply: &(dyn Fn(usize, &str) -> Reply + Send + Sync),
-    hits: &AtomicUsize,
-    paths: &Mutex<Vec<String>>,
-    sent: &AtomicU64,
+    seen: &Seen<'_>,
 ) -> std::io::Result<()> {
+    let Seen {
+        hits,
+        paths,
+        heads,
+        sent,
+    } = *seen;
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
     stream.set_write_timeout(Some(Duration::from_secs(5)))?;
     let conn = rustls::ServerConnection::new(config).map_err(std::io::Error::other)?;
@@ -186,6 +220,7 @@ fn handle(
         .to_string();
     let accepts_gzip = head.to_ascii_lowercase().contains("accept-encoding: gzip");
     paths.lock().unwrap().push(path.clone());
+    heads.lock().unwrap().push(head.clone());
     let n = hits.fetch_add(1, Ordering::SeqCst);
     match reply(n, &path) {
         Reply::Body { body, gzip } => {
