@@ -234,9 +234,12 @@ impl<'de> Deserialize<'de> for Property {
                     && b.get() != "null"
                 {
                     borrowed = None;
-                    value = Some(PropertyValue::Checked(
-                        check_bundle_object(b).map_err(|e| e.to_string()),
-                    ));
+                    // The common `{"data":"<base64>"}` needs no parsing (see below).
+                    value = Some(PropertyValue::Checked(if plain_base64_data(b.get()) {
+                        Ok(())
+                    } else {
+                        check_bundle_object(b).map_err(|e| e.to_string())
+                    }));
                 }
                 if let (Some(b), None) = (borrowed, place) {
                     value = Some(PropertyValue::Json(b.to_owned()));

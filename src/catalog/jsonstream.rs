@@ -30,7 +30,7 @@ pub(super) enum JsonFailure {
 pub(super) fn read_json<R: Read, S: DocSink + Sync>(
     path: &Arc<Path>,
     reader: &mut R,
-    mut buf: Vec<u8>,
+    buf: &mut Vec<u8>,
     sink: &mut S,
     caps: Caps,
 ) -> Result<(), JsonFailure> {
@@ -60,7 +60,7 @@ pub(super) fn read_json<R: Read, S: DocSink + Sync>(
             base += buf.len() as u64;
             buf.clear();
             pos = 0;
-            eof = fill(reader, &mut buf).map_err(io_err)?;
+            eof = fill(reader, buf).map_err(io_err)?;
         }
         if pos >= buf.len() {
             return Ok(());
@@ -140,7 +140,7 @@ pub(super) fn read_json<R: Read, S: DocSink + Sync>(
                     }
                     // `scan` may point one past the end (a backslash was the last byte);
                     // it then skips the first byte of the new chunk, as it should.
-                    eof = fill(reader, &mut buf).map_err(io_err)?;
+                    eof = fill(reader, buf).map_err(io_err)?;
                 }
             }
         };

@@ -216,21 +216,22 @@ impl LazyDocs {
             let (mut text, mut json) = (Vec::new(), Vec::new());
             for r in run.drain(..) {
                 let cut = r.yaml.unwrap_or(YamlCut::NONE);
-                let (start, end) = (
-                    u64::from(cut.start),
-                    u64::from(cut.start) + u64::from(cut.len),
-                );
+                // A document left in its file is at most `LAZY_DOCUMENT_BYTES` long.
+                let len = u16::try_from(r.len).map_err(|_| changed(file))?;
                 text.clear();
                 if cut.len == 0 {
-                    read_at(&mut f, r.offset, u64::from(r.len), &mut text).map_err(io_err)?;
+                    read_piece(&mut f, r.offset, len, &mut text).map_err(io_err)?;
                 } else {
-                    read_at(&mut f, r.offset, start, &mut text).map_err(io_err)?;
+                    let end = cut
+                        .start
+                        .checked_add(cut.len)
+                        .ok_or_else(|| changed(file))?;
+                    let tail = len.checked_sub(end).ok_or_else(|| changed(file))?;
+                    read_piece(&mut f, r.offset, cut.start, &mut text).map_err(io_err)?;
                     text.extend(std::iter::repeat_n(b' ', usize::from(cut.indent)));
                     text.extend_from_slice(b"x: 0\n");
-                    let tail = u64::from(r.len)
-                        .checked_sub(end)
-                        .ok_or_else(|| changed(file))?;
-                    read_at(&mut f, r.offset + end, tail, &mut text).map_err(io_err)?;
+                    read_piece(&mut f, r.offset + u64::from(end), tail, &mut text)
+                        .map_err(io_err)?;
                 }
                 keep(&r, yaml_again(&text, &mut json))?;
             }
@@ -312,6 +313,25 @@ fn read_at(f: &mut std::fs::File, offset: u64, len: u64, out: &mut Vec<u8>) -> s
         return Err(std::io::ErrorKind::UnexpectedEof.into());
     }
     Ok(())
+}
+
+/// Append the `len` bytes at `offset` of `f` to `out`: a small piece, in one positioned read
+/// where there is one.
+fn read_piece(
+    f: &mut std::fs::File,
+    offset: u64,
+    len: u16,
+    out: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        let at = out.len();
+        out.resize(at + usize::from(len), 0);
+        f.read_exact_at(&mut out[at..], offset)
+    }
+    #[cfg(not(unix))]
+    read_at(f, offset, u64::from(len), out)
 }
 
 /// Decode again a channel or bundle of a YAML file, as it was decoded when first read: the

@@ -110,6 +110,26 @@ pub fn read_file(path: &Path, filter: &PackageFilter) -> Result<FileDocs, Error>
     Ok(sink.out)
 }
 
+thread_local! {
+    /// The buffer of the last file read on this thread, kept for the next one: its memory is
+    /// mapped already, so a catalog of many files does not fault every page in again.
+    static READ_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The largest read buffer kept for the next file (a YAML batch and a read chunk fit).
+const KEPT_BUFFER: usize = 8 << 20;
+
+/// A read buffer taken from [`READ_BUFFER`], given back when dropped (if not too large).
+struct Lent(Vec<u8>);
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        if self.0.capacity() <= KEPT_BUFFER {
+            READ_BUFFER.set(std::mem::take(&mut self.0));
+        }
+    }
+}
+
 /// Read one file, feeding each document to `sink`; returns the file's sha256 (zeros when
 /// `digest` is false).
 pub(super) fn read_with<S: DocSink + Sync>(
@@ -131,14 +151,16 @@ pub(super) fn read_with<S: DocSink + Sync>(
         })
     };
     let mut reader = open()?;
-    let mut buf = Vec::with_capacity(64 * 1024);
+    let mut lent = Lent(READ_BUFFER.take());
+    let buf = &mut lent.0;
+    buf.clear();
     // Sniff the first non-whitespace byte. Whitespace beyond the document cap is read as the
     // start of a YAML document, which the cap then refuses (so this buffer stays bounded).
     let first = loop {
         let n = reader
             .by_ref()
             .take(64 * 1024)
-            .read_to_end(&mut buf)
+            .read_to_end(buf)
             .map_err(io_err)?;
         if let Some(b) = buf.iter().find(|b| !b.is_ascii_whitespace()) {
             break Some(*b);
@@ -157,7 +179,8 @@ pub(super) fn read_with<S: DocSink + Sync>(
                 // only case with a second read).
                 let mut reader = open()?;
                 sink.reset();
-                return match read_yaml(path, &mut reader, Vec::new(), sink, caps) {
+                buf.clear();
+                return match read_yaml(path, &mut reader, buf, sink, caps) {
                     Ok(()) => Ok(reader
                         .hasher
                         .map(|h| h.finalize().into())
@@ -294,7 +317,7 @@ mod tests {
         let e = match read_json(
             &Arc::from(Path::new("c.json")),
             &mut reader,
-            Vec::new(),
+            &mut Vec::new(),
             &mut sink,
             doc_caps(CHUNK),
         ) {
@@ -377,7 +400,7 @@ mod tests {
             read_yaml(
                 path,
                 &mut text.as_bytes(),
-                Vec::new(),
+                &mut Vec::new(),
                 &mut sink,
                 doc_caps(cap),
             )
@@ -399,7 +422,7 @@ mod tests {
         let e = read_yaml(
             &Arc::from(Path::new("c.yaml")),
             &mut reader,
-            Vec::new(),
+            &mut Vec::new(),
             &mut sink(&filter),
             doc_caps(CHUNK),
         )

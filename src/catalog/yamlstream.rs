@@ -47,7 +47,7 @@ struct YamlDoc {
 pub(super) fn read_yaml<R: Read, S: DocSink + Sync>(
     path: &Arc<Path>,
     reader: &mut R,
-    mut buf: Vec<u8>,
+    buf: &mut Vec<u8>,
     sink: &mut S,
     caps: Caps,
 ) -> Result<(), Error> {
@@ -161,7 +161,7 @@ pub(super) fn read_yaml<R: Read, S: DocSink + Sync>(
         let batch_bytes =
             pending.last().map_or(0, |d| d.end) - pending.first().map_or(0, |d| d.start);
         if eof || stop.is_some() || batch_bytes >= YAML_BATCH {
-            yaml_batch(path, &buf, &pending, sink)?;
+            yaml_batch(path, buf, &pending, sink)?;
             pending.clear();
             if let Some(e) = stop {
                 return Err(e);
@@ -176,7 +176,7 @@ pub(super) fn read_yaml<R: Read, S: DocSink + Sync>(
             searched = searched.saturating_sub(doc_start);
             doc_start = 0;
         }
-        eof = fill(reader, &mut buf).map_err(io_err)?;
+        eof = fill(reader, buf).map_err(io_err)?;
     }
 }
 
