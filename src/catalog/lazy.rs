@@ -133,6 +133,14 @@ impl LazyDocs {
     /// The most read back at once.
     const SPAN: u64 = 4 << 20;
 
+    /// The file of a kept document.
+    pub(crate) fn file_of<'a, T: LazyDoc>(&'a self, doc: &'a Kept<T>) -> Option<&'a Arc<Path>> {
+        match doc {
+            Kept::Decoded(d) => Some(&d.origin.file),
+            Kept::InFile(r) => self.files.get(r.file as usize),
+        }
+    }
+
     /// The package of a kept document.
     pub(crate) fn package_of<'a, T: LazyDoc>(&'a self, doc: &'a Kept<T>) -> &'a str {
         match doc {

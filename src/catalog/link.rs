@@ -106,6 +106,88 @@ pub fn build_with(
     opts: &BuildOptions,
     each: impl Fn(Package, &mut Vec<Problem>) -> Option<Package> + Sync,
 ) -> Result<(Catalog, Vec<Problem>, Vec<Problem>), Error> {
+    build_linked(dc, opts, each, Vec::new())
+}
+
+/// What [`link_file`] gave for one package: what [`build_with`] gives for it when all its
+/// blobs are in that file.
+#[derive(Debug)]
+pub struct LinkedPackage {
+    /// The package `each` gave back.
+    kept: Option<Package>,
+    /// Its linking problems, in the order linking finds them.
+    problems: Vec<Problem>,
+    /// `each`'s problems.
+    handed: Vec<Problem>,
+}
+
+/// Link the packages whose `olm.package` blob is in one file (the first of each name; a
+/// nameless one is left out) with that file's blobs of each, and hand each to `each`, while
+/// the file's blobs are at hand ([`loader::load_each_file`]): for a package whose blobs are
+/// all in that file, this is what [`build_with`] gives, without reading any blob back.
+/// [`build_linked`] takes these results where that holds, and links the others itself.
+pub fn link_file(
+    docs: loader::FileDocs,
+    opts: &BuildOptions,
+    each: &(impl Fn(Package, &mut Vec<Problem>) -> Option<Package> + Sync),
+) -> Vec<(String, LinkedPackage)> {
+    let loader::FileDocs {
+        packages: package_docs,
+        channels,
+        bundles,
+        deprecations,
+    } = docs;
+    let mut packages: PackageMap = BTreeMap::new();
+    for fbc::Located { item: p, origin } in package_docs {
+        if !p.name.is_empty() && !packages.contains_key(&p.name) {
+            packages.insert(p.name.clone(), new_package(p, origin));
+        }
+    }
+    let packages: Vec<Package> = packages.into_values().collect();
+    let slot = |name: &str| {
+        packages
+            .binary_search_by(|p| p.name.as_str().cmp(name))
+            .ok()
+    };
+    let (channels, _) = group(channels, packages.len(), |c| slot(&c.item.package));
+    let (bundles, _) = group(bundles, packages.len(), |b| slot(&b.item.package));
+    let (deprecations, _) = group(deprecations, packages.len(), |d| slot(&d.item.package));
+    packages
+        .into_iter()
+        .zip(channels.into_iter().zip(bundles).zip(deprecations))
+        .map(|(mut pkg, ((channels, bundles), deprecations))| {
+            let mut problems = Vec::new();
+            link_package(
+                &mut pkg,
+                channels,
+                bundles,
+                deprecations,
+                opts,
+                &mut problems,
+            );
+            let name = pkg.name.clone();
+            let mut handed = Vec::new();
+            let kept = each(pkg, &mut handed);
+            (
+                name,
+                LinkedPackage {
+                    kept,
+                    problems,
+                    handed,
+                },
+            )
+        })
+        .collect()
+}
+
+/// [`build_with`], taking for a package whose blobs are all in one file what [`link_file`]
+/// gave for it while that file was read (`linked`: its results, per file).
+pub fn build_linked(
+    dc: loader::DeclarativeConfig,
+    opts: &BuildOptions,
+    each: impl Fn(Package, &mut Vec<Problem>) -> Option<Package> + Sync,
+    linked: loader::PerFile<Vec<(String, LinkedPackage)>>,
+) -> Result<(Catalog, Vec<Problem>, Vec<Problem>), Error> {
     let loader::DeclarativeConfig {
         packages: package_docs,
         channels,
@@ -119,7 +201,31 @@ pub fn build_with(
         ..
     } = dc;
     let mut problems = Vec::new();
-    let packages = link_packages(package_docs, &mut problems);
+    let (packages, split) = link_packages(package_docs, &mut problems);
+    // What `link_file` gave, per package (none for a package linked in two files).
+    let mut by_name: HashMap<String, Option<(std::sync::Arc<std::path::Path>, LinkedPackage)>> =
+        HashMap::new();
+    for (file, list) in linked {
+        for (name, l) in list {
+            match by_name.entry(name) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(Some((file.clone(), l)));
+                }
+                std::collections::hash_map::Entry::Occupied(mut e) => {
+                    e.insert(None);
+                }
+            }
+        }
+    }
+    let done: Vec<Option<(std::sync::Arc<std::path::Path>, LinkedPackage)>> = packages
+        .iter()
+        .map(|p| {
+            by_name
+                .remove(&p.name)
+                .flatten()
+                .filter(|_| !split.contains(&p.name))
+        })
+        .collect();
 
     let slot = |name: &str| {
         packages
@@ -161,23 +267,41 @@ pub fn build_with(
         .zip(deprecations);
     let linked: Vec<(Option<Package>, Vec<Problem>, Vec<Problem>)> = packages
         .into_par_iter()
+        .zip(done)
         .zip(groups)
         .map(
-            |(mut pkg, (((channels, lazy_channels), (bundles, lazy_bundles)), deprecations))| {
+            |(
+                (mut pkg, done),
+                (((channels, lazy_channels), (bundles, lazy_bundles)), deprecations),
+            )| {
+                // Linked while its file was read: it stands when every blob is of that file.
+                if let Some((file, done)) = done {
+                    let here = |f: &std::sync::Arc<std::path::Path>| {
+                        std::sync::Arc::ptr_eq(f, &file) || **f == *file
+                    };
+                    if here(&pkg.origin.file)
+                        && channels.iter().all(|c| here(&c.origin.file))
+                        && bundles.iter().all(|b| here(&b.origin.file))
+                        && deprecations.iter().all(|d| here(&d.origin.file))
+                        && lazy_channels
+                            .iter()
+                            .all(|k| lazy.file_of(k).is_some_and(here))
+                        && lazy_bundles
+                            .iter()
+                            .all(|k| lazy.file_of(k).is_some_and(here))
+                    {
+                        return Ok((done.kept, done.problems, done.handed));
+                    }
+                }
                 let mut problems = Vec::new();
-                link_channels(
+                link_package(
                     &mut pkg,
                     joined(channels, lazy.decode(lazy_channels)?),
-                    &mut problems,
-                );
-                link_bundles(
-                    &mut pkg,
                     joined(bundles, lazy.decode(lazy_bundles)?),
+                    deprecations,
                     opts,
                     &mut problems,
                 );
-                link_entries(&mut pkg, &mut problems);
-                link_deprecations(&mut pkg, deprecations, &mut problems);
                 let mut handed = Vec::new();
                 let kept = each(pkg, &mut handed);
                 Ok((kept, problems, handed))
@@ -210,6 +334,21 @@ pub fn build_with(
         },
     };
     Ok((catalog, problems, each_problems))
+}
+
+/// Rules 4–12 for one package with its blobs (each list in load order).
+fn link_package(
+    pkg: &mut Package,
+    channels: Vec<fbc::Located<fbc::Channel>>,
+    bundles: Vec<fbc::Located<fbc::Bundle>>,
+    deprecations: Vec<fbc::Located<fbc::Deprecation>>,
+    opts: &BuildOptions,
+    problems: &mut Vec<Problem>,
+) {
+    link_channels(pkg, channels, problems);
+    link_bundles(pkg, bundles, opts, problems);
+    link_entries(pkg, problems);
+    link_deprecations(pkg, deprecations, problems);
 }
 
 /// A package's blobs of one schema: the decoded ones, then those read back from their file
@@ -260,11 +399,13 @@ fn unplaced_bundles(docs: Vec<fbc::Located<fbc::Bundle>>, problems: &mut Vec<Pro
 
 /// Rules 1–3: the `olm.package` blobs become packages, sorted by name (duplicates and
 /// nameless ones dropped).
+/// Also the names whose blobs are in more than one file.
 fn link_packages(
     docs: Vec<fbc::Located<fbc::Package>>,
     problems: &mut Vec<Problem>,
-) -> Vec<Package> {
+) -> (Vec<Package>, std::collections::HashSet<String>) {
     let mut packages: PackageMap = BTreeMap::new();
+    let mut split = std::collections::HashSet::new();
     for fbc::Located { item: p, origin } in docs {
         if !crate::kubenames::is_label(&p.name) {
             problems.push(
@@ -279,6 +420,9 @@ fn link_packages(
             }
         }
         if let Some(first) = packages.get(&p.name) {
+            if *first.origin.file != *origin.file {
+                split.insert(p.name.clone());
+            }
             problems.push(
                 Problem::error(ProblemKind::DuplicatePackage {
                     first: first.origin.clone(),
@@ -295,20 +439,22 @@ fn link_packages(
                     .at(&origin),
             );
         }
-        packages.insert(
-            p.name.clone(),
-            Package {
-                name: p.name,
-                default_channel: p.default_channel,
-                description: Some(p.description).filter(|d| !d.is_empty()),
-                channels: Vec::new(),
-                bundles: Vec::new(),
-                deprecation: None,
-                origin,
-            },
-        );
+        packages.insert(p.name.clone(), new_package(p, origin));
     }
-    packages.into_values().collect()
+    (packages.into_values().collect(), split)
+}
+
+/// The package of an `olm.package` blob, before its channels and bundles are linked.
+fn new_package(p: fbc::Package, origin: Origin) -> Package {
+    Package {
+        name: p.name,
+        default_channel: p.default_channel,
+        description: Some(p.description).filter(|d| !d.is_empty()),
+        channels: Vec::new(),
+        bundles: Vec::new(),
+        deprecation: None,
+        origin,
+    }
 }
 
 /// Sort blobs into the lists of their `packages` packages (`slot_of`: the index of a blob's

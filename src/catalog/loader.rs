@@ -87,14 +87,19 @@ impl Place {
 }
 
 /// Where a load without [`LoadOptions::lazy_documents`] keeps a channel or a bundle.
-trait Eager: LazyDoc {
+trait Eager: LazyDoc + Clone {
     /// Its list in [`DeclarativeConfig`].
     fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>>;
+    /// Its list in [`FileDocs`].
+    fn held(docs: &mut FileDocs) -> &mut Vec<Located<Self>>;
 }
 
 impl Eager for Channel {
     fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>> {
         &mut dc.channels
+    }
+    fn held(docs: &mut FileDocs) -> &mut Vec<Located<Self>> {
+        &mut docs.channels
     }
 }
 
@@ -102,13 +107,35 @@ impl Eager for Bundle {
     fn eager(dc: &mut DeclarativeConfig) -> &mut Vec<Located<Self>> {
         &mut dc.bundles
     }
+    fn held(docs: &mut FileDocs) -> &mut Vec<Located<Self>> {
+        &mut docs.bundles
+    }
 }
 
-/// What reading one file gave: its typed documents and its sha256.
-#[derive(Default)]
-struct FileConfig {
+/// The documents of one file, decoded, each list in file order: what [`load_each_file`]
+/// hands over while the documents left in the file are still at hand.
+#[derive(Debug, Default)]
+pub struct FileDocs {
+    /// `olm.package` blobs.
+    pub packages: Vec<Located<Package>>,
+    /// `olm.channel` blobs.
+    pub channels: Vec<Located<Channel>>,
+    /// `olm.bundle` blobs.
+    pub bundles: Vec<Located<Bundle>>,
+    /// `olm.deprecations` blobs.
+    pub deprecations: Vec<Located<Deprecation>>,
+}
+
+/// Largest file whose documents [`load_each_file`] hands over decoded: all of them are held
+/// at once, so memory stays bounded by this (times the cores), whatever the catalog's size.
+pub const FILE_DOCS_BYTES: u64 = 8 << 20;
+
+/// What reading one file gave: its typed documents and its sha256, and what
+/// [`load_each_file`]'s closure made of them.
+struct FileConfig<R> {
     dc: DeclarativeConfig,
     sha256: [u8; 32],
+    each: Option<R>,
 }
 
 /// Decodes kept documents straight from the read buffer into typed blobs (no copy of the
@@ -124,6 +151,9 @@ struct TypedSink<'f> {
     /// The package names of `out.lazy`, for their indexes.
     names: std::collections::HashMap<String, u32>,
     out: DeclarativeConfig,
+    /// The file's channels and bundles, decoded, also those left in the file (for
+    /// [`load_each_file`]).
+    held: Option<FileDocs>,
 }
 
 impl TypedSink<'_> {
@@ -135,6 +165,7 @@ impl TypedSink<'_> {
             lazy_docs,
             names: std::collections::HashMap::new(),
             out: DeclarativeConfig::default(),
+            held: None,
         }
     }
 
@@ -164,15 +195,26 @@ impl TypedSink<'_> {
                 yaml: p.yaml,
             });
         let kept = match in_file {
-            Some(r) => Kept::InFile(DocRef {
-                package: intern(
-                    &mut self.out.lazy.packages,
-                    &mut self.names,
-                    doc.item.package(),
-                ),
-                ..r
-            }),
-            None => Kept::Decoded(Box::new(doc)),
+            Some(r) => {
+                let r = DocRef {
+                    package: intern(
+                        &mut self.out.lazy.packages,
+                        &mut self.names,
+                        doc.item.package(),
+                    ),
+                    ..r
+                };
+                if let Some(held) = &mut self.held {
+                    T::held(held).push(doc);
+                }
+                Kept::InFile(r)
+            }
+            None => {
+                if let Some(held) = &mut self.held {
+                    T::held(held).push(doc.clone());
+                }
+                Kept::Decoded(Box::new(doc))
+            }
         };
         T::lazy(&mut self.out.lazy).push(kept);
     }
@@ -279,6 +321,9 @@ impl DocSink for TypedSink<'_> {
     fn reset(&mut self) {
         self.out = DeclarativeConfig::default();
         self.names.clear();
+        if self.held.is_some() {
+            self.held = Some(FileDocs::default());
+        }
     }
     type Yaml = YamlItem;
     fn decode_yaml(
@@ -453,7 +498,11 @@ impl TypedSink<'_> {
             .map(|offset| DocPlace::of(doc, offset));
         let csv = match (self.keep_csv, offset) {
             (true, _) => CsvCheck::Keep,
-            (false, Some(_)) if self.stays_in_file(offset, doc.len()) => CsvCheck::Later,
+            // Checked when read back, unless the file's documents are held decoded (they
+            // are linked from that decoding).
+            (false, Some(_)) if self.stays_in_file(offset, doc.len()) && self.held.is_none() => {
+                CsvCheck::Later
+            }
             (false, Some(_)) => CsvCheck::Check,
             (false, None) => CsvCheck::Written,
         };
@@ -523,22 +572,42 @@ impl TypedSink<'_> {
     }
 }
 
-fn decode_file(
+fn decode_file<R>(
     path: &Path,
     filter: &PackageFilter,
     options: &LoadOptions,
-) -> Result<FileConfig, Error> {
+    each: Option<&EachFile<'_, R>>,
+) -> Result<FileConfig<R>, Error> {
+    let meta = std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.file_type().is_file());
     // Only a regular file can be read again later (not a pipe or a device).
-    let lazy = options.lazy_bundle_objects
-        && std::fs::metadata(path).is_ok_and(|m| m.file_type().is_file());
+    let lazy = options.lazy_bundle_objects && meta.is_some();
     let mut sink = TypedSink::new(
         filter,
         lazy,
         options.lazy_documents,
         options.keep_csv_metadata,
     );
+    // A small file of a load for validation alone: its documents are also held decoded for
+    // `each` (those left in the file too), until the file is read.
+    if each.is_some()
+        && options.lazy_documents
+        && !options.keep_csv_metadata
+        && meta.is_some_and(|m| m.len() <= FILE_DOCS_BYTES)
+    {
+        sink.held = Some(FileDocs::default());
+    }
     let file: Arc<Path> = Arc::from(path);
     let sha256 = read_with(&file, &mut sink, options.digest, Caps::DEFAULT)?;
+    let each = match (each, sink.held.take()) {
+        (Some(each), Some(mut held)) => {
+            held.packages = sink.out.packages.clone();
+            held.deprecations = sink.out.deprecations.clone();
+            Some(each(held))
+        }
+        _ => None,
+    };
     if options.lazy_documents {
         sink.out.lazy.files = vec![file];
         sink.out.lazy.lazy_bundle_objects = lazy;
@@ -547,8 +616,16 @@ fn decode_file(
     Ok(FileConfig {
         dc: sink.out,
         sha256,
+        each,
     })
 }
+
+/// What [`load_each_file`]'s closure gave, per file: the file's path (as the documents'
+/// origins share it) and the closure's result, in load order.
+pub type PerFile<R> = Vec<(Arc<Path>, R)>;
+
+/// What [`load_each_file`] calls for each small file.
+type EachFile<'a, R> = dyn Fn(FileDocs) -> R + Sync + 'a;
 
 /// Load a catalog (file or directory) into typed blobs, decoding only what `filter` keeps.
 /// Files are read and decoded in parallel; the result is in the loader's (lexical) order.
@@ -604,15 +681,45 @@ pub fn load_with(
     filter: &PackageFilter,
     options: &LoadOptions,
 ) -> Result<DeclarativeConfig, Error> {
+    load_files(path, filter, options, None::<&EachFile<'_, ()>>).map(|(dc, _)| dc)
+}
+
+/// [`load_with`] for a load for validation alone ([`LoadOptions::lazy_documents`] without
+/// [`LoadOptions::keep_csv_metadata`]): each file of at most [`FILE_DOCS_BYTES`] is also handed
+/// to `each` as soon as it is read, on the thread that read it, all its documents decoded
+/// (also those left in the file, which are then not read again for it). Returns, beside the
+/// load, what `each` gave for each such file, with the file's path (as the documents'
+/// origins share it), in load order.
+pub fn load_each_file<R: Send>(
+    path: &Path,
+    filter: &PackageFilter,
+    options: &LoadOptions,
+    each: &EachFile<'_, R>,
+) -> Result<(DeclarativeConfig, PerFile<R>), Error> {
+    load_files(path, filter, options, Some(each))
+}
+
+fn load_files<R: Send>(
+    path: &Path,
+    filter: &PackageFilter,
+    options: &LoadOptions,
+    each: Option<&EachFile<'_, R>>,
+) -> Result<(DeclarativeConfig, PerFile<R>), Error> {
     let files = catalog_files(path)?;
-    let parts: Vec<Result<FileConfig, Error>> = files
+    let parts: Vec<Result<FileConfig<R>, Error>> = files
         .files
         .par_iter()
-        .map(|(file, _)| decode_file(file, filter, options))
+        .map(|(file, _)| decode_file(file, filter, options, each))
         .collect();
     let mut parts = parts
         .into_iter()
-        .collect::<Result<Vec<FileConfig>, Error>>()?;
+        .collect::<Result<Vec<FileConfig<R>>, Error>>()?;
+    let mut handed = Vec::new();
+    for part in &mut parts {
+        if let (Some(r), Some(file)) = (part.each.take(), part.dc.lazy.files.first()) {
+            handed.push((file.clone(), r));
+        }
+    }
     let digests: Vec<(&str, [u8; 32])> = parts
         .iter()
         .zip(&files.files)
@@ -656,7 +763,7 @@ pub fn load_with(
         dc.digest = combine_digest(files.single_file, &digests);
     }
     dc.root = Some(files.root.clone());
-    Ok(dc)
+    Ok((dc, handed))
 }
 
 #[cfg(test)]

@@ -531,6 +531,73 @@ mod csv_metadata_checked_not_kept {
         );
     }
 
+    /// A package is checked as soon as its file is read when all its blobs are in that file;
+    /// spread over files, it is checked from all of them: the report is the same either way.
+    #[test]
+    fn on_packages_spread_over_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let write =
+            |rel: &str, text: &str| crate::catalog::tests::written::write(dir.path(), rel, text);
+        let bundle = |p: &str, n: &str, image: &str| {
+            format!(
+                "schema: olm.bundle\npackage: {p}\nname: {n}\nimage: {image}\nproperties:\n- type: olm.package\n  value:\n    packageName: {p}\n    version: {}\n- type: olm.csv.metadata\n  value:\n    displayName: {n}\n",
+                n.rsplit(".v").next().unwrap()
+            )
+        };
+        // `p`: its package and channel in one file, its bundles and deprecations in others.
+        write(
+            "a/package.yaml",
+            "schema: olm.package\nname: p\ndefaultChannel: c\n---\nschema: olm.channel\npackage: p\nname: c\nentries:\n- name: p.v1.0.0\n- name: p.v2.0.0\n  replaces: p.v1.0.0\n",
+        );
+        write(
+            "b/bundles.yaml",
+            &[
+                bundle("p", "p.v1.0.0", "quay.io/p:1"),
+                bundle("p", "p.v2.0.0", "quay.io/p:2"),
+            ]
+            .join("---\n"),
+        );
+        write(
+            "b/deprecations.yaml",
+            "schema: olm.deprecations\npackage: p\nentries:\n- reference:\n    schema: olm.bundle\n    name: p.v1.0.0\n  message: old\n",
+        );
+        // `q`: whole in one file, and once more (a duplicate) in another.
+        let q = format!(
+            "schema: olm.package\nname: q\ndefaultChannel: c\n---\nschema: olm.channel\npackage: q\nname: c\nentries:\n- name: q.v1.0.0\n---\n{}",
+            bundle("q", "q.v1.0.0", "quay.io/q:1")
+        );
+        write("c/catalog.yaml", &q);
+        write(
+            "d/catalog.yaml",
+            "schema: olm.package\nname: q\ndefaultChannel: d\n",
+        );
+        // `r`: whole in one file, with problems of its own; `z`: no package at all.
+        write(
+            "e/catalog.yaml",
+            &format!(
+                "schema: olm.package\nname: r\ndefaultChannel: c\n---\nschema: olm.channel\npackage: r\nname: c\nentries:\n- name: r.v1.0.0\n- name: r.v9.0.0\n---\n{}---\n{}",
+                bundle("r", "r.v1.0.0", "not an image"),
+                bundle("r", "r.v2.0.0", "quay.io/r:2")
+            ),
+        );
+        write(
+            "f/catalog.json",
+            r#"{"schema":"olm.channel","package":"z","name":"c","entries":[]}"#,
+        );
+        same_report(dir.path());
+        let report = validate::validate_path(dir.path(), &Options::default()).unwrap();
+        let text = report.to_string();
+        for expected in ["DuplicatePackage", "InvalidImage", "UnknownPackage"] {
+            assert!(
+                report
+                    .problems
+                    .iter()
+                    .any(|p| format!("{:?}", p.kind).starts_with(expected)),
+                "{expected}:\n{text}"
+            );
+        }
+    }
+
     #[test]
     fn on_every_real_catalog() {
         let Some(root) = realdata("csv metadata checked on real catalogs") else {

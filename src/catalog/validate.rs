@@ -102,28 +102,35 @@ pub fn load_and_validate(path: &Path, options: &Options) -> Result<(Catalog, Rep
 /// Load, link and check every package as it is linked; the catalog keeps the packages when
 /// `keep` is set. Without it, csv metadata is checked as it is read and not kept either.
 fn check_path(path: &Path, options: &Options, keep: bool) -> Result<(Catalog, Report), Error> {
-    let dc = loader::load_with(
-        path,
-        &PackageFilter::All,
-        &loader::LoadOptions {
-            digest: false,
-            lazy_bundle_objects: true,
-            keep_csv_metadata: keep,
-            // Without the model kept, small documents stay in the file until their package
-            // is linked (issue 26 item 9: a million small bundles).
-            lazy_documents: !keep,
-        },
-    )?;
-    let (catalog, mut problems, model_problems) = link::build_with(
-        dc,
-        &link::BuildOptions {
-            check_bundle_objects: true,
-        },
-        |pkg, model_problems| {
-            validate_package(&pkg, options, model_problems);
-            keep.then_some(pkg)
-        },
-    )?;
+    let load = loader::LoadOptions {
+        digest: false,
+        lazy_bundle_objects: true,
+        keep_csv_metadata: keep,
+        // Without the model kept, small documents stay in the file until their package
+        // is linked (issue 26 item 9: a million small bundles).
+        lazy_documents: !keep,
+    };
+    let build = link::BuildOptions {
+        check_bundle_objects: true,
+    };
+    let each = |pkg: Package, model_problems: &mut Vec<Problem>| {
+        validate_package(&pkg, options, model_problems);
+        keep.then_some(pkg)
+    };
+    // Without the model kept, a package whose blobs are all in one (small) file is linked
+    // and checked as soon as that file is read, on the core that read it: nothing of it is
+    // read again.
+    let (dc, linked) = if keep {
+        (
+            loader::load_with(path, &PackageFilter::All, &load)?,
+            Vec::new(),
+        )
+    } else {
+        loader::load_each_file(path, &PackageFilter::All, &load, &|docs| {
+            link::link_file(docs, &build, &each)
+        })?
+    };
+    let (catalog, mut problems, model_problems) = link::build_linked(dc, &build, each, linked)?;
     problems.extend(model_problems);
     sort_problems(&mut problems);
     Ok((catalog, Report { problems }))
