@@ -77,7 +77,7 @@ const USAGE: &str = "usage:
   cargo bench --bench perf -- run --sizes 25k,50k,100k --layout channels|bundles   (counts)
   cargo bench --bench perf -- gen --size SIZE [--layout dir|file|jsonl] [--seed N] --out DIR
   cargo bench --bench perf -- graph [--sizes 15k,30k,60k,1M] [--runs N]   (channels per release)
-  cargo bench --bench perf -- pulls [--images 50] [--latency 25ms] [--bandwidth 0] [--jobs 1,6,50] [--runs 3]";
+  cargo bench --bench perf -- pulls [--images 50] [--latency 25ms] [--bandwidth 0] [--jobs 1,6,50] [--runs 3] [--command resolve|create]";
 
 /// Bump when the generator's output changes, so cached catalogs are regenerated.
 const GENERATOR_VERSION: u32 = 3;

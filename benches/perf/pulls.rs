@@ -1,4 +1,5 @@
-//! The bundle-pull shape: `create` for N ClusterExtension operators whose catalog carries only
+//! The bundle-pull shape: `resolve` (or `create`) for N ClusterExtension operators whose
+//! catalog carries only
 //! `olm.csv.metadata` (OpenShift 4.17 and later), so every bundle image is pulled, from a real
 //! registry on loopback (Debian's `docker-registry`, TLS with a CA made here, anonymous) behind a
 //! small TCP proxy that delays every chunk by a one-way latency and may cap the bandwidth the
@@ -6,7 +7,8 @@
 //!
 //! ```text
 //! cargo bench --bench perf -- pulls [--images 50] [--latency 25ms] [--bandwidth 0]
-//!                                   [--jobs 1,6,50] [--runs 3] [--work DIR]
+//!                                   [--jobs 1,6,50] [--runs 3] [--command resolve|create]
+//!                                   [--work DIR]
 //! ```
 //!
 //! `PO_MANIFESTS=/path/to/po-manifests` times that build instead of the bench's own.
@@ -15,12 +17,16 @@
 //!
 //! * every image alone, `po-manifests bundle pull IMAGE` into an empty cache: the slowest single
 //!   pull (and the median);
-//! * `create` into an empty cache with `--jobs J` for each J;
-//! * `create --offline` with the cache filled: what `create` costs besides pulling;
+//! * the command into an empty cache with `--jobs J` for each J;
+//! * the command `--offline` with the cache filled: what it costs besides pulling.
+//!
+//! `resolve` by default: it pulls and converts every bundle as `create` does (the plan is the
+//! same) but writes nothing, and `create`'s fsync of every file it writes (about 350 here)
+//! costs a time on a shared disk that varies more than the pulls themselves;
 //! * the transfer time: the bytes of every manifest and layer over `--bandwidth` (none when the
 //!   bandwidth is not capped: loopback moves them in microseconds).
 //!
-//! The goal it reports: `create`'s pulling (cold minus warm) within 1.5× the slowest single pull
+//! The goal it reports: the pulling (cold minus warm) within 1.5× the slowest single pull
 //! plus the transfer time.
 
 use std::io::{Read, Write as _};
@@ -54,6 +60,10 @@ pub fn pulls(args: &[String]) -> Result<()> {
         .split(',')
         .map(|j| j.parse().map_err(|e| format!("--jobs {j}: {e}")))
         .collect::<Result<_>>()?;
+    let command = match flag(args, "--command").unwrap_or("resolve") {
+        c @ ("resolve" | "create") => c,
+        other => return Err(format!("--command {other}: expected resolve or create")),
+    };
     let runs: usize = flag(args, "--runs")
         .unwrap_or("3")
         .parse()
@@ -149,13 +159,13 @@ pub fn pulls(args: &[String]) -> Result<()> {
     let single_median = singles.get(singles.len() / 2).copied().unwrap_or(0.0);
     eprintln!("  single pulls: slowest {slowest:.3}s, median {single_median:.3}s");
 
-    let create = |jobs: Option<usize>| -> Result<(f64, f64)> {
+    let run = |jobs: Option<usize>| -> Result<(f64, f64)> {
         let mut walls = Vec::with_capacity(runs);
         for _ in 0..runs.max(1) {
             fresh(&dir.join("manifests"));
             let _ = std::fs::remove_file(dir.join("platform-operators.lock.yaml"));
             let mut cmd = Command::new(&po);
-            cmd.arg("create")
+            cmd.arg(command)
                 .arg("--dir")
                 .arg(&dir)
                 .arg("--cache-dir")
@@ -180,13 +190,13 @@ pub fn pulls(args: &[String]) -> Result<()> {
     };
     let mut cold = Vec::new();
     for &j in &jobs {
-        let (best, median) = create(Some(j))?;
-        eprintln!("  create --jobs {j}: best {best:.3}s, median {median:.3}s");
+        let (best, median) = run(Some(j))?;
+        eprintln!("  {command} --jobs {j}: best {best:.3}s, median {median:.3}s");
         cold.push((j, best, median));
     }
-    // The cache the last cold run filled: `create` without pulling.
-    let (warm, warm_median) = create(None)?;
-    eprintln!("  create --offline, cache filled: best {warm:.3}s, median {warm_median:.3}s");
+    // The cache the last cold run filled: the command without pulling.
+    let (warm, warm_median) = run(None)?;
+    eprintln!("  {command} --offline, cache filled: best {warm:.3}s, median {warm_median:.3}s");
     let transfer = if bandwidth > 0.0 {
         bytes as f64 / bandwidth
     } else {
@@ -202,16 +212,28 @@ pub fn pulls(args: &[String]) -> Result<()> {
         }
     );
     println!(
-        "{bytes} bytes of manifests and layers; transfer time {transfer:.3} s. Single pulls (`bundle pull`, empty cache): slowest {slowest:.3} s, median {single_median:.3} s. `create --offline` with the cache filled: {warm:.3} s (median {warm_median:.3} s).\n"
+        "{bytes} bytes of manifests and layers; transfer time {transfer:.3} s. Single pulls (`bundle pull`, empty cache): slowest {slowest:.3} s, median {single_median:.3} s. `{command} --offline` with the cache filled: {warm:.3} s (median {warm_median:.3} s).\n"
     );
+    // One pull inside the run, from `--jobs 1` (connections kept from pull to pull): with J
+    // in flight, n pulls take at least ⌈n/J⌉ of them, and at least the transfer time.
+    let one = cold
+        .iter()
+        .find(|(j, _, _)| *j == 1)
+        .map(|(_, best, _)| (best - warm).max(0.0) / images.max(1) as f64);
     println!(
-        "| `create`, empty cache | best (s) | median (s) | pulling: best − warm (s) | pulling / (slowest single pull + transfer) |"
+        "| `{command}`, empty cache | best (s) | median (s) | pulling: best − warm (s) | pulling / (slowest single pull + transfer) | pulling / max(⌈n/J⌉ pulls of `--jobs 1`, transfer) |"
     );
-    println!("|---|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|");
     for (j, best, median) in cold {
         let pulling = (best - warm).max(0.0);
+        let rounds = one
+            .map(|one| {
+                let floor = (images.div_ceil(j.max(1)) as f64 * one).max(transfer);
+                format!("{:.2}×", pulling / floor)
+            })
+            .unwrap_or_else(|| "-".into());
         println!(
-            "| `--jobs {j}` | {best:.3} | {median:.3} | {pulling:.3} | {:.2}× |",
+            "| `--jobs {j}` | {best:.3} | {median:.3} | {pulling:.3} | {:.2}× | {rounds} |",
             pulling / (slowest + transfer)
         );
     }
