@@ -21,6 +21,10 @@ use super::{ErrorKind, Options};
 /// Redirects followed at most for one request.
 pub const MAX_REDIRECTS: usize = 10;
 
+/// Idle connections a client and its clones keep, in all and to one host: the most bundle
+/// pulls in flight at once (`--jobs` is at most 64).
+const MAX_IDLE_CONNECTIONS: usize = 64;
+
 /// The HTTPS client: cheap to clone (the clones share their connections), usable from many
 /// threads.
 #[derive(Clone)]
@@ -55,6 +59,10 @@ impl HttpsClient {
                 // Redirects are followed by `send`, which chooses the proxy per host.
                 .max_redirects(0)
                 .max_redirects_will_error(false)
+                // Idle connections kept for the clones' next requests: enough for every pull
+                // in flight to find one (ureq keeps 3 a host by default).
+                .max_idle_connections(MAX_IDLE_CONNECTIONS)
+                .max_idle_connections_per_host(MAX_IDLE_CONNECTIONS)
                 .timeout_connect(Some(options.connect_timeout))
                 .timeout_global(Some(options.timeout))
                 .user_agent(concat!("po-manifests/", env!("CARGO_PKG_VERSION")))
