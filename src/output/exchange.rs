@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
 use super::steps::{
     self, Elsewhere, JOURNAL_FILE, Recovery, describe, is_token, lock_dir, new_token,
     remove_dir_all_if_present, remove_file_if_present, rename, staged_lock_path, sync_dir,
-    write_synced,
+    write_all_synced, write_synced,
 };
 use super::{Error, ManifestFile, crash, io};
 
@@ -409,9 +409,7 @@ impl Change {
             fs::set_permissions(&tree, perms).map_err(io("cannot set permissions", &tree))?;
             carry(&self.m, &tree, &|name| existing.iter().any(|e| e == name))?;
         }
-        for f in files {
-            write_synced(&tree.join(&f.name), &f.bytes)?;
-        }
+        write_all_synced(&tree, files)?;
         sync_dir(&tree)?;
         sync_dir(&self.stage)?;
         sync_dir(&self.d)?;

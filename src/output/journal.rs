@@ -48,7 +48,7 @@ use serde::{Deserialize, Serialize};
 use super::steps::{
     self, Elsewhere, Recovery, canonical_lock, check_lock_path, describe, install_dir, is_token,
     lock_dir, new_token, remove_dir_all_if_present, remove_file_if_present, rename,
-    staged_lock_path, sync_dir, write_synced,
+    staged_lock_path, sync_dir, write_all_synced, write_synced,
 };
 pub use super::steps::{JOURNAL_FILE, is_our_file_name};
 use super::{Error, ManifestFile, crash, io};
@@ -227,9 +227,7 @@ impl Plan {
         write_synced(&self.stage.join(MARKER), marker_text(token).as_bytes())?;
         fs::create_dir(&new).map_err(io("cannot create", &new))?;
         fs::create_dir(&old).map_err(io("cannot create", &old))?;
-        for f in files {
-            write_synced(&new.join(&f.name), &f.bytes)?;
-        }
+        write_all_synced(&new, files)?;
         sync_dir(&new)?;
         sync_dir(&self.stage)?;
         sync_dir(&self.manifests)?;

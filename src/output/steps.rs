@@ -425,6 +425,19 @@ pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     f.sync_all().map_err(io("cannot sync", path))
 }
 
+/// Write each of `files` as a new file in `dir` with [`write_synced`], several at once: the
+/// fsyncs of a staging folder's files then share the filesystem's journal commits instead of
+/// waiting for one each. The error reported is the first in `files`' order, whichever write
+/// failed first.
+pub(super) fn write_all_synced(dir: &Path, files: &[super::ManifestFile]) -> Result<(), Error> {
+    use rayon::prelude::*;
+    let results: Vec<Result<(), Error>> = files
+        .par_iter()
+        .map(|f| write_synced(&dir.join(&f.name), &f.bytes))
+        .collect();
+    results.into_iter().collect()
+}
+
 /// fsync a directory, so the renames and removals in it are durable. Filesystems that cannot
 /// sync a directory (EINVAL) are taken as they are.
 pub(super) fn sync_dir(dir: &Path) -> Result<(), Error> {
@@ -460,5 +473,35 @@ mod tests {
         assert!(is_token(&a) && is_token(&b), "{a} {b}");
         assert_ne!(a, b);
         assert!(!is_token("../x"));
+    }
+
+    /// Many files written at once all land with their bytes; when several cannot be written,
+    /// the error names the first of them in the files' order, whichever thread failed first.
+    #[test]
+    fn files_written_at_once_land_and_fail_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<super::super::ManifestFile> = (0..40)
+            .map(|i| super::super::ManifestFile {
+                name: format!("{i:02}.yaml"),
+                bytes: format!("n: {i}\n").into_bytes(),
+            })
+            .collect();
+        write_all_synced(dir.path(), &files).unwrap();
+        for f in &files {
+            assert_eq!(fs::read(dir.path().join(&f.name)).unwrap(), f.bytes);
+        }
+        // Files that exist already are never written over: every later one fails too.
+        for _ in 0..5 {
+            let again = tempfile::tempdir().unwrap();
+            for name in ["07.yaml", "21.yaml", "39.yaml"] {
+                fs::write(again.path().join(name), "taken").unwrap();
+            }
+            let e = write_all_synced(again.path(), &files).unwrap_err();
+            assert!(e.to_string().contains("07.yaml"), "{e}");
+            assert_eq!(
+                fs::read_to_string(again.path().join("21.yaml")).unwrap(),
+                "taken"
+            );
+        }
     }
 }
