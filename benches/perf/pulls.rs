@@ -270,21 +270,8 @@ struct Image {
 
 impl Image {
     fn of(content: &generate::BundleContent) -> Image {
-        let mut tar = tar::Builder::new(Vec::new());
-        let mut files = content.files.clone();
-        files.sort();
-        for (path, data) in &files {
-            let mut h = tar::Header::new_gnu();
-            h.set_entry_type(tar::EntryType::Regular);
-            h.set_size(data.len() as u64);
-            h.set_mode(0o644);
-            h.set_mtime(0);
-            tar.append_data(&mut h, path, data.as_slice())
-                .expect("a tar in memory");
-        }
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(&tar.into_inner().expect("a tar in memory"))
-            .expect("gzip in memory");
+        gz.write_all(&content.layer_tar()).expect("gzip in memory");
         let layer = gz.finish().expect("gzip in memory");
         let config = serde_json::to_vec(&json!({
             "architecture": "amd64", "os": "linux",

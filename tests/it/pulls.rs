@@ -19,18 +19,7 @@ use crate::images::{
 
 /// A bundle image of generated content: one gzip layer holding its files.
 fn bundle_image(content: &generate::BundleContent) -> Image {
-    let mut tar = tar::Builder::new(Vec::new());
-    let mut files = content.files.clone();
-    files.sort();
-    for (path, data) in &files {
-        let mut h = tar::Header::new_gnu();
-        h.set_entry_type(tar::EntryType::Regular);
-        h.set_size(data.len() as u64);
-        h.set_mode(0o644);
-        h.set_mtime(0);
-        tar.append_data(&mut h, path, data.as_slice()).unwrap();
-    }
-    image(vec![gzip(&tar.into_inner().unwrap())])
+    image(vec![gzip(&content.layer_tar())])
 }
 
 /// `n` generated bundles and their images.
