@@ -112,6 +112,22 @@ pub(crate) fn pod_spec_pointer(kind: &str) -> Option<&'static str> {
     }
 }
 
+/// The containers of a pod spec in the lists named, in that order: each list's name, the
+/// container's index in it and the container.
+pub(crate) fn containers_in<'v>(
+    spec: &'v Value,
+    lists: &'static [&'static str],
+) -> impl Iterator<Item = (&'static str, usize, &'v Value)> {
+    lists.iter().flat_map(move |list| {
+        spec.get(*list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(move |(i, c)| (*list, i, c))
+    })
+}
+
 pub(crate) fn check(set: &ObjectSet<'_>, options: &Options<'_>, sink: &mut Sink) {
     duplicates(set, sink);
     let rules = options
@@ -382,49 +398,41 @@ fn images(o: &Object<'_>, rules: &[MirrorRule], sink: &mut Sink) {
     let Some(spec) = o.value().pointer(base) else {
         return;
     };
-    for list in ["initContainers", "containers"] {
-        for (i, c) in spec
-            .get(list)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let Some(image) = c.get("image").and_then(Value::as_str) else {
-                continue;
-            };
-            let pointer = format!("{base}/{list}/{i}/image");
-            let line = o.line(&pointer);
-            let name = c.get("name").and_then(Value::as_str).unwrap_or("");
-            let object = Some(o.label());
-            match ImageRef::parse(image) {
-                Err(e) => sink.push(
-                    "image-invalid",
-                    o.file,
-                    line,
-                    object,
-                    format!("container {name:?} image {image:?} is not a valid reference: {e}"),
-                ),
-                Ok(r) if r.digest.is_none() => {
-                    if rules.is_empty() {
-                        sink.push(
-                            "image-tag",
-                            o.file,
-                            line,
-                            object,
-                            format!("container {name:?} pulls {image} by tag; pin it by digest"),
-                        );
-                    } else {
-                        sink.push("image-tag-disconnected", o.file, line, object, format!("container {name:?} pulls {image} by tag, and install-config's mirror rules apply to digests only: this pull goes to the source registry"));
-                    }
+    for (list, i, c) in containers_in(spec, &["initContainers", "containers"]) {
+        let Some(image) = c.get("image").and_then(Value::as_str) else {
+            continue;
+        };
+        let pointer = format!("{base}/{list}/{i}/image");
+        let line = o.line(&pointer);
+        let name = c.get("name").and_then(Value::as_str).unwrap_or("");
+        let object = Some(o.label());
+        match ImageRef::parse(image) {
+            Err(e) => sink.push(
+                "image-invalid",
+                o.file,
+                line,
+                object,
+                format!("container {name:?} image {image:?} is not a valid reference: {e}"),
+            ),
+            Ok(r) if r.digest.is_none() => {
+                if rules.is_empty() {
+                    sink.push(
+                        "image-tag",
+                        o.file,
+                        line,
+                        object,
+                        format!("container {name:?} pulls {image} by tag; pin it by digest"),
+                    );
+                } else {
+                    sink.push("image-tag-disconnected", o.file, line, object, format!("container {name:?} pulls {image} by tag, and install-config's mirror rules apply to digests only: this pull goes to the source registry"));
                 }
-                Ok(r) => {
-                    if !rules.is_empty()
-                        && registry::covering_rule(&r, rules).is_none()
-                        && !mirror::on_mirror_registry(image, rules)
-                    {
-                        sink.push("image-not-mirrored", o.file, line, object, format!("container {name:?} image {image} is not covered by any install-config mirror rule; a rule that would cover it:\n{}", mirror::suggest_rule(&r, rules)));
-                    }
+            }
+            Ok(r) => {
+                if !rules.is_empty()
+                    && registry::covering_rule(&r, rules).is_none()
+                    && !mirror::on_mirror_registry(image, rules)
+                {
+                    sink.push("image-not-mirrored", o.file, line, object, format!("container {name:?} image {image} is not covered by any install-config mirror rule; a rule that would cover it:\n{}", mirror::suggest_rule(&r, rules)));
                 }
             }
         }

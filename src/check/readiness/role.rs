@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::rbac::role_granting_group;
 use crate::check::files::Object;
-use crate::check::objects::{ObjectSet, pod_spec_pointer};
+use crate::check::objects::{ObjectSet, containers_in, pod_spec_pointer};
 use crate::check::{Options, ROLE_LABEL, yaml};
 use crate::rules::Role;
 
@@ -83,18 +83,9 @@ pub(super) fn recognise(set: &ObjectSet<'_>, o: &Object<'_>) -> Option<Recognise
     let base = pod_spec_pointer(&o.kind)?;
     let spec = o.value().pointer(base)?;
     let found = |role, pointer: String, how: String| Some(Recognised { role, pointer, how });
-    let mut containers = Vec::new();
-    for list in ["containers", "initContainers"] {
-        for (i, c) in spec
-            .get(list)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            containers.push((format!("{base}/{list}/{i}"), c));
-        }
-    }
+    let containers: Vec<(String, &Value)> = containers_in(spec, &["containers", "initContainers"])
+        .map(|(list, i, c)| (format!("{base}/{list}/{i}"), c))
+        .collect();
     let strings = |c: &Value, field: &str| -> Vec<String> {
         c.get(field)
             .and_then(Value::as_array)

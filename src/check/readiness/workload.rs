@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::check::Sink;
 use crate::check::files::Object;
-use crate::check::objects::ObjectSet;
+use crate::check::objects::{ObjectSet, containers_in};
 
 const CONTROL_PLANE_KEYS: [&str; 2] = [
     "node-role.kubernetes.io/master",
@@ -35,25 +35,14 @@ impl Workload<'_, '_> {
         );
     }
     pub(super) fn containers(&self, init: bool) -> Vec<(String, &Value)> {
-        let mut out = Vec::new();
-        let lists: &[&str] = if init {
+        let lists: &'static [&'static str] = if init {
             &["initContainers", "containers"]
         } else {
             &["containers"]
         };
-        for list in lists {
-            for (i, c) in self
-                .spec
-                .get(*list)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                out.push((format!("/{list}/{i}"), c));
-            }
-        }
-        out
+        containers_in(self.spec, lists)
+            .map(|(list, i, c)| (format!("/{list}/{i}"), c))
+            .collect()
     }
     pub(super) fn service_account(&self) -> &str {
         self.spec
