@@ -1011,13 +1011,7 @@ fn read_floor(path: &Path) -> Result<(f64, String)> {
 /// first (`data: ` in YAML, `"data":"` or `"data": "` in JSON, up to the end of the line or
 /// the closing quote), then only the check is timed.
 fn base64_floor(path: &Path) -> Result<(f64, String)> {
-    let files = catalog::files::catalog_files(path)
-        .map_err(|e| e.to_string())?
-        .files;
-    let maps: Vec<Mapped> = files
-        .iter()
-        .map(|(f, _)| Mapped::open(f))
-        .collect::<Result<_>>()?;
+    let maps = Mapped::catalog(path)?;
     let mut values: Vec<&[u8]> = Vec::new();
     for m in &maps {
         let b = m.bytes();
@@ -1082,13 +1076,7 @@ fn yaml_floor(bytes: &[u8], parallel: bool) -> std::result::Result<usize, String
 /// every file read with serde-saphyr under several options and with the fast reader
 /// ([`catalog::fastyaml`], falling back to serde-saphyr), one core, CPU seconds each.
 fn yaml_candidates(path: &Path) -> Result<(f64, String)> {
-    let files = catalog::files::catalog_files(path)
-        .map_err(|e| e.to_string())?
-        .files;
-    let maps: Vec<Mapped> = files
-        .iter()
-        .map(|(f, _)| Mapped::open(f))
-        .collect::<Result<_>>()?;
+    let maps = Mapped::catalog(path)?;
     let docs: Vec<&str> = maps
         .iter()
         .flat_map(|m| {
@@ -1182,6 +1170,16 @@ unsafe impl Send for Mapped {}
 unsafe impl Sync for Mapped {}
 
 impl Mapped {
+    /// Every file of the catalog at `path`, mapped.
+    fn catalog(path: &Path) -> Result<Vec<Mapped>> {
+        catalog::files::catalog_files(path)
+            .map_err(|e| e.to_string())?
+            .files
+            .iter()
+            .map(|(f, _)| Mapped::open(f))
+            .collect()
+    }
+
     fn open(path: &Path) -> Result<Mapped> {
         use std::os::fd::AsRawFd;
         let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
