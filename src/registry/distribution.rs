@@ -4,7 +4,7 @@
 //! announced `Content-Length` above either refused before the body is read), with bounded
 //! retries and exponential backoff on connection errors, timeouts, 429 and 5xx.
 
-use std::io::{Read as _, Seek as _};
+use std::io::Read as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use sha2::{Digest as _, Sha256};
 use super::auth::{Credential, Credentials};
 use super::error::ErrorKind;
 use super::location::Location;
-use super::manifest::{Blobs, Descriptor, MANIFEST_TYPES, MAX_MANIFEST_BYTES};
+use super::manifest::{Blobs, Descriptor, MANIFEST_TYPES, MAX_MANIFEST_BYTES, Spool};
 use super::token;
 use crate::fetch;
 
@@ -247,12 +247,7 @@ impl Blobs for RegistryBlobs<'_> {
         Ok(bytes)
     }
 
-    fn blob(
-        &mut self,
-        desc: &Descriptor,
-        out: &mut std::fs::File,
-        limit: u64,
-    ) -> Result<(), ErrorKind> {
+    fn blob(&mut self, desc: &Descriptor, out: &mut Spool, limit: u64) -> Result<(), ErrorKind> {
         let file = std::cell::RefCell::new(&mut *out);
         self.retry(
             |s| {
@@ -283,9 +278,7 @@ impl Blobs for RegistryBlobs<'_> {
                 Ok(())
             },
             || {
-                let mut f = file.borrow_mut();
-                let _ = f.set_len(0);
-                let _ = f.rewind();
+                let _ = file.borrow_mut().clear();
             },
         )
     }

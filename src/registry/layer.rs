@@ -34,6 +34,9 @@ pub struct Limits {
     pub max_entries: u64,
     /// At most this many layers.
     pub max_layers: usize,
+    /// A layer of at most this many bytes (by its descriptor) is downloaded and checked in
+    /// memory; a larger one goes through a temporary file.
+    pub memory_layer_bytes: u64,
 }
 
 impl Default for Limits {
@@ -42,6 +45,7 @@ impl Default for Limits {
             max_bytes: 100 * 1024 * 1024,
             max_entries: 10_000,
             max_layers: 32,
+            memory_layer_bytes: 8 * 1024 * 1024,
         }
     }
 }

@@ -12,7 +12,7 @@ use std::io::Read as _;
 use serde::Deserialize;
 
 use super::error::ErrorKind;
-use super::manifest::{Blobs, Descriptor, MAX_MANIFEST_BYTES};
+use super::manifest::{Blobs, Descriptor, MAX_MANIFEST_BYTES, Spool};
 use super::reference::sha256_hex;
 
 /// The annotation naming an image in `index.json`.
@@ -126,12 +126,7 @@ impl Blobs for LayoutBlobs<'_> {
         Ok(out)
     }
 
-    fn blob(
-        &mut self,
-        desc: &Descriptor,
-        out: &mut std::fs::File,
-        limit: u64,
-    ) -> Result<(), ErrorKind> {
+    fn blob(&mut self, desc: &Descriptor, out: &mut Spool, limit: u64) -> Result<(), ErrorKind> {
         let (path, file) = self.open(&desc.digest)?;
         // One byte more than declared is enough for the digest and size checks to fail.
         std::io::copy(&mut file.take(limit + 1), out)

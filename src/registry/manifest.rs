@@ -164,12 +164,50 @@ pub(super) trait Blobs {
     /// The manifest with this digest (not yet verified).
     fn manifest(&mut self, digest: &str) -> Result<Vec<u8>, ErrorKind>;
     /// Write the blob into `out`, at most `limit` bytes (not yet verified).
-    fn blob(
-        &mut self,
-        desc: &Descriptor,
-        out: &mut std::fs::File,
-        limit: u64,
-    ) -> Result<(), ErrorKind>;
+    fn blob(&mut self, desc: &Descriptor, out: &mut Spool, limit: u64) -> Result<(), ErrorKind>;
+}
+
+/// A layer's bytes from download to check: in memory when its descriptor says it is small
+/// ([`super::Limits::memory_layer_bytes`]; most bundle layers are some kilobytes), else in an unnamed temporary file of the cache's
+/// staging directory. A layer in memory costs no file: pulls in flight at once do not create
+/// and delete an inode each, which on a filesystem without a journal makes every later
+/// file creation search past the deleted inodes.
+pub(super) enum Spool {
+    /// The bytes so far.
+    Memory(Vec<u8>),
+    /// An unnamed temporary file.
+    File(std::fs::File),
+}
+
+impl Spool {
+    /// Throw away what was written (a retry starts over).
+    pub(super) fn clear(&mut self) -> std::io::Result<()> {
+        match self {
+            Spool::Memory(v) => {
+                v.clear();
+                Ok(())
+            }
+            Spool::File(f) => {
+                f.set_len(0)?;
+                std::io::Seek::rewind(f)
+            }
+        }
+    }
+}
+
+impl std::io::Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Spool::Memory(v) => v.write(buf),
+            Spool::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Spool::Memory(_) => Ok(()),
+            Spool::File(f) => f.flush(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use super::layer::{self, Limits};
 use super::layout::{Layout, LayoutBlobs};
 use super::location::{Location, MirrorRule, locations};
 use super::manifest::{
-    Blobs, MAX_MANIFEST_BYTES, Parsed, check_descriptor, check_digest, parse_manifest,
+    Blobs, MAX_MANIFEST_BYTES, Parsed, Spool, check_descriptor, check_digest, parse_manifest,
     pick_platform,
 };
 use super::reference::{ImageRef, parse_reference, sha256_hex};
@@ -362,12 +362,13 @@ impl Puller {
                 ),
             });
         }
+        // The staging directory itself becomes the bundle's directory (renamed into place);
+        // tempfile creates it with the mode a directory created plainly gets.
         let work = tempfile::Builder::new()
             .prefix("bundle-")
             .tempdir_in(&staging)
             .map_err(io(&staging))?;
-        let dest = work.path().join("bundle");
-        std::fs::create_dir(&dest).map_err(io(&dest))?;
+        let dest = work.path().to_path_buf();
         let mut budget = layer::Budget::default();
         let mut total: u64 = 0;
         for l in &layers {
@@ -380,19 +381,33 @@ impl Puller {
                     reason: "--max-bundle-size".into(),
                 });
             }
-            let mut file = tempfile::tempfile_in(&staging).map_err(io(&staging))?;
-            blobs.blob(l, &mut file, l.size.max(0) as u64)?;
-            file.rewind().map_err(io(&staging))?;
+            let size = l.size.max(0) as u64;
+            let mut spool = if size <= limits.memory_layer_bytes {
+                Spool::Memory(Vec::with_capacity(size as usize))
+            } else {
+                Spool::File(tempfile::tempfile_in(&staging).map_err(io(&staging))?)
+            };
+            blobs.blob(l, &mut spool, size)?;
             let mut hasher = Sha256::new();
-            let mut buf = vec![0u8; 64 * 1024];
             let mut read: u64 = 0;
-            loop {
-                let n = file.read(&mut buf).map_err(io(&staging))?;
-                if n == 0 {
-                    break;
+            match &mut spool {
+                Spool::Memory(bytes) => {
+                    hasher.update(&bytes[..]);
+                    read = bytes.len() as u64;
                 }
-                read += n as u64;
-                hasher.update(&buf[..n]);
+                Spool::File(file) => {
+                    file.rewind().map_err(io(&staging))?;
+                    let mut buf = vec![0u8; 64 * 1024];
+                    loop {
+                        let n = file.read(&mut buf).map_err(io(&staging))?;
+                        if n == 0 {
+                            break;
+                        }
+                        read += n as u64;
+                        hasher.update(&buf[..n]);
+                    }
+                    file.rewind().map_err(io(&staging))?;
+                }
             }
             let actual = format!("sha256:{}", hex::encode(hasher.finalize()));
             if actual != l.digest {
@@ -411,12 +426,14 @@ impl Puller {
                     ),
                 });
             }
-            file.rewind().map_err(io(&staging))?;
-            layer::unpack_layer(std::io::BufReader::new(file), &dest, limits, &mut budget)
-                .map_err(|source| ErrorKind::UnsafeLayer {
-                    digest: l.digest.clone(),
-                    source,
-                })?;
+            let unpacked = match spool {
+                Spool::Memory(bytes) => layer::unpack_layer(&bytes[..], &dest, limits, &mut budget),
+                Spool::File(file) => layer::unpack_layer(file, &dest, limits, &mut budget),
+            };
+            unpacked.map_err(|source| ErrorKind::UnsafeLayer {
+                digest: l.digest.clone(),
+                source,
+            })?;
         }
         if !dest.join("manifests").is_dir() {
             return Err(ErrorKind::NotABundle);
@@ -440,7 +457,11 @@ impl Puller {
             self.remove_from_cache(&final_dir).map_err(io(&final_dir))?;
         }
         match std::fs::rename(&dest, &final_dir) {
-            Ok(()) => Ok(final_dir),
+            Ok(()) => {
+                // Nothing is left at the staging path to clean up.
+                let _ = work.keep();
+                Ok(final_dir)
+            }
             // Another pull put the same content in place first.
             Err(_) if final_dir.join("manifests").is_dir() => Ok(final_dir),
             Err(e) => Err(io(&final_dir)(e)),
@@ -507,6 +528,71 @@ mod tests {
             layouts: vec![layout.to_path_buf()],
             limits: Limits::default(),
         })
+    }
+
+    /// Every file below `dir` with its bytes, by relative path.
+    fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    todo.push(p);
+                } else {
+                    let bytes = std::fs::read(&p).unwrap();
+                    out.push((p.strip_prefix(dir).unwrap().to_path_buf(), bytes));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// A layer unpacks alike whether it is held in memory or goes through a temporary file,
+    /// into a directory with a plainly created directory's mode, and one whose bytes are not
+    /// its digest's is refused either way, leaving nothing in the cache.
+    #[test]
+    fn a_layer_in_memory_or_in_a_file_unpacks_alike() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let d = tempfile::tempdir().unwrap();
+        let layout = d.path().join("layout");
+        let digest = layout_with_a_bundle(&layout);
+        let image = format!("registry.test/op-bundle@{digest}");
+        let plain = d.path().join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode();
+        let pull = |memory_layer_bytes: u64, cache: &Path| {
+            let mut p = puller(cache, &layout);
+            p.settings.limits.memory_layer_bytes = memory_layer_bytes;
+            p.unpack(&image).map(|u| u.dir)
+        };
+        let in_memory = pull(u64::MAX, &d.path().join("a")).unwrap();
+        let in_file = pull(0, &d.path().join("b")).unwrap();
+        assert_eq!(tree(&in_memory), tree(&in_file));
+        assert_eq!(tree(&in_memory).len(), 2);
+        assert_eq!(mode(&in_memory), mode(&plain));
+        assert_eq!(mode(&in_file), mode(&plain));
+
+        // The layer's bytes changed, its length kept.
+        let blobs = layout.join("blobs/sha256");
+        let layer = std::fs::read_dir(&blobs)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .max_by_key(|p| std::fs::metadata(p).unwrap().len())
+            .unwrap();
+        let mut bytes = std::fs::read(&layer).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::write(&layer, &bytes).unwrap();
+        for (limit, cache) in [(u64::MAX, "c"), (0, "e")] {
+            let cache = d.path().join(cache);
+            let e = pull(limit, &cache).unwrap_err();
+            assert!(format!("{e:?}").contains("DigestMismatch"), "{e:?}");
+            assert_eq!(tree(&cache), Vec::new());
+            let staging = Cache::new(&cache).staging_dir();
+            assert_eq!(std::fs::read_dir(&staging).unwrap().count(), 0);
+        }
     }
 
     /// Pulls of one digest at the same moment, by threads of one run or by several runs
