@@ -594,8 +594,33 @@ fn run(args: &[String]) -> Result<()> {
             _ => "-".into(),
         };
         println!("| {} | {t1} | {t2} | {t3} | {t4} |", p.label);
+        clear_set_aside(&p.dir);
     }
     Ok(())
+}
+
+/// Take `path` out of the way of the next measured run without deleting it: renamed into
+/// `set-aside/` in `work`, which [`clear_set_aside`] removes once the measuring is over.
+/// Deleting a tree frees its inodes, and on ext4 without a journal every file created in the
+/// next minutes is allocated past each of them (the kernel's `recently_deleted` reads the
+/// inode of every free candidate): a run right after the deletion pays for the bench's own
+/// clean-up, more the more it deleted.
+pub fn set_aside(work: &Path, path: &Path) {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    if std::fs::symlink_metadata(path).is_err() {
+        return;
+    }
+    let aside = work.join("set-aside");
+    let _ = std::fs::create_dir_all(&aside);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if std::fs::rename(path, aside.join(n.to_string())).is_err() {
+        let _ = std::fs::remove_dir_all(path);
+    }
+}
+
+/// Remove what [`set_aside`] kept, when no measured run follows.
+pub fn clear_set_aside(work: &Path) {
+    let _ = std::fs::remove_dir_all(work.join("set-aside"));
 }
 
 /// Spawn a child and wait for it with `wait4`, returning its stdout, peak RSS (KiB), wall
@@ -676,7 +701,7 @@ const INSTALL_CONFIG: &str = "apiVersion: v1\nbaseDomain: example.com\nmetadata:
 /// The install directory for `create`: a config with the 20 operators and an install-config.
 fn install_dir(p: &Prepared) -> Result<PathBuf> {
     let dir = p.dir.join("install");
-    let _ = std::fs::remove_dir_all(&dir);
+    set_aside(&p.dir, &dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut yaml = format!(
         "platformOperators:\n  clusterVersion: \"{CLUSTER_VERSION}\"\n  catalogs:\n  - name: bench-operators\n    source: {}\n    image: registry.example.com/bench/catalog@sha256:{}\n  operators:\n",
@@ -695,9 +720,7 @@ fn install_dir(p: &Prepared) -> Result<PathBuf> {
 /// around the whole process (catalog load included, as for a user).
 fn run_render_all(p: &Prepared) -> Result<(Measure, String)> {
     let out = p.dir.join("render-all");
-    if out.exists() {
-        std::fs::remove_dir_all(&out).map_err(|e| e.to_string())?;
-    }
+    set_aside(&p.dir, &out);
     let (_, peak, wall, cpu) = spawn_measured(
         Command::new(env!("CARGO_BIN_EXE_po-manifests"))
             .args(["bundle", "render", "--namespace", "bench-system", "--all"])
@@ -708,7 +731,7 @@ fn run_render_all(p: &Prepared) -> Result<(Measure, String)> {
             .env("NO_COLOR", "1"),
     )?;
     let written = std::fs::read_dir(&out).map(|d| d.count()).unwrap_or(0);
-    std::fs::remove_dir_all(&out).map_err(|e| e.to_string())?;
+    set_aside(&p.dir, &out);
     Ok((
         Measure {
             seconds: wall,

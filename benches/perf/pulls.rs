@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use sha2::{Digest as _, Sha256};
 
-use super::{Result, flag, generate, spawn_measured};
+use super::{Result, clear_set_aside, flag, generate, set_aside, spawn_measured};
 
 /// Cluster version of the bench install: OLM v1, so every operator is a ClusterExtension whose
 /// installer RBAC comes from its bundle's content.
@@ -125,9 +125,7 @@ pub fn pulls(args: &[String]) -> Result<()> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_po-manifests")));
     let cache = work.join("cache");
-    let fresh = |path: &Path| {
-        let _ = std::fs::remove_dir_all(path);
-    };
+    let fresh = |path: &Path| set_aside(&work, path);
     eprintln!(
         "pulls: {images} bundle images, {bytes} bytes of manifests and layers, one-way latency {latency:?}{}",
         if bandwidth > 0.0 {
@@ -196,6 +194,7 @@ pub fn pulls(args: &[String]) -> Result<()> {
     }
     // The cache the last cold run filled: the command without pulling.
     let (warm, warm_median) = run(None)?;
+    clear_set_aside(&work);
     eprintln!("  {command} --offline, cache filled: best {warm:.3}s, median {warm_median:.3}s");
     let transfer = if bandwidth > 0.0 {
         bytes as f64 / bandwidth
