@@ -738,6 +738,9 @@ impl std::fmt::Display for Problem {
 pub fn check_installable(bundle: &Bundle) -> (Vec<Problem>, Vec<Warning>) {
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
+    // Names and lists from the catalog, escaped for the terminal.
+    let name = crate::text::printable(&bundle.name);
+    let list = |items: &[String]| crate::text::printable(&items.join(", ")).into_owned();
     match facts::csv_facts(bundle) {
         CsvSource::Metadata(f) | CsvSource::Embedded(f) => {
             if !f.install_modes.iter().any(|m| m == "AllNamespaces") {
@@ -745,8 +748,8 @@ pub fn check_installable(bundle: &Bundle) -> (Vec<Problem>, Vec<Warning>) {
                     rule: "installModes".into(),
                     message: format!(
                         "bundle {} does not support the AllNamespaces install mode (it supports: {})",
-                        bundle.name,
-                        if f.install_modes.is_empty() { "none".into() } else { f.install_modes.join(", ") }
+                        name,
+                        if f.install_modes.is_empty() { "none".into() } else { list(&f.install_modes) }
                     ),
                 });
             }
@@ -755,25 +758,28 @@ pub fn check_installable(bundle: &Bundle) -> (Vec<Problem>, Vec<Warning>) {
                     rule: "webhooks".into(),
                     message: format!(
                         "bundle {} defines webhooks ({}), which need a certificate provider that this install does not configure",
-                        bundle.name,
-                        f.webhooks.join(", ")
+                        name,
+                        list(&f.webhooks)
                     ),
                 });
             }
             if !f.api_services.is_empty() {
                 problems.push(Problem {
                     rule: "apiServices".into(),
-                    message: format!("bundle {} owns APIService definitions ({}), which OLM v1 cannot install", bundle.name, f.api_services.join(", ")),
+                    message: format!("bundle {} owns APIService definitions ({}), which OLM v1 cannot install", name, list(&f.api_services)),
                 });
             }
         }
         CsvSource::Unknown => warnings.push(Warning(format!(
             "bundle {}: the catalog carries neither olm.csv.metadata nor olm.bundle.object, so install modes, webhooks and APIServices were not checked",
-            bundle.name
+            name
         ))),
         CsvSource::Invalid(reason) => problems.push(Problem {
             rule: "csv".into(),
-            message: format!("bundle {}: cannot read its ClusterServiceVersion: {reason}", bundle.name),
+            message: format!(
+                "bundle {name}: cannot read its ClusterServiceVersion: {}",
+                crate::text::printable(&reason)
+            ),
         }),
     }
     let deps = facts::dependencies(bundle);
@@ -782,8 +788,8 @@ pub fn check_installable(bundle: &Bundle) -> (Vec<Problem>, Vec<Warning>) {
             rule: "dependencies".into(),
             message: format!(
                 "bundle {} declares dependencies, which are not resolved for platform operators: {}",
-                bundle.name,
-                deps.iter().map(|d| format!("{} {}", d.kind, d.value)).collect::<Vec<_>>().join("; ")
+                name,
+                crate::text::printable(&deps.iter().map(|d| format!("{} {}", d.kind, d.value)).collect::<Vec<_>>().join("; "))
             ),
         });
     }

@@ -650,6 +650,39 @@ mod check_installable {
         assert_eq!(name_problems(&b)[0].rule, "packageName");
     }
 
+    /// What the catalog names (the bundle, its webhooks, APIServices and dependencies) reaches
+    /// the messages escaped.
+    #[test]
+    fn catalog_text_in_the_problems_is_escaped() {
+        let mut b = bundle(
+            "x",
+            "1.0.0",
+            &["stable"],
+            &[
+                (
+                    "olm.csv.metadata",
+                    r#"{"installModes":[{"type":"OwnNamespace\u001b[2J","supported":true}],"apiservicedefinitions":{"owned":[{"name":"v1.x.io\u001b]0;t\u0007"}]},"webhookdefinitions":[{"type":"ValidatingAdmissionWebhook","generateName":"vx.io\u001b[31m"}]}"#,
+                ),
+                (
+                    "olm.gvk.required",
+                    r#"{"group":"a.io\u001b[1m","kind":"A","version":"v1"}"#,
+                ),
+            ],
+        );
+        b.name = "x\u{1b}[2J.v1".into();
+        let (problems, _) = check_installable(&b);
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        for p in &problems {
+            assert!(
+                !p.message.chars().any(|c| c.is_control()),
+                "{}: {:?}",
+                p.rule,
+                p.message
+            );
+            assert!(p.message.contains(r"\u{1b}"), "{}: {:?}", p.rule, p.message);
+        }
+    }
+
     #[test]
     fn unknown_csv_is_a_warning() {
         let (problems, warnings) = check_installable(&bundle("x", "1.0.0", &[], &[]));
