@@ -170,35 +170,43 @@ pub(super) fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Resul
 /// The content digest of a catalog path without parsing it (see [`super::content_digest`]).
 /// The files are hashed on every core, one file per task (a single-file catalog on one).
 pub fn digest_only(path: &Path) -> Result<String, Error> {
-    use rayon::prelude::*;
     let files = catalog_files(path)?;
-    let hash = |file: &PathBuf| -> Result<[u8; 32], Error> {
-        let io_err = |source| Error::Io {
-            path: file.clone(),
-            source,
-        };
-        let mut f =
-            crate::fsread::open_capped(file, MAX_CATALOG_FILE_BYTES, None).map_err(io_err)?;
-        let mut h = Sha256::new();
-        let mut buf = vec![0u8; CHUNK];
-        loop {
-            let n = match f.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(source) => return Err(io_err(source)),
-            };
-            h.update(&buf[..n]);
-        }
-        Ok(h.finalize().into())
-    };
+    digest_of(files.single_file, &files.files)
+}
+
+/// The digest of these files of a catalog (paths and their relative names, in the loader's
+/// order), as [`combine_digest`] combines them; the files are hashed on every core, one file
+/// per task.
+pub(crate) fn digest_of(single_file: bool, files: &[(PathBuf, String)]) -> Result<String, Error> {
+    use rayon::prelude::*;
     let hashed: Vec<Result<[u8; 32], Error>> =
-        files.files.par_iter().map(|(file, _)| hash(file)).collect();
-    let mut digests = Vec::with_capacity(files.files.len());
-    for ((_, rel), digest) in files.files.iter().zip(hashed) {
+        files.par_iter().map(|(file, _)| hash_file(file)).collect();
+    let mut digests = Vec::with_capacity(files.len());
+    for ((_, rel), digest) in files.iter().zip(hashed) {
         digests.push((rel.as_str(), digest?));
     }
-    Ok(combine_digest(files.single_file, &digests))
+    Ok(combine_digest(single_file, &digests))
+}
+
+/// The sha256 of one catalog file, read within the catalog file cap.
+fn hash_file(file: &Path) -> Result<[u8; 32], Error> {
+    let io_err = |source| Error::Io {
+        path: file.to_path_buf(),
+        source,
+    };
+    let mut f = crate::fsread::open_capped(file, MAX_CATALOG_FILE_BYTES, None).map_err(io_err)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(source) => return Err(io_err(source)),
+        };
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize().into())
 }
 
 #[cfg(test)]

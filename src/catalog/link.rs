@@ -198,6 +198,8 @@ pub fn build_linked(
         digest,
         root,
         mut lazy,
+        held_files,
+        single_file,
         ..
     } = dc;
     let mut problems = Vec::new();
@@ -325,6 +327,9 @@ pub fn build_linked(
             std::sync::OnceLock::from(digest)
         },
         source: root,
+        held_files,
+        single_file,
+        read_digest: std::sync::OnceLock::new(),
         others_count,
         skipped_packages: {
             let mut names = skipped_packages;

@@ -58,11 +58,29 @@ pub struct DeclarativeConfig {
     pub skipped_packages: Vec<String>,
     /// Content digest, `sha256:<hex>`; empty unless [`LoadOptions::digest`] was set.
     pub digest: String,
+    /// The files that held a document the filter kept (paths and relative names, in load
+    /// order): what [`crate::catalog::model::Catalog::read_digest`] covers.
+    pub held_files: Vec<(PathBuf, String)>,
+    /// Whether the catalog path is a single file (see [`super::files::combine_digest`]).
+    pub single_file: bool,
     /// The catalog path given to [`load_with`].
     pub root: Option<PathBuf>,
     /// With [`LoadOptions::lazy_documents`], the `olm.channel` and `olm.bundle` blobs (and
     /// [`DeclarativeConfig::channels`] and [`DeclarativeConfig::bundles`] are empty).
     pub lazy: LazyDocs,
+}
+
+impl DeclarativeConfig {
+    /// Whether it holds any document the filter kept (decoded or left in its file).
+    fn holds_documents(&self) -> bool {
+        !(self.packages.is_empty()
+            && self.channels.is_empty()
+            && self.bundles.is_empty()
+            && self.deprecations.is_empty()
+            && self.others.is_empty()
+            && self.lazy.channels.is_empty()
+            && self.lazy.bundles.is_empty())
+    }
 }
 
 /// Where a decoded document lies in its file, for [`LoadOptions::lazy_documents`].
@@ -725,6 +743,12 @@ fn load_files<R: Send>(
         .zip(&files.files)
         .map(|(part, (_, rel))| (rel.as_str(), part.sha256))
         .collect();
+    let held_files: Vec<(PathBuf, String)> = parts
+        .iter()
+        .zip(&files.files)
+        .filter(|(part, _)| part.dc.holds_documents())
+        .map(|(_, file)| file.clone())
+        .collect();
     // A single file's lists are moved whole. Several files' go into one allocation per list:
     // growing the lists by doubling would copy them and leave up to half of the room unused.
     let mut dc = match parts.len() {
@@ -763,6 +787,8 @@ fn load_files<R: Send>(
         dc.digest = combine_digest(files.single_file, &digests);
     }
     dc.root = Some(files.root.clone());
+    dc.held_files = held_files;
+    dc.single_file = files.single_file;
     Ok((dc, handed))
 }
 

@@ -279,6 +279,26 @@ impl model::Catalog {
         };
         Ok(self.digest.get_or_init(|| d).clone())
     }
+
+    /// The digest of what this load read: [`content_digest`]'s rule applied to the files that
+    /// held a document the package filter kept (every file of its packages, channels, bundles,
+    /// deprecations and other schemas), whole, and to no other file. A catalog loaded for some
+    /// packages is pinned by it where only those packages matter: content of other packages
+    /// may change without changing it, any byte of a file holding one of these packages'
+    /// documents changes it, and so does a file that comes to hold one or stops holding one.
+    /// Equal to [`Catalog::digest`] when every file held a kept document, and for a catalog
+    /// that is one file (a catalogd download names its cached body by that digest). The files
+    /// are read again (on every core), so the catalog must not change while it is in use.
+    pub fn read_digest(&self) -> Result<String, Error> {
+        if self.single_file {
+            return self.digest();
+        }
+        if let Some(d) = self.read_digest.get() {
+            return Ok(d.clone());
+        }
+        let d = files::digest_of(self.single_file, &self.held_files)?;
+        Ok(self.read_digest.get_or_init(|| d).clone())
+    }
 }
 
 #[cfg(test)]

@@ -65,6 +65,12 @@ pub struct Catalog {
     pub(crate) digest: std::sync::OnceLock<String>,
     /// The path the catalog was loaded from (for a digest computed later).
     pub(crate) source: Option<PathBuf>,
+    /// The files that held a document the load kept (see [`Catalog::read_digest`]).
+    pub(crate) held_files: Vec<(PathBuf, String)>,
+    /// Whether the catalog path is a single file.
+    pub(crate) single_file: bool,
+    /// [`Catalog::read_digest`], once computed.
+    pub(crate) read_digest: std::sync::OnceLock<String>,
     /// Documents with schemas other than the four known ones (ignored).
     pub others_count: usize,
     /// Names of packages in the catalog that the load filter left out, sorted.

@@ -668,6 +668,57 @@ mod csv_metadata_checked_not_kept {
 
 /// Small catalogs written for a test: a file writer, the two documents most tests start from,
 /// and a load of one file's text.
+/// A catalog loaded for some packages is pinned by the files that held their documents:
+/// another package's file may change, theirs may not, and a file that comes to hold one of
+/// their documents counts.
+#[test]
+fn the_read_digest_covers_the_files_of_the_packages_read() {
+    use written::write;
+    let d = tempfile::tempdir().unwrap();
+    let package = |p: &str| {
+        format!(
+            "{{\"schema\":\"olm.package\",\"name\":\"{p}\",\"defaultChannel\":\"s\"}}\n{{\"schema\":\"olm.channel\",\"package\":\"{p}\",\"name\":\"s\",\"entries\":[{{\"name\":\"{p}.v1\"}}]}}\n{{\"schema\":\"olm.bundle\",\"package\":\"{p}\",\"name\":\"{p}.v1\",\"image\":\"quay.io/{p}:v1\",\"properties\":[{{\"type\":\"olm.package\",\"value\":{{\"packageName\":\"{p}\",\"version\":\"1.0.0\"}}}}]}}\n"
+        )
+    };
+    write(d.path(), "a/catalog.json", &package("a"));
+    write(d.path(), "b/catalog.json", &package("b"));
+    let deprecation = r#"{"schema":"olm.deprecations","package":"a","entries":[{"reference":{"schema":"olm.package"},"message":"gone"}]}"#;
+    write(d.path(), "c/deprecations.json", deprecation);
+    let only_a = PackageFilter::Only(vec!["a".into()]);
+    let read = |filter: &PackageFilter| load(d.path(), filter).unwrap().read_digest().unwrap();
+    let first = read(&only_a);
+    // The whole catalog: every file held a document.
+    let all = load(d.path(), &PackageFilter::All).unwrap();
+    assert_eq!(all.read_digest().unwrap(), all.digest().unwrap());
+    assert_ne!(first, all.digest().unwrap());
+    // Another package's file changes: the same.
+    write(
+        d.path(),
+        "b/catalog.json",
+        &package("b").replace("1.0.0", "1.0.1"),
+    );
+    assert_eq!(read(&only_a), first);
+    // A file of its own changes, its deprecation included: another.
+    write(
+        d.path(),
+        "c/deprecations.json",
+        &deprecation.replace("gone", "going"),
+    );
+    let second = read(&only_a);
+    assert_ne!(second, first);
+    // A new file holding one of its documents: another.
+    write(
+        d.path(),
+        "d/more.json",
+        r#"{"schema":"olm.channel","package":"a","name":"t","entries":[{"name":"a.v1"}]}"#,
+    );
+    assert_ne!(read(&only_a), second);
+    // A single-file catalog read for one of its packages: the file's own sha256, as whole.
+    let single = d.path().join("a/catalog.json");
+    let one = load(&single, &only_a).unwrap();
+    assert_eq!(one.read_digest().unwrap(), one.digest().unwrap());
+}
+
 pub(crate) mod written {
     use std::path::Path;
 

@@ -1,9 +1,11 @@
-//! `po-manifests catalog validate|list`: opm's checks and listings on one catalog.
+//! `po-manifests catalog validate|list|digest`: opm's checks and listings on one catalog, and
+//! its content digest.
 
 use std::io::Write;
 
 use super::flags::{
-    CatalogCommand, CatalogListArgs, CatalogValidateArgs, ListFormat, ListWhat, OutputFormat,
+    CatalogCommand, CatalogDigestArgs, CatalogListArgs, CatalogValidateArgs, ListFormat, ListWhat,
+    OutputFormat,
 };
 use super::{EXIT_INVALID, EXIT_OK, Error};
 use crate::catalog::{self, PackageFilter, list, picture, validate};
@@ -16,7 +18,22 @@ pub(super) fn run(
     match command {
         CatalogCommand::Validate(args) => run_validate(args, stdout, stderr),
         CatalogCommand::List(args) => run_list(args, stdout),
+        CatalogCommand::Digest(args) => run_digest(args, stdout),
     }
+}
+
+fn run_digest(args: &CatalogDigestArgs, stdout: &mut dyn Write) -> Result<u8, Error> {
+    let digest = if args.packages.is_empty() {
+        catalog::content_digest(&args.path)
+    } else {
+        let mut packages = args.packages.clone();
+        packages.sort();
+        packages.dedup();
+        catalog::load(&args.path, &PackageFilter::Only(packages)).and_then(|c| c.read_digest())
+    }
+    .map_err(|e| catalog_error(&args.path, e))?;
+    writeln!(stdout, "{digest}")?;
+    Ok(EXIT_OK)
 }
 
 /// The catalog named on the command line cannot be loaded: no hint to run `catalog validate`,

@@ -33,7 +33,7 @@ pub(super) fn run(
     let templates = Templates::load(args.templates.as_deref())?;
     let progress = super::progress::Progress::new(args.input.quiet);
     progress.stage(&format!("loading {} catalog(s)", inv.config.catalogs.len()));
-    inv.load_catalogs_for_lock()?;
+    inv.load_catalogs()?;
     progress.stage(&format!(
         "resolving {} operator(s)",
         inv.config.operators.len()

@@ -233,6 +233,20 @@ pub enum CatalogCommand {
     Validate(CatalogValidateArgs),
     /// List packages, channels or bundles, like `opm alpha list`.
     List(CatalogListArgs),
+    /// Print a catalog's content digest: the whole catalog's (what a `sha256:` pin names), or
+    /// with `--package`, the digest of the files holding those packages' documents (what a
+    /// lock file records for a run that reads them).
+    Digest(CatalogDigestArgs),
+}
+
+/// `catalog digest`.
+#[derive(Debug, Args)]
+pub struct CatalogDigestArgs {
+    /// The catalog: a directory or a file.
+    pub path: PathBuf,
+    /// Only the files holding this package's documents (repeatable).
+    #[arg(long = "package")]
+    pub packages: Vec<String>,
 }
 
 /// `catalog validate`.
@@ -691,6 +705,7 @@ impl Command {
             Command::Range(a) => a.output.is_text(),
             Command::Catalog(CatalogCommand::Validate(a)) => a.output.is_text(),
             Command::Catalog(CatalogCommand::List(a)) => a.output.is_text(),
+            Command::Catalog(CatalogCommand::Digest(_)) => true,
             Command::Bundle(_) => true,
             Command::Images(a) => a.output.is_text(),
             Command::UpgradePlan(a) => a.output.is_text(),

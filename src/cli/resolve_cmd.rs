@@ -276,12 +276,7 @@ pub(super) fn run(
     }
     let progress = super::progress::Progress::new(args.input.quiet);
     progress.stage(&format!("loading {} catalog(s)", inv.config.catalogs.len()));
-    // With a release the plan is staged as create stages it, lock file included.
-    if inv.cluster_version.is_some() {
-        inv.load_catalogs_for_lock()?;
-    } else {
-        inv.load_catalogs()?;
-    }
+    inv.load_catalogs()?;
     let cluster = Cluster {
         version: inv.cluster_version.clone(),
     };

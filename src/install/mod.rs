@@ -226,23 +226,22 @@ impl Install {
             .map_or(&[][..], |i| i.config.feature_gates.as_slice())
     }
 
-    /// Load every configured catalog, keeping only the configured packages, and check pins
-    /// (into [`Install::catalogs`]). A catalog's content digest is computed while it is read
-    /// when it is pinned, else on first use.
+    /// Load every configured catalog, keeping only the configured packages (every package
+    /// for the subscription profile), and check pins (into [`Install::catalogs`]). A pinned
+    /// catalog is hashed whole while it is read; the digests a lock records are computed when
+    /// it is made ([`catalog::model::Catalog::read_digest`] of the files read).
     pub fn load_catalogs(&mut self) -> Result<(), Error> {
-        self.catalogs = self.read_catalogs(false)?;
+        self.catalogs = self.read_catalogs()?;
         Ok(())
     }
 
-    /// [`Install::load_catalogs`] for a plan whose lock file records every catalog's content
-    /// digest (`create`, `resolve`, `upgrade-plan`): each digest is computed while the
-    /// catalog is read, on the threads that read it, rather than by reading it again.
-    pub fn load_catalogs_for_lock(&mut self) -> Result<(), Error> {
-        self.catalogs = self.read_catalogs(true)?;
-        Ok(())
-    }
-
-    fn read_catalogs(&self, digests: bool) -> Result<Vec<LoadedCatalog>, Error> {
+    /// The packages read from the catalogs, sorted, or `None` when every catalog is read
+    /// whole (the subscription profile: OLM v0 looks for dependencies in every package). The
+    /// lock's catalog digests cover what is read ([`catalog::model::Catalog::read_digest`]).
+    pub fn read_packages(&self) -> Option<Vec<String>> {
+        if self.uses_subscriptions() {
+            return None;
+        }
         let mut packages: Vec<String> = self
             .config
             .operators
@@ -251,11 +250,15 @@ impl Install {
             .collect();
         packages.sort();
         packages.dedup();
-        let whole = self.uses_subscriptions();
-        let filter = if whole {
-            PackageFilter::All
-        } else {
-            PackageFilter::Only(packages)
+        Some(packages)
+    }
+
+    fn read_catalogs(&self) -> Result<Vec<LoadedCatalog>, Error> {
+        let packages = self.read_packages();
+        let whole = packages.is_none();
+        let filter = match packages {
+            None => PackageFilter::All,
+            Some(packages) => PackageFilter::Only(packages),
         };
         let mut loaded = Vec::new();
         let mut fetcher = None;
@@ -273,7 +276,9 @@ impl Install {
             };
             let catalog = if whole {
                 self.load_servable(&path, &source.name.value, &location)?
-            } else if digests || source.sha256.is_some() {
+            } else if source.sha256.is_some() {
+                // The pin is the whole catalog's digest; the lock's covers what is read
+                // (the files of the configured packages, hashed again when the lock is made).
                 catalog::load_and_digest(&path, &filter).map_err(|e| Error::Catalog {
                     name: source.name.value.clone(),
                     location: location.clone(),

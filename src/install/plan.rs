@@ -340,6 +340,28 @@ pub fn plan_outcomes<'a>(
     Ok(plan)
 }
 
+/// A catalog as the lock records it: the digest of the files of `packages` (the packages the
+/// run read), or of the whole catalog when `None`.
+fn locked_catalog(
+    c: &LoadedCatalog,
+    packages: Option<Vec<String>>,
+) -> Result<lock::LockedCatalog, Error> {
+    let digest = match packages {
+        Some(_) => c.catalog.read_digest(),
+        None => c.catalog.digest(),
+    }
+    .map_err(|e| Error::Catalog {
+        name: c.name.clone(),
+        location: c.location.clone(),
+        source: Box::new(e),
+    })?;
+    Ok(lock::LockedCatalog {
+        name: c.name.clone(),
+        digest,
+        packages,
+    })
+}
+
 /// The install-wide objects and checks, the file check and the lock, once every operator
 /// rendered.
 fn stage(
@@ -389,20 +411,13 @@ fn stage(
         lock_version: lock::LOCK_VERSION,
         cluster_version: Some(cluster_version.text.clone()),
         profile: profile.map(|p| format!("{p:?}")),
-        catalogs: inv
-            .catalogs
-            .iter()
-            .map(|c| {
-                Ok(lock::LockedCatalog {
-                    name: c.name.clone(),
-                    digest: c.catalog.digest().map_err(|e| Error::Catalog {
-                        name: c.name.clone(),
-                        location: c.location.clone(),
-                        source: Box::new(e),
-                    })?,
-                })
-            })
-            .collect::<Result<_, Error>>()?,
+        catalogs: {
+            let packages = inv.read_packages();
+            inv.catalogs
+                .iter()
+                .map(|c| locked_catalog(c, packages.clone()))
+                .collect::<Result<_, Error>>()?
+        },
         operators: locked_operators,
         manifests: files.iter().map(|f| f.name.clone()).collect(),
         digests: files
@@ -559,6 +574,21 @@ impl Staged {
                 }
                 .into());
             };
+            // A lock that records a catalog whole (versions 1 and 2) is matched against the
+            // whole catalog's digest, not the digest of what this run read.
+            let mut new_lock = new_lock.clone();
+            for now in &mut new_lock.catalogs {
+                let whole = old
+                    .catalogs
+                    .iter()
+                    .any(|c| c.name == now.name && c.packages.is_none());
+                if whole
+                    && now.packages.is_some()
+                    && let Some(c) = inv.catalogs.iter().find(|c| c.name == now.name)
+                {
+                    *now = locked_catalog(c, None)?;
+                }
+            }
             let differences = old.differences(&new_lock);
             if !differences.is_empty() {
                 return Err(lock::Error::Mismatch {

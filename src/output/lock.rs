@@ -18,7 +18,7 @@ pub const LOCK_FILE: &str = "platform-operators.lock.yaml";
 /// Largest lock file read (it lists operators and file names: a few KB).
 const MAX_LOCK_BYTES: u64 = 16 * 1024 * 1024;
 /// The schema version written in `lockVersion`.
-pub const LOCK_VERSION: u32 = 2;
+pub const LOCK_VERSION: u32 = 3;
 /// The oldest schema version still read (names only under `manifests:`).
 const OLDEST_LOCK_VERSION: u32 = 1;
 
@@ -219,8 +219,13 @@ impl From<Lock> for LockFile {
 pub struct LockedCatalog {
     /// Configured name.
     pub name: String,
-    /// Content digest (`sha256:…`).
+    /// Content digest (`sha256:…`): of the files that held these `packages`' documents when
+    /// they are given (version 3), else of the whole catalog (versions 1 and 2, and a run of
+    /// the subscription profile, which reads every package).
     pub digest: String,
+    /// The packages read, when `digest` covers their files only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packages: Option<Vec<String>>,
 }
 
 /// One operator's resolution.
@@ -463,6 +468,10 @@ impl Lock {
     pub fn differences(&self, new: &Lock) -> Vec<String> {
         let mut out = Vec::new();
         let or_none = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".into());
+        let read = |packages: &Option<Vec<String>>| match packages {
+            None => "the whole catalog".to_string(),
+            Some(p) => format!("the files of packages {}", p.join(", ")),
+        };
         if self.cluster_version != new.cluster_version {
             out.push(format!(
                 "clusterVersion {} is now {}",
@@ -482,6 +491,12 @@ impl Lock {
                 None => out.push(format!(
                     "catalog {} is locked but no longer configured",
                     old.name
+                )),
+                Some(now) if now.packages != old.packages => out.push(format!(
+                    "catalog {}: the lock's digest covers {}, this run reads {}",
+                    old.name,
+                    read(&old.packages),
+                    read(&now.packages)
                 )),
                 Some(now) if now.digest != old.digest => out.push(format!(
                     "catalog {}: the lock records content {}, the catalog now has {}",
@@ -690,6 +705,7 @@ mod tests {
             catalogs: vec![LockedCatalog {
                 name: "c".into(),
                 digest: "sha256:ab".into(),
+                packages: Some(vec!["p".into()]),
             }],
             operators: vec![op(version)],
             manifests: vec!["99_po_cm_00_platformoperator_cm.yaml".into()],
@@ -720,7 +736,11 @@ mod tests {
     #[test]
     fn manifests_are_written_with_their_digest() {
         let text = String::from_utf8(lock("1.13.0").to_bytes()).unwrap();
-        assert!(text.contains("lockVersion: 2\n"), "{text}");
+        assert!(text.contains("lockVersion: 3\n"), "{text}");
+        assert!(
+            text.contains("catalogs:\n- name: c\n  digest: sha256:ab\n  packages:\n  - p\n"),
+            "{text}"
+        );
         assert!(
             text.contains(&format!(
                 "manifests:\n- name: 99_po_cm_00_platformoperator_cm.yaml\n  sha256: {}\n",
@@ -728,6 +748,35 @@ mod tests {
             )),
             "{text}"
         );
+    }
+
+    /// A version 2 lock's catalog (no `packages`: its digest is the whole catalog's) reads,
+    /// and a digest over other packages is named as such, not as changed content.
+    #[test]
+    fn a_catalog_digest_says_what_it_covers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        std::fs::write(
+            &path,
+            format!(
+                "{HEADER}lockVersion: 2\ncatalogs:\n- name: c\n  digest: sha256:ab\nmanifests: []\n"
+            ),
+        )
+        .unwrap();
+        let old = read(&path).unwrap().unwrap();
+        assert_eq!(old.catalogs[0].packages, None);
+        let new = lock("1.13.0");
+        let d = old.differences(&new);
+        assert!(
+            d.iter().any(|l| l
+                == "catalog c: the lock's digest covers the whole catalog, this run reads the files of packages p"),
+            "{d:?}"
+        );
+        let mut same = new.clone();
+        same.catalogs[0].digest = "sha256:cd".into();
+        assert!(new.differences(&same).iter().any(|l| {
+            l.contains("the lock records content sha256:ab, the catalog now has sha256:cd")
+        }),);
     }
 
     #[test]

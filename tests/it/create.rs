@@ -71,6 +71,99 @@ fn a_second_run_is_byte_identical() {
         .success();
 }
 
+/// The lock pins a catalog by the files of the packages the run reads (lock version 3): another
+/// package's file may change under `--locked`, a file of a package read may not, and a
+/// version 2 lock's whole-catalog digest is still matched against the whole catalog.
+#[test]
+fn locked_pins_the_files_of_the_packages_read() {
+    let dir = crate::common::example_without_subscriptions();
+    create(dir.path()).success();
+    let lock_path = dir.path().join("platform-operators.lock.yaml");
+    let lock = std::fs::read_to_string(&lock_path).unwrap();
+    assert!(
+        lock.contains("lockVersion: 3\n")
+            && lock.contains("  packages:\n  - acme-cert-operator\n  - acme-cloud-controller\n"),
+        "{lock}"
+    );
+    let locked = || {
+        cmd()
+            .arg("create")
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("--locked")
+            .assert()
+    };
+    let append = |rel: &str| {
+        let path = dir.path().join("catalog").join(rel);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+    };
+    // `catalog digest` prints both: the lock's, and the whole catalog's (a `sha256:` pin).
+    let digest_of = |extra: &[&str]| {
+        let out = cmd()
+            .args(["catalog", "digest"])
+            .arg(dir.path().join("catalog"))
+            .args(extra)
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let read = digest_of(&[
+        "--package",
+        "acme-cloud-controller",
+        "--package",
+        "acme-cert-operator",
+    ]);
+    assert!(
+        lock.contains(&format!("  digest: {read}")),
+        "{read} in {lock}"
+    );
+    assert_eq!(
+        digest_of(&[]).trim(),
+        po_manifests::catalog::content_digest(&dir.path().join("catalog")).unwrap()
+    );
+    assert_ne!(digest_of(&[]), read);
+    // A package no operator names: the lock still holds.
+    append("acme-metrics-operator/catalog.json");
+    locked().success();
+
+    // The same lock as version 2 wrote it: the whole catalog's digest, no packages.
+    let whole = po_manifests::catalog::content_digest(&dir.path().join("catalog")).unwrap();
+    let digest = lock
+        .lines()
+        .find_map(|l| l.strip_prefix("  digest: "))
+        .unwrap()
+        .to_string();
+    let v2 = lock
+        .replace("lockVersion: 3", "lockVersion: 2")
+        .replace(
+            "  packages:\n  - acme-cert-operator\n  - acme-cloud-controller\n",
+            "",
+        )
+        .replace(&digest, &whole);
+    std::fs::write(&lock_path, &v2).unwrap();
+    locked().success();
+    // Any file changes the whole catalog's digest.
+    append("acme-dns-operator/catalog.json");
+    let out = locked().code(1);
+    let stderr = normalize(&out.get_output().stderr, dir.path());
+    assert!(stderr.contains("the lock records content"), "{stderr}");
+
+    // Back to the version 3 lock: a file of a package read changes, and it no longer holds.
+    std::fs::write(&lock_path, &lock).unwrap();
+    locked().success();
+    append("acme-cert-operator/catalog.json");
+    let before = tree(dir.path());
+    let out = locked().code(1);
+    let stderr = normalize(&out.get_output().stderr, dir.path());
+    assert!(
+        stderr.contains("catalog redhat-operators: the lock records content"),
+        "{stderr}"
+    );
+    assert_eq!(before, tree(dir.path()));
+}
+
 #[test]
 fn locked_refuses_a_different_resolution() {
     let dir = example();

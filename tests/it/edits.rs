@@ -28,7 +28,7 @@ fn the_lock_records_the_sha256_of_each_written_file() {
         use sha2::Digest as _;
         hex::encode(sha2::Sha256::digest(&bytes))
     };
-    assert!(lock.contains("lockVersion: 2"), "{lock}");
+    assert!(lock.contains("lockVersion: 3"), "{lock}");
     assert!(
         lock.contains(&format!(
             "- name: 99_po_cert-operator_00_platformoperator_cert-operator.yaml\n  sha256: {digest}\n"
@@ -168,9 +168,16 @@ const USER_FILE: &str =
 
 /// The lock in `dir` rewritten as version 1 wrote it (names only), naming `extra` files too.
 pub fn as_version_1(dir: &Path, extra: &[&str]) {
-    let lock = lock_text(dir).replace("lockVersion: 2", "lockVersion: 1");
+    let lock = lock_text(dir).replace("lockVersion: 3", "lockVersion: 1");
     let mut v1 = String::new();
+    // Version 1 records each catalog's whole digest, without `packages:`.
+    let mut in_packages = false;
     for line in lock.lines() {
+        if line == "  packages:" || (in_packages && line.starts_with("  - ")) {
+            in_packages = true;
+            continue;
+        }
+        in_packages = false;
         if let Some(name) = line.strip_prefix("- name: 99_po_") {
             v1.push_str(&format!("- 99_po_{name}\n"));
         } else if !line.starts_with("  sha256: ") {
@@ -198,7 +205,7 @@ fn an_older_lock_with_names_only_is_still_read() {
         "{out:?}"
     );
     assert_eq!(manifests, tree(&d.path().join("manifests")));
-    assert!(lock_text(d.path()).contains("lockVersion: 2"));
+    assert!(lock_text(d.path()).contains("lockVersion: 3"));
 }
 
 #[test]
@@ -228,10 +235,10 @@ fn a_version_1_lock_cannot_make_create_delete_a_user_file() {
         !stderr.contains("removed [DIR]/manifests/99_po_user-file"),
         "{stderr}"
     );
-    // The new lock is version 2 and does not name it: the next run leaves it alone, silently.
+    // The new lock is version 3 and does not name it: the next run leaves it alone, silently.
     let lock = lock_text(d.path());
     assert!(
-        lock.contains("lockVersion: 2") && !lock.contains("user-file"),
+        lock.contains("lockVersion: 3") && !lock.contains("user-file"),
         "{lock}"
     );
     let out = create(d.path()).success();
