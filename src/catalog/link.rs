@@ -329,7 +329,7 @@ pub fn build_linked(
         source: root,
         held_files,
         single_file,
-        read_digest: std::sync::OnceLock::new(),
+        read_digest: std::sync::Mutex::new(None),
         others_count,
         skipped_packages: {
             let mut names = skipped_packages;

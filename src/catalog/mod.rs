@@ -293,11 +293,16 @@ impl model::Catalog {
         if self.single_file {
             return self.digest();
         }
-        if let Some(d) = self.read_digest.get() {
+        let mut done = self
+            .read_digest
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(d) = done.as_ref() {
             return Ok(d.clone());
         }
         let d = files::digest_of(self.single_file, &self.held_files)?;
-        Ok(self.read_digest.get_or_init(|| d).clone())
+        *done = Some(d.clone());
+        Ok(d)
     }
 }
 

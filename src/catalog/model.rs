@@ -69,8 +69,9 @@ pub struct Catalog {
     pub(crate) held_files: Vec<(PathBuf, String)>,
     /// Whether the catalog path is a single file.
     pub(crate) single_file: bool,
-    /// [`Catalog::read_digest`], once computed.
-    pub(crate) read_digest: std::sync::OnceLock<String>,
+    /// [`Catalog::read_digest`], once computed (held while it is computed, so a second
+    /// caller waits for the first instead of hashing the files again).
+    pub(crate) read_digest: std::sync::Mutex<Option<String>>,
     /// Documents with schemas other than the four known ones (ignored).
     pub others_count: usize,
     /// Names of packages in the catalog that the load filter left out, sorted.

@@ -170,6 +170,26 @@ pub fn plan_outcomes<'a>(
     outcomes: Vec<Outcome<'a>>,
     settings: &Settings<'_>,
 ) -> Result<Plan<'a>, Error> {
+    // The lock's catalog digests read the files of the packages read again: they are hashed
+    // on other threads while the operators are planned here (the lock waits for them).
+    std::thread::scope(|s| {
+        if inv.read_packages().is_some() {
+            s.spawn(|| {
+                for c in &inv.catalogs {
+                    let _ = c.catalog.read_digest();
+                }
+            });
+        }
+        plan_operators(inv, outcomes, settings)
+    })
+}
+
+/// [`plan_outcomes`] on this thread.
+fn plan_operators<'a>(
+    inv: &'a Install,
+    outcomes: Vec<Outcome<'a>>,
+    settings: &Settings<'_>,
+) -> Result<Plan<'a>, Error> {
     let Settings {
         cluster_version,
         content,
