@@ -9,6 +9,16 @@ fn create(dir: &Path) -> assert_cmd::assert::Assert {
     cmd().arg("create").arg("--dir").arg(dir).assert()
 }
 
+/// `create --locked` on `dir`.
+fn create_locked(dir: &Path) -> assert_cmd::assert::Assert {
+    cmd()
+        .arg("create")
+        .arg("--dir")
+        .arg(dir)
+        .arg("--locked")
+        .assert()
+}
+
 #[test]
 fn example_writes_one_object_per_file_and_a_lock() {
     let dir = example();
@@ -62,13 +72,7 @@ fn a_second_run_is_byte_identical() {
     let first = tree(dir.path());
     create(dir.path()).success();
     assert_eq!(first, tree(dir.path()));
-    cmd()
-        .arg("create")
-        .arg("--dir")
-        .arg(dir.path())
-        .arg("--locked")
-        .assert()
-        .success();
+    create_locked(dir.path()).success();
 }
 
 /// The lock pins a catalog by the files of the packages the run reads (lock version 3): another
@@ -85,14 +89,7 @@ fn locked_pins_the_files_of_the_packages_read() {
             && lock.contains("  packages:\n  - acme-cert-operator\n  - acme-cloud-controller\n"),
         "{lock}"
     );
-    let locked = || {
-        cmd()
-            .arg("create")
-            .arg("--dir")
-            .arg(dir.path())
-            .arg("--locked")
-            .assert()
-    };
+    let locked = || create_locked(dir.path());
     let append = |rel: &str| {
         let path = dir.path().join("catalog").join(rel);
         let mut text = std::fs::read_to_string(&path).unwrap();
@@ -174,13 +171,7 @@ fn locked_refuses_a_different_resolution() {
         .replace(">=1.0.0 <2.0.0", ">=1.0.0 <1.2.0");
     std::fs::write(&config, text).unwrap();
     let before = tree(dir.path());
-    let out = cmd()
-        .arg("create")
-        .arg("--dir")
-        .arg(dir.path())
-        .arg("--locked")
-        .assert()
-        .code(1);
+    let out = create_locked(dir.path()).code(1);
     let stderr = normalize(&out.get_output().stderr, dir.path());
     assert!(
         stderr.contains("locked to acme-cert-operator 1.2.0"),
