@@ -321,14 +321,11 @@ pub fn build_linked(
     sort_problems(&mut problems);
     let catalog = Catalog {
         packages: kept,
-        digest: if digest.is_empty() {
-            std::sync::OnceLock::new()
-        } else {
-            std::sync::OnceLock::from(digest)
-        },
+        digest: std::sync::Mutex::new((!digest.is_empty()).then_some(digest)),
         source: root,
         held_files,
         single_file,
+        read_packages: None,
         read_digest: std::sync::Mutex::new(None),
         others_count,
         skipped_packages: {

@@ -239,7 +239,16 @@ fn load_inner(path: &Path, filter: &PackageFilter, digest: bool) -> Result<model
             keep_csv_metadata: true,
         },
     )?;
-    let (catalog, problems) = link::build(dc, &link::BuildOptions::default())?;
+    let (mut catalog, problems) = link::build(dc, &link::BuildOptions::default())?;
+    catalog.read_packages = match filter {
+        PackageFilter::All => None,
+        PackageFilter::Only(packages) => {
+            let mut packages = packages.clone();
+            packages.sort();
+            packages.dedup();
+            Some(packages)
+        }
+    };
     // A bundle whose `olm.package` version does not parse is kept (with no parsed version):
     // OLM v1 resolves such catalogs, skipping the bundle unless it would be the answer
     // (`resolve`'s `broken_bundle_warnings` says so once per bundle). `catalog validate`
@@ -270,14 +279,10 @@ impl model::Catalog {
     /// bundle objects left in the file, this reads the catalog again, so the catalog must not
     /// change while it is in use.
     pub fn digest(&self) -> Result<String, Error> {
-        if let Some(d) = self.digest.get() {
-            return Ok(d.clone());
-        }
-        let d = match &self.source {
-            Some(path) => files::digest_only(path)?,
-            None => String::new(),
-        };
-        Ok(self.digest.get_or_init(|| d).clone())
+        cached(&self.digest, || match &self.source {
+            Some(path) => files::digest_only(path),
+            None => Ok(String::new()),
+        })
     }
 
     /// The digest of what this load read: [`content_digest`]'s rule applied to the files that
@@ -286,24 +291,41 @@ impl model::Catalog {
     /// packages is pinned by it where only those packages matter: content of other packages
     /// may change without changing it, any byte of a file holding one of these packages'
     /// documents changes it, and so does a file that comes to hold one or stops holding one.
-    /// Equal to [`Catalog::digest`] when every file held a kept document, and for a catalog
-    /// that is one file (a catalogd download names its cached body by that digest). The files
-    /// are read again (on every core), so the catalog must not change while it is in use.
+    /// [`Catalog::digest`] for a catalog read whole and for a catalog that is one file (a
+    /// catalogd download names its cached body by that digest). The files are read again (on
+    /// every core), so the catalog must not change while it is in use.
     pub fn read_digest(&self) -> Result<String, Error> {
-        if self.single_file {
+        if self.read_packages.is_none() || self.single_file {
             return self.digest();
         }
-        let mut done = self
-            .read_digest
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(d) = done.as_ref() {
-            return Ok(d.clone());
-        }
-        let d = files::digest_of(self.single_file, &self.held_files)?;
-        *done = Some(d.clone());
-        Ok(d)
+        cached(&self.read_digest, || {
+            files::digest_of(false, &self.held_files)
+        })
     }
+
+    /// The packages the load was asked for, sorted, or `None` when it read every package:
+    /// what [`Catalog::read_digest`] covers.
+    pub fn read_packages(&self) -> Option<&[String]> {
+        self.read_packages.as_deref()
+    }
+}
+
+/// The value in `cell`, computed by `compute` the first time. The lock is held while it is
+/// computed, so callers on other threads wait for that one computation; a failure is not
+/// kept (the next caller tries again and reports it).
+fn cached(
+    cell: &std::sync::Mutex<Option<String>>,
+    compute: impl FnOnce() -> Result<String, Error>,
+) -> Result<String, Error> {
+    let mut value = cell
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(v) = value.as_ref() {
+        return Ok(v.clone());
+    }
+    let v = compute()?;
+    *value = Some(v.clone());
+    Ok(v)
 }
 
 #[cfg(test)]

@@ -61,16 +61,19 @@ pub struct Catalog {
     /// Packages sorted by name.
     pub packages: Vec<Package>,
     /// `sha256:<hex>` of the content read (see [`super::content_digest`]), when computed
-    /// while loading; else computed on first use by [`Catalog::digest`].
-    pub(crate) digest: std::sync::OnceLock<String>,
+    /// while loading; else computed on first use by [`Catalog::digest`] (held while it is
+    /// computed, so a second caller waits for the first instead of hashing again).
+    pub(crate) digest: std::sync::Mutex<Option<String>>,
     /// The path the catalog was loaded from (for a digest computed later).
     pub(crate) source: Option<PathBuf>,
     /// The files that held a document the load kept (see [`Catalog::read_digest`]).
     pub(crate) held_files: Vec<(PathBuf, String)>,
     /// Whether the catalog path is a single file.
     pub(crate) single_file: bool,
-    /// [`Catalog::read_digest`], once computed (held while it is computed, so a second
-    /// caller waits for the first instead of hashing the files again).
+    /// The packages the load was asked for (its package filter), or `None` when every
+    /// package was read.
+    pub(crate) read_packages: Option<Vec<String>>,
+    /// [`Catalog::read_digest`], once computed (held like [`Catalog::digest`]).
     pub(crate) read_digest: std::sync::Mutex<Option<String>>,
     /// Documents with schemas other than the four known ones (ignored).
     pub others_count: usize,

@@ -235,30 +235,21 @@ impl Install {
         Ok(())
     }
 
-    /// The packages read from the catalogs, sorted, or `None` when every catalog is read
-    /// whole (the subscription profile: OLM v0 looks for dependencies in every package). The
-    /// lock's catalog digests cover what is read ([`catalog::model::Catalog::read_digest`]).
-    pub fn read_packages(&self) -> Option<Vec<String>> {
-        if self.uses_subscriptions() {
-            return None;
-        }
-        let mut packages: Vec<String> = self
-            .config
-            .operators
-            .iter()
-            .map(|o| o.package.value.clone())
-            .collect();
-        packages.sort();
-        packages.dedup();
-        Some(packages)
-    }
-
     fn read_catalogs(&self) -> Result<Vec<LoadedCatalog>, Error> {
-        let packages = self.read_packages();
-        let whole = packages.is_none();
-        let filter = match packages {
-            None => PackageFilter::All,
-            Some(packages) => PackageFilter::Only(packages),
+        // Every package for the subscription profile (OLM v0 looks for dependencies in every
+        // package), else the configured ones; each catalog remembers which
+        // ([`catalog::model::Catalog::read_packages`]), and the lock's digest covers that.
+        let whole = self.uses_subscriptions();
+        let filter = if whole {
+            PackageFilter::All
+        } else {
+            PackageFilter::Only(
+                self.config
+                    .operators
+                    .iter()
+                    .map(|o| o.package.value.clone())
+                    .collect(),
+            )
         };
         let mut loaded = Vec::new();
         let mut fetcher = None;

@@ -170,16 +170,14 @@ pub fn plan_outcomes<'a>(
     outcomes: Vec<Outcome<'a>>,
     settings: &Settings<'_>,
 ) -> Result<Plan<'a>, Error> {
-    // The lock's catalog digests read the files of the packages read again: they are hashed
-    // on other threads while the operators are planned here (the lock waits for them).
+    // The lock's catalog digests read the catalogs' files again: they are hashed on other
+    // threads while the operators are planned here (the lock waits for them).
     std::thread::scope(|s| {
-        if inv.read_packages().is_some() {
-            s.spawn(|| {
-                for c in &inv.catalogs {
-                    let _ = c.catalog.read_digest();
-                }
-            });
-        }
+        s.spawn(|| {
+            for c in &inv.catalogs {
+                let _ = c.catalog.read_digest();
+            }
+        });
         plan_operators(inv, outcomes, settings)
     })
 }
@@ -360,12 +358,15 @@ fn plan_operators<'a>(
     Ok(plan)
 }
 
-/// A catalog as the lock records it: the digest of the files of `packages` (the packages the
-/// run read), or of the whole catalog when `None`.
-fn locked_catalog(
-    c: &LoadedCatalog,
-    packages: Option<Vec<String>>,
-) -> Result<lock::LockedCatalog, Error> {
+/// A catalog as the lock records it: the digest of what the run read, with the packages
+/// read ([`crate::catalog::model::Catalog::read_digest`]), or with `whole` of the whole
+/// catalog.
+fn locked_catalog(c: &LoadedCatalog, whole: bool) -> Result<lock::LockedCatalog, Error> {
+    let packages = c
+        .catalog
+        .read_packages()
+        .filter(|_| !whole)
+        .map(<[String]>::to_vec);
     let digest = match packages {
         Some(_) => c.catalog.read_digest(),
         None => c.catalog.digest(),
@@ -431,13 +432,11 @@ fn stage(
         lock_version: lock::LOCK_VERSION,
         cluster_version: Some(cluster_version.text.clone()),
         profile: profile.map(|p| format!("{p:?}")),
-        catalogs: {
-            let packages = inv.read_packages();
-            inv.catalogs
-                .iter()
-                .map(|c| locked_catalog(c, packages.clone()))
-                .collect::<Result<_, Error>>()?
-        },
+        catalogs: inv
+            .catalogs
+            .iter()
+            .map(|c| locked_catalog(c, false))
+            .collect::<Result<_, Error>>()?,
         operators: locked_operators,
         manifests: files.iter().map(|f| f.name.clone()).collect(),
         digests: files
@@ -583,7 +582,7 @@ impl Staged {
     pub fn write(self, inv: &Install, locked: bool) -> Result<Written, Error> {
         let Staged {
             files,
-            lock: new_lock,
+            lock: mut new_lock,
             ..
         } = self;
         let previous = lock::read(&inv.lock_path)?;
@@ -596,7 +595,6 @@ impl Staged {
             };
             // A lock that records a catalog whole (versions 1 and 2) is matched against the
             // whole catalog's digest, not the digest of what this run read.
-            let mut new_lock = new_lock.clone();
             for now in &mut new_lock.catalogs {
                 let whole = old
                     .catalogs
@@ -606,7 +604,7 @@ impl Staged {
                     && now.packages.is_some()
                     && let Some(c) = inv.catalogs.iter().find(|c| c.name == now.name)
                 {
-                    *now = locked_catalog(c, None)?;
+                    *now = locked_catalog(c, true)?;
                 }
             }
             let differences = old.differences(&new_lock);
