@@ -24,16 +24,50 @@ pub(super) fn run(
 
 fn run_digest(args: &CatalogDigestArgs, stdout: &mut dyn Write) -> Result<u8, Error> {
     let digest = if args.packages.is_empty() {
-        catalog::content_digest(&args.path)
+        catalog::content_digest(&args.path).map_err(|e| catalog_error(&args.path, e))?
     } else {
-        let mut packages = args.packages.clone();
-        packages.sort();
-        packages.dedup();
-        catalog::load(&args.path, &PackageFilter::Only(packages)).and_then(|c| c.read_digest())
-    }
-    .map_err(|e| catalog_error(&args.path, e))?;
+        let catalog = catalog::load(&args.path, &PackageFilter::Only(args.packages.clone()))
+            .map_err(|e| catalog_error(&args.path, e))?;
+        require_packages(
+            &catalog,
+            &args.path,
+            args.packages.iter().map(String::as_str),
+        )?;
+        catalog
+            .read_digest()
+            .map_err(|e| catalog_error(&args.path, e))?
+    };
     writeln!(stdout, "{digest}")?;
     Ok(EXIT_OK)
+}
+
+/// A usage error for the first of `packages` that `catalog` (loaded for them) does not
+/// have, with the close names it has.
+fn require_packages<'p>(
+    catalog: &catalog::model::Catalog,
+    path: &std::path::Path,
+    packages: impl IntoIterator<Item = &'p str>,
+) -> Result<(), Error> {
+    let Some(missing) = packages.into_iter().find(|p| catalog.package(p).is_none()) else {
+        return Ok(());
+    };
+    let close = crate::resolve::close_package_names(missing, [catalog]);
+    let hint = match close.as_slice() {
+        [] => String::new(),
+        names => format!(
+            "; did you mean {}?",
+            names
+                .iter()
+                .map(|n| crate::text::escape(n))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+    };
+    Err(Error::Usage(format!(
+        "package {} is not in {}{hint}",
+        crate::text::escape(missing),
+        path.display()
+    )))
 }
 
 /// The catalog named on the command line cannot be loaded: no hint to run `catalog validate`,
@@ -80,14 +114,7 @@ fn run_list(args: &CatalogListArgs, stdout: &mut dyn Write) -> Result<u8, Error>
     };
     let catalog = catalog::load(&args.path, &filter).map_err(|e| catalog_error(&args.path, e))?;
     let package = args.package.as_deref();
-    if let Some(p) = package
-        && catalog.package(p).is_none()
-    {
-        return Err(Error::Usage(format!(
-            "package \"{p}\" is not in {}",
-            args.path.display()
-        )));
-    }
+    require_packages(&catalog, &args.path, package)?;
     let format = match (args.output, args.what) {
         (ListFormat::Mermaid | ListFormat::Dot, ListWhat::Channels) => {
             let d = picture::upgrade_graph(&catalog, package);

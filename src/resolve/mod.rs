@@ -694,14 +694,26 @@ pub(crate) fn upgrade_block(bundle: &Bundle, cluster: &Cluster) -> Option<Upgrad
 
 /// The error for a package no searched catalog has, with the names that are close.
 pub(crate) fn unknown_package(package: &str, searched: &[&LoadedCatalog]) -> Error {
-    let mut scored: Vec<(f64, &str)> = searched
-        .iter()
+    Error::UnknownPackage {
+        package: package.to_string(),
+        searched: searched.iter().map(|c| c.name.clone()).collect(),
+        suggestions: close_package_names(package, searched.iter().map(|c| &c.catalog)),
+    }
+}
+
+/// The names of the catalogs' packages (those the load's filter left out too) that are
+/// close to `package`, closest first, at most three: a "did you mean".
+pub(crate) fn close_package_names<'c>(
+    package: &str,
+    catalogs: impl IntoIterator<Item = &'c Catalog>,
+) -> Vec<String> {
+    let mut scored: Vec<(f64, &str)> = catalogs
+        .into_iter()
         .flat_map(|c| {
-            c.catalog
-                .packages
+            c.packages
                 .iter()
                 .map(|p| p.name.as_str())
-                .chain(c.catalog.skipped_packages.iter().map(String::as_str))
+                .chain(c.skipped_packages.iter().map(String::as_str))
         })
         .map(|name| (strsim::jaro_winkler(package, name), name))
         .filter(|(score, _)| *score > 0.85)
@@ -710,11 +722,7 @@ pub(crate) fn unknown_package(package: &str, searched: &[&LoadedCatalog]) -> Err
     let mut suggestions: Vec<String> = scored.into_iter().map(|(_, n)| n.to_string()).collect();
     suggestions.dedup();
     suggestions.truncate(3);
-    Error::UnknownPackage {
-        package: package.to_string(),
-        searched: searched.iter().map(|c| c.name.clone()).collect(),
-        suggestions,
-    }
+    suggestions
 }
 
 /// A problem with the chosen bundle that the target cannot install.

@@ -1,6 +1,42 @@
-//! `po-manifests catalog validate|list`, on our fixtures and on the real catalogs in place.
+//! `po-manifests catalog validate|list|digest`, on our fixtures and on the real catalogs in place.
 
 use crate::common::{cmd, realdata, root};
+
+/// `catalog digest --package` and `catalog list --package` refuse a package the catalog does
+/// not have (a digest of nothing would pin nothing), naming the close ones, and print nothing.
+#[test]
+fn a_package_the_catalog_lacks_is_refused_with_the_close_names() {
+    for (args, packages) in [
+        (
+            &["catalog", "digest"][..],
+            &[
+                "--package",
+                "acme-cloud-controller",
+                "--package",
+                "acme-cert-operatr",
+            ][..],
+        ),
+        (
+            &["catalog", "list", "bundles"][..],
+            &["--package", "acme-cert-operatr"][..],
+        ),
+    ] {
+        let out = cmd()
+            .args(args)
+            .arg(root().join("testdata/example/catalog"))
+            .args(packages)
+            .assert()
+            .code(2);
+        let output = out.get_output();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("package \"acme-cert-operatr\" is not in")
+                && stderr.contains("did you mean \"acme-cert-operator\""),
+            "{args:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
 
 #[test]
 fn example_catalog_is_valid() {
