@@ -167,45 +167,95 @@ pub(super) trait Blobs {
     fn blob(&mut self, desc: &Descriptor, out: &mut Spool, limit: u64) -> Result<(), ErrorKind>;
 }
 
-/// A layer's bytes from download to check: in memory when its descriptor says it is small
-/// ([`super::Limits::memory_layer_bytes`]; most bundle layers are some kilobytes), else in an unnamed temporary file of the cache's
-/// staging directory. A layer in memory costs no file: pulls in flight at once do not create
-/// and delete an inode each, which on a filesystem without a journal makes every later
-/// file creation search past the deleted inodes.
-pub(super) enum Spool {
-    /// The bytes so far.
+/// A layer's bytes from download to check, hashed and counted as they are written: in
+/// memory when its descriptor says it is small ([`super::Limits::memory_layer_bytes`]; most
+/// bundle layers are some kilobytes), else in an unnamed temporary file of the cache's staging
+/// directory. A layer in memory costs no file: pulls in flight at once do not create and delete
+/// an inode each, which on a filesystem without a journal makes every later file creation
+/// search past the deleted inodes.
+pub(super) struct Spool {
+    store: Store,
+    hasher: Sha256,
+    written: u64,
+}
+
+enum Store {
     Memory(Vec<u8>),
-    /// An unnamed temporary file.
     File(std::fs::File),
 }
 
 impl Spool {
+    /// A spool for a layer of `size` bytes by its descriptor: in memory up to
+    /// `memory_bytes`, else a temporary file in `staging`.
+    pub(super) fn new(
+        size: u64,
+        memory_bytes: u64,
+        staging: &std::path::Path,
+    ) -> std::io::Result<Spool> {
+        let store = if size <= memory_bytes {
+            Store::Memory(Vec::with_capacity(size as usize))
+        } else {
+            Store::File(tempfile::tempfile_in(staging)?)
+        };
+        Ok(Spool {
+            store,
+            hasher: Sha256::new(),
+            written: 0,
+        })
+    }
+
     /// Throw away what was written (a retry starts over).
     pub(super) fn clear(&mut self) -> std::io::Result<()> {
-        match self {
-            Spool::Memory(v) => {
+        self.hasher = Sha256::new();
+        self.written = 0;
+        match &mut self.store {
+            Store::Memory(v) => {
                 v.clear();
                 Ok(())
             }
-            Spool::File(f) => {
+            Store::File(f) => {
                 f.set_len(0)?;
                 std::io::Seek::rewind(f)
             }
         }
     }
+
+    /// `sha256:<hex>` of what was written.
+    pub(super) fn digest(&self) -> String {
+        format!("sha256:{}", hex::encode(self.hasher.clone().finalize()))
+    }
+
+    /// How many bytes were written.
+    pub(super) fn len(&self) -> u64 {
+        self.written
+    }
+
+    /// What was written, read from its start.
+    pub(super) fn into_reader(self) -> std::io::Result<Box<dyn std::io::Read>> {
+        Ok(match self.store {
+            Store::Memory(v) => Box::new(std::io::Cursor::new(v)),
+            Store::File(mut f) => {
+                std::io::Seek::rewind(&mut f)?;
+                Box::new(f)
+            }
+        })
+    }
 }
 
 impl std::io::Write for Spool {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Spool::Memory(v) => v.write(buf),
-            Spool::File(f) => f.write(buf),
-        }
+        let n = match &mut self.store {
+            Store::Memory(v) => v.write(buf)?,
+            Store::File(f) => f.write(buf)?,
+        };
+        self.hasher.update(&buf[..n]);
+        self.written += n as u64;
+        Ok(n)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            Spool::Memory(_) => Ok(()),
-            Spool::File(f) => f.flush(),
+        match &mut self.store {
+            Store::Memory(_) => Ok(()),
+            Store::File(f) => f.flush(),
         }
     }
 }
@@ -213,6 +263,33 @@ impl std::io::Write for Spool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A spool in memory and one in a file hash, count and give back exactly what was
+    /// written since it was last cleared (a retry's partial body is forgotten).
+    #[test]
+    fn a_spool_keeps_what_was_written_since_it_was_cleared() {
+        use std::io::{Read as _, Write as _};
+        let staging = tempfile::tempdir().unwrap();
+        for memory_bytes in [u64::MAX, 0] {
+            let mut spool = Spool::new(5, memory_bytes, staging.path()).unwrap();
+            spool.write_all(b"broken off").unwrap();
+            spool.clear().unwrap();
+            spool.write_all(b"hel").unwrap();
+            spool.write_all(b"lo").unwrap();
+            assert_eq!(spool.len(), 5);
+            assert_eq!(
+                spool.digest(),
+                format!("sha256:{}", hex::encode(Sha256::digest(b"hello")))
+            );
+            let mut back = String::new();
+            spool
+                .into_reader()
+                .unwrap()
+                .read_to_string(&mut back)
+                .unwrap();
+            assert_eq!(back, "hello", "memory_bytes {memory_bytes}");
+        }
+    }
 
     const D: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 

@@ -3,10 +3,7 @@
 //! unpacks the layers into a staging directory inside the cache that is renamed into place
 //! only when the whole image unpacked.
 
-use std::io::{Read as _, Seek as _};
 use std::path::{Path, PathBuf};
-
-use sha2::{Digest as _, Sha256};
 
 use super::auth::Credentials;
 use super::distribution::RegistryBlobs;
@@ -382,34 +379,10 @@ impl Puller {
                 });
             }
             let size = l.size.max(0) as u64;
-            let mut spool = if size <= limits.memory_layer_bytes {
-                Spool::Memory(Vec::with_capacity(size as usize))
-            } else {
-                Spool::File(tempfile::tempfile_in(&staging).map_err(io(&staging))?)
-            };
+            let mut spool =
+                Spool::new(size, limits.memory_layer_bytes, &staging).map_err(io(&staging))?;
             blobs.blob(l, &mut spool, size)?;
-            let mut hasher = Sha256::new();
-            let mut read: u64 = 0;
-            match &mut spool {
-                Spool::Memory(bytes) => {
-                    hasher.update(&bytes[..]);
-                    read = bytes.len() as u64;
-                }
-                Spool::File(file) => {
-                    file.rewind().map_err(io(&staging))?;
-                    let mut buf = vec![0u8; 64 * 1024];
-                    loop {
-                        let n = file.read(&mut buf).map_err(io(&staging))?;
-                        if n == 0 {
-                            break;
-                        }
-                        read += n as u64;
-                        hasher.update(&buf[..n]);
-                    }
-                    file.rewind().map_err(io(&staging))?;
-                }
-            }
-            let actual = format!("sha256:{}", hex::encode(hasher.finalize()));
+            let (actual, read) = (spool.digest(), spool.len());
             if actual != l.digest {
                 return Err(ErrorKind::DigestMismatch {
                     what: format!("layer {}", l.digest),
@@ -417,7 +390,7 @@ impl Puller {
                     actual,
                 });
             }
-            if read != l.size.max(0) as u64 {
+            if read != size {
                 return Err(ErrorKind::InvalidManifest {
                     digest: top.to_string(),
                     detail: format!(
@@ -426,13 +399,12 @@ impl Puller {
                     ),
                 });
             }
-            let unpacked = match spool {
-                Spool::Memory(bytes) => layer::unpack_layer(&bytes[..], &dest, limits, &mut budget),
-                Spool::File(file) => layer::unpack_layer(file, &dest, limits, &mut budget),
-            };
-            unpacked.map_err(|source| ErrorKind::UnsafeLayer {
-                digest: l.digest.clone(),
-                source,
+            let reader = spool.into_reader().map_err(io(&staging))?;
+            layer::unpack_layer(reader, &dest, limits, &mut budget).map_err(|source| {
+                ErrorKind::UnsafeLayer {
+                    digest: l.digest.clone(),
+                    source,
+                }
             })?;
         }
         if !dest.join("manifests").is_dir() {
@@ -471,6 +443,8 @@ impl Puller {
 
 #[cfg(test)]
 mod tests {
+    use sha2::{Digest as _, Sha256};
+
     use super::*;
     use crate::registry::Limits;
 
