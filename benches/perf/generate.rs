@@ -618,20 +618,26 @@ impl BundleContent {
     /// The files as one uncompressed tar, sorted by path, with fixed modes and times: the
     /// layer of a bundle image holding this content.
     pub fn layer_tar(&self) -> Vec<u8> {
-        let mut tar = tar::Builder::new(Vec::new());
         let mut files: Vec<&(String, Vec<u8>)> = self.files.iter().collect();
         files.sort();
-        for (path, data) in files {
-            let mut h = tar::Header::new_gnu();
-            h.set_entry_type(tar::EntryType::Regular);
-            h.set_size(data.len() as u64);
-            h.set_mode(0o644);
-            h.set_mtime(0);
-            tar.append_data(&mut h, path, data.as_slice())
-                .expect("a tar in memory");
-        }
-        tar.into_inner().expect("a tar in memory")
+        tar_of(files.into_iter().map(|(p, d)| (p.as_str(), d.as_slice())))
     }
+}
+
+/// An uncompressed tar of regular files (mode 0644, time 0) in the order given; GNU headers,
+/// so names longer than a plain header holds get long-name entries.
+pub fn tar_of<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Vec<u8> {
+    let mut tar = tar::Builder::new(Vec::new());
+    for (path, data) in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(tar::EntryType::Regular);
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_mtime(0);
+        tar.append_data(&mut h, path, data)
+            .expect("a tar in memory");
+    }
+    tar.into_inner().expect("a tar in memory")
 }
 
 /// The registry+v1 files of one generated bundle.

@@ -1795,16 +1795,7 @@ fn a_manifest_or_blob_announcing_too_much_is_refused_before_reading() {
 /// A tar with long names (GNU long-name entries), for trees deeper and names longer than a
 /// plain header holds.
 fn long_tar(files: &[(String, &[u8])]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (name, data) in files {
-        let mut h = tar::Header::new_gnu();
-        h.set_entry_type(tar::EntryType::Regular);
-        h.set_size(data.len() as u64);
-        h.set_mode(0o644);
-        h.set_mtime(0);
-        b.append_data(&mut h, name, *data).unwrap();
-    }
-    b.into_inner().unwrap()
+    crate::generate::tar_of(files.iter().map(|(name, data)| (name.as_str(), *data)))
 }
 
 #[test]
