@@ -414,7 +414,10 @@ mod digest {
         );
         std::fs::write(dir.path().join("catalog.yaml"), text).unwrap();
         let cat = load(dir.path(), &PackageFilter::All).unwrap();
-        assert!(cat.digest.lock().unwrap().is_none(), "loading does not hash");
+        assert!(
+            cat.digest.lock().unwrap().is_none(),
+            "loading does not hash"
+        );
         let want = super::super::content_digest(dir.path()).unwrap();
         assert_eq!(cat.digest().unwrap(), want);
         assert_eq!(cat.digest.lock().unwrap().as_ref(), Some(&want));
