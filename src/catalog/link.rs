@@ -748,6 +748,7 @@ fn link_bundles(
             channels: Vec::new(),
             deprecation: None,
             origin,
+            csv: Default::default(),
         });
     }
 }

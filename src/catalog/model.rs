@@ -175,6 +175,10 @@ pub struct Bundle {
     pub deprecation: Option<String>,
     /// Where the `olm.bundle` blob was.
     pub origin: Origin,
+    /// [`Bundle::csv_bundle_object`]'s answer, kept after the first search that succeeds: a
+    /// chosen bundle is asked for its CSV by resolution, the cluster checks and the plan,
+    /// and each search reads and decodes every embedded object.
+    pub(crate) csv: std::sync::OnceLock<Option<std::sync::Arc<serde_json::Value>>>,
 }
 
 impl Bundle {
@@ -332,15 +336,25 @@ impl Bundle {
     }
 
     /// The first embedded object of kind `ClusterServiceVersion`, if every object decodes.
-    pub fn csv_object(&self) -> Option<serde_json::Value> {
+    pub fn csv_object(&self) -> Option<std::sync::Arc<serde_json::Value>> {
         self.csv_bundle_object().ok().flatten()
     }
 
     /// The first embedded object of kind `ClusterServiceVersion`: the same answer as
     /// [`Bundle::bundle_objects`] followed by a search, including its errors (every object is
     /// decoded and checked), but only the CSV becomes a [`serde_json::Value`]; the others,
-    /// CRDs with large schemas mostly, are only checked as JSON.
-    pub fn csv_bundle_object(&self) -> Result<Option<serde_json::Value>, Error> {
+    /// CRDs with large schemas mostly, are only checked as JSON. The answer is kept once
+    /// found (errors are not: the next call reports them again).
+    pub fn csv_bundle_object(&self) -> Result<Option<std::sync::Arc<serde_json::Value>>, Error> {
+        if let Some(csv) = self.csv.get() {
+            return Ok(csv.clone());
+        }
+        let found = self.search_csv()?.map(std::sync::Arc::new);
+        Ok(self.csv.get_or_init(|| found).clone())
+    }
+
+    /// [`Bundle::csv_bundle_object`]'s search.
+    fn search_csv(&self) -> Result<Option<serde_json::Value>, Error> {
         let mut found = None;
         for (index, p) in self.properties.iter().enumerate() {
             if p.ty != property::PROPERTY_BUNDLE_OBJECT {
@@ -635,6 +649,7 @@ mod tests {
             channels: Vec::new(),
             deprecation: None,
             origin: Origin::default(),
+            csv: Default::default(),
         }
     }
 
@@ -684,6 +699,25 @@ mod tests {
             let objs = b.bundle_objects().unwrap();
             assert_eq!(objs[1]["metadata"]["name"], "x");
             assert_eq!(b.csv_object().unwrap()["spec"]["displayName"], "A");
+        }
+        /// The CSV is searched for once: later callers (resolution, cluster checks, the plan)
+        /// share the first answer; an error is not kept, so each caller reports it.
+        #[test]
+        fn the_csv_is_searched_once_and_errors_are_not_kept() {
+            let json =
+                STANDARD.encode(r#"{"kind":"ClusterServiceVersion","spec":{"displayName":"A"}}"#);
+            let b = bundle(&[("olm.bundle.object", &format!(r#"{{"data":"{json}"}}"#))]);
+            let first = b.csv_bundle_object().unwrap().unwrap();
+            let again = b.csv_bundle_object().unwrap().unwrap();
+            assert!(std::sync::Arc::ptr_eq(&first, &again));
+            assert_eq!(again["spec"]["displayName"], "A");
+            let none = bundle(&[]);
+            assert!(none.csv_bundle_object().unwrap().is_none());
+            assert_eq!(none.csv.get(), Some(&None));
+            let broken = bundle(&[("olm.bundle.object", r#"{"data":"e30"}"#)]);
+            assert!(broken.csv_bundle_object().is_err());
+            assert!(broken.csv.get().is_none());
+            assert!(broken.csv_bundle_object().is_err());
         }
         #[test]
         fn ref_form_is_unsupported() {

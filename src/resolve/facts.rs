@@ -250,6 +250,7 @@ mod tests {
             channels: vec![],
             deprecation: None,
             origin: Origin::default(),
+            csv: Default::default(),
         }
     }
 

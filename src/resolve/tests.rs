@@ -28,6 +28,7 @@ fn bundle(pkg: &str, version: &str, channels: &[&str], props: &[(&str, &str)]) -
         channels: channels.iter().map(|c| c.to_string()).collect(),
         deprecation: None,
         origin: Origin::default(),
+        csv: Default::default(),
     }
 }
 
