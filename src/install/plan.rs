@@ -170,8 +170,9 @@ pub fn plan_outcomes<'a>(
     outcomes: Vec<Outcome<'a>>,
     settings: &Settings<'_>,
 ) -> Result<Plan<'a>, Error> {
-    // The lock's catalog digests read the catalogs' files again: they are hashed on other
-    // threads while the operators are planned here (the lock waits for them).
+    // The lock's catalog digests read the catalogs' files again: they are hashed on another
+    // thread (and the cores it finds free) while the operators are planned (the lock waits
+    // for them).
     std::thread::scope(|s| {
         s.spawn(|| {
             for c in &inv.catalogs {
@@ -182,7 +183,8 @@ pub fn plan_outcomes<'a>(
     })
 }
 
-/// [`plan_outcomes`] on this thread.
+/// [`plan_outcomes`] without the digests: the operators rendered on every core, then decided
+/// in order.
 fn plan_operators<'a>(
     inv: &'a Install,
     outcomes: Vec<Outcome<'a>>,
@@ -214,61 +216,74 @@ fn plan_operators<'a>(
             .filter(|o| o.ok() && converts_bundle(o, profile))
             .filter_map(|o| o.resolution.as_ref().ok().map(|r| r.bundle)),
     );
-    for (index, mut outcome) in outcomes.into_iter().enumerate() {
-        let op_profile = if outcome.subscription.is_some() {
-            Some(Profile::Subscription)
-        } else {
-            profile
-        };
-        let first_in_namespace = outcome
-            .subscription
-            .as_ref()
-            .is_some_and(|s| namespaces_written.insert(s.namespace.clone()));
-        if !outcome.ok() {
+    // What each operator needs of the others, in configuration order: its profile, whether
+    // it is the first of its namespace (the subscription profile), where its catalog is named.
+    let prepared: Vec<Prepared> = outcomes
+        .iter()
+        .map(|outcome| Prepared {
+            profile: if outcome.subscription.is_some() {
+                Some(Profile::Subscription)
+            } else {
+                profile
+            },
+            first_in_namespace: outcome
+                .subscription
+                .as_ref()
+                .is_some_and(|s| namespaces_written.insert(s.namespace.clone())),
+            catalog_at: catalog_at(inv, outcome),
+        })
+        .collect();
+    // Each operator is rendered on its own, on every core: its bundle read, decoded and
+    // converted, its objects rendered, what OLM v1 applies of it checked (and then let go,
+    // so that the converted bundles are not all held at once). What one operator's result
+    // means for the others (a CRD owned twice) is decided below, in configuration order.
+    let renderings: Vec<Option<Result<Rendering, RenderFailure>>> = {
+        use rayon::prelude::*;
+        outcomes
+            .par_iter()
+            .zip(&prepared)
+            .enumerate()
+            .map(|(index, (outcome, prep))| {
+                outcome.ok().then(|| {
+                    crate::notice::stage(|| {
+                        format!(
+                            "checking operator \"{}\" ({} of {}): rendering, converting its bundle",
+                            outcome.operator.name.value,
+                            index + 1,
+                            total
+                        )
+                    });
+                    let mut rendered = render_operator(
+                        settings,
+                        prep.profile,
+                        prep.first_in_namespace,
+                        outcome,
+                        default_catalogs,
+                        olm,
+                        prep.catalog_at.as_deref(),
+                    )?;
+                    let applied = std::mem::take(&mut rendered.applied);
+                    let report = (!applied.is_empty())
+                        .then(|| check_applied_objects(inv, cluster_version, outcome, &applied));
+                    Ok(Rendering { rendered, report })
+                })
+            })
+            .collect()
+    };
+    for (mut outcome, rendering) in outcomes.into_iter().zip(renderings) {
+        let Some(rendering) = rendering else {
             operators.push(OperatorPlan {
                 outcome,
                 refusal: Some(Refusal::Resolution),
             });
             continue;
-        }
-        content.unreachable.set(false);
-        content.missing.take();
-        crate::notice::stage(|| {
-            format!(
-                "checking operator \"{}\" ({} of {}): rendering, converting its bundle",
-                outcome.operator.name.value,
-                index + 1,
-                total
-            )
-        });
-        let catalog_at = outcome.resolution.as_ref().ok().and_then(|r| {
-            let c = inv
-                .config
-                .catalogs
-                .iter()
-                .find(|c| c.name.value == r.catalog.name)?;
-            Some(format!(
-                "{}:{}:{}",
-                inv.config.source.path.display(),
-                c.name.span.line,
-                c.name.span.column
-            ))
-        });
-        let refusal = match render_operator(
-            settings,
-            op_profile,
-            first_in_namespace,
-            &outcome,
-            default_catalogs,
-            olm,
-            catalog_at.as_deref(),
-        ) {
-            Ok(rendered) => {
+        };
+        let refusal = match rendering {
+            Ok(Rendering { rendered, report }) => {
                 let op = outcome.operator;
-                let applied = if rendered.applied.is_empty() {
-                    Ok(())
-                } else {
-                    check_applied(inv, cluster_version, &mut outcome, &rendered.applied)?
+                let applied = match report {
+                    None => Ok(()),
+                    Some(report) => applied_verdict(&mut outcome, report?)?,
                 };
                 let conflict = if let Err(refusal) = applied {
                     Some(refusal)
@@ -299,10 +314,10 @@ fn plan_operators<'a>(
                     }
                 }
             }
-            Err(message) => Some(Refusal::Render {
-                message,
-                unreachable: content.unreachable.get(),
-                missing: content.missing.take(),
+            Err(failure) => Some(Refusal::Render {
+                message: failure.message,
+                unreachable: failure.unreachable,
+                missing: failure.missing,
             }),
         };
         operators.push(OperatorPlan { outcome, refusal });
@@ -483,21 +498,33 @@ fn landed(
 }
 
 /// The objects OLM v1 applies for one ClusterExtension checked as the API server checks them
-/// ([`super::files::check_applied`]): an object it would reject (`cr-schema`, `crd-version`)
-/// refuses the operator unless the configuration waives the rule for it; one it would accept
-/// with fields dropped (`cr-pruned`) is a warning on the outcome.
-fn check_applied(
+/// ([`super::files::check_applied`]); [`applied_verdict`] says what the report means.
+fn check_applied_objects(
     inv: &Install,
     cluster_version: &ClusterVersion,
-    outcome: &mut Outcome<'_>,
+    outcome: &Outcome<'_>,
     applied: &[serde_json::Value],
+) -> Result<crate::check::Report, Error> {
+    let bundle = outcome
+        .resolution
+        .as_ref()
+        .map(|r| r.bundle.name.as_str())
+        .unwrap_or_default();
+    super::files::check_applied(inv, cluster_version, outcome.operator, bundle, applied)
+}
+
+/// What [`check_applied_objects`] found means for the operator: an object the API server
+/// would reject (`cr-schema`, `crd-version`) refuses it unless the configuration waives the
+/// rule for it; one it would accept with fields dropped (`cr-pruned`) is a warning on the
+/// outcome.
+fn applied_verdict(
+    outcome: &mut Outcome<'_>,
+    report: crate::check::Report,
 ) -> Result<Result<(), Refusal>, Error> {
     let Ok(r) = &outcome.resolution else {
         return Ok(Ok(()));
     };
     let bundle = r.bundle.name.clone();
-    let report =
-        super::files::check_applied(inv, cluster_version, outcome.operator, &bundle, applied)?;
     let line = |p: &crate::check::Problem| {
         let object = p
             .object
@@ -651,6 +678,67 @@ impl Staged {
     }
 }
 
+/// What rendering one operator needs from the operators before it.
+struct Prepared {
+    /// Its output profile.
+    profile: Option<Profile>,
+    /// The first operator of its namespace (the subscription profile writes the Namespace
+    /// and OperatorGroup once).
+    first_in_namespace: bool,
+    /// Where the configuration names its catalog (`file:line:column`).
+    catalog_at: Option<String>,
+}
+
+/// Where the configuration names the catalog `outcome` resolved from, `file:line:column`.
+fn catalog_at(inv: &Install, outcome: &Outcome<'_>) -> Option<String> {
+    let r = outcome.resolution.as_ref().ok()?;
+    let c = inv
+        .config
+        .catalogs
+        .iter()
+        .find(|c| c.name.value == r.catalog.name)?;
+    Some(format!(
+        "{}:{}:{}",
+        inv.config.source.path.display(),
+        c.name.span.line,
+        c.name.span.column
+    ))
+}
+
+/// One operator rendered, and the API server's verdict on what OLM v1 applies of it.
+struct Rendering {
+    /// Its objects and lock entry ([`RenderedOperator::applied`] let go).
+    rendered: RenderedOperator,
+    /// [`check_applied_objects`]'s report, when OLM v1 applies objects for it.
+    report: Option<Result<crate::check::Report, Error>>,
+}
+
+/// Why one operator's objects could not be rendered ([`Refusal::Render`]).
+#[derive(Default)]
+struct RenderFailure {
+    /// What is wrong, in one message.
+    message: String,
+    /// Only that bundle content could not be fetched (network or I/O).
+    unreachable: bool,
+    /// The bundle image `--offline` kept out, when that is all that is wrong.
+    missing: Option<MissingOffline>,
+}
+
+impl From<String> for RenderFailure {
+    fn from(message: String) -> Self {
+        RenderFailure {
+            message,
+            ..RenderFailure::default()
+        }
+    }
+}
+
+impl From<&str> for RenderFailure {
+    fn from(message: &str) -> Self {
+        message.to_string().into()
+    }
+}
+
 /// One operator's objects and its lock entry.
 pub struct RenderedOperator {
     /// Its objects.
@@ -705,7 +793,7 @@ fn render_operator(
     default_catalogs: &[(&str, i32)],
     olm: Option<crate::openshift::OlmV1>,
     catalog_at: Option<&str>,
-) -> Result<RenderedOperator, String> {
+) -> Result<RenderedOperator, RenderFailure> {
     let Settings {
         templates, content, ..
     } = *settings;
@@ -756,8 +844,9 @@ fn render_operator(
                         r.bundle.name,
                         outcome::bootstrap_webhooks_advice(op, r, &cluster)
                     )
+                    .into()
                 }
-                ConvertRefusal::Other(text) => text,
+                ConvertRefusal::Other(failure) => failure,
             })?;
         let mut out =
             vec![profile::namespace(templates, &op.name.value, &namespace).map_err(text)?];
@@ -773,7 +862,8 @@ fn render_operator(
                     return Err(format!(
                         "bundle {} has no image in catalog {}; a BundleDeployment needs one",
                         r.bundle.name, r.catalog.name
-                    ));
+                    )
+                    .into());
                 }
                 let operator = OperatorContext {
                     namespace: None,
@@ -807,13 +897,14 @@ fn render_operator(
                             .map(|(n, _)| *n)
                             .collect::<Vec<_>>()
                             .join(", ")
-                    ));
+                    )
+                    .into());
                 }
                 checked_namespace()?;
                 cluster_extension_api_rules(op, r, default_catalogs)?;
                 checked_namespace()?;
                 let converted = convert_bundle(content, r, &namespace, olm.as_ref(), watch)
-                    .map_err(ConvertRefusal::into_text)?;
+                    .map_err(ConvertRefusal::into_failure)?;
                 owned_crds = converted
                     .iter()
                     .filter(|o| o["kind"] == "CustomResourceDefinition")
@@ -970,9 +1061,6 @@ fn cluster_extension_api_rules(
 /// (exit status 3 rather than 1).
 pub struct BundleContent {
     sources: Sources,
-    unreachable: std::cell::Cell<bool>,
-    /// The bundle image `--offline` kept out, when that is why fetching failed.
-    missing: std::cell::RefCell<Option<MissingOffline>>,
     /// `--allow-tags`: a tag-only bundle image whose digest cannot be looked up is written as
     /// it is (the lock says it is not a pin).
     allow_tags: bool,
@@ -988,8 +1076,6 @@ impl BundleContent {
     ) -> Result<BundleContent, Error> {
         Ok(BundleContent {
             sources: super::sources::sources(flags, &inv.network, inv.install.as_ref())?,
-            unreachable: std::cell::Cell::new(false),
-            missing: std::cell::RefCell::new(None),
             allow_tags,
         })
     }
@@ -1000,15 +1086,16 @@ enum ConvertRefusal {
     /// The bundle declares webhooks and the conversion has no certificate provider: the
     /// webhooks as the conversion lists them, and its whole message.
     Webhooks { webhooks: String, text: String },
-    /// Anything else, in one message.
-    Other(String),
+    /// Anything else.
+    Other(RenderFailure),
 }
 
 impl ConvertRefusal {
-    /// The refusal's message.
-    fn into_text(self) -> String {
+    /// The refusal as the operator's.
+    fn into_failure(self) -> RenderFailure {
         match self {
-            ConvertRefusal::Webhooks { text, .. } | ConvertRefusal::Other(text) => text,
+            ConvertRefusal::Webhooks { text, .. } => text.into(),
+            ConvertRefusal::Other(failure) => failure,
         }
     }
 }
@@ -1026,22 +1113,22 @@ fn convert_bundle(
     outcome::converted_bundle(&content.sources, r.bundle, namespace, olm, watch).map_err(
         |e| match e {
             ContentError::Source(e) => {
-                content
-                    .unreachable
-                    .set(content.unreachable.get() || e.is_io());
-                if let Some(missing) = content.sources.missing_offline(&e) {
-                    // Said once for every image kept out (the report lists them with the way
-                    // to get them), not with each.
-                    let text = crate::error_chain(&e);
-                    *content.missing.borrow_mut() = Some(missing);
-                    return ConvertRefusal::Other(text);
+                let unreachable = e.is_io();
+                let mut message = crate::error_chain(&e);
+                let missing = content.sources.missing_offline(&e);
+                // Said once for every image kept out (the report lists them with the way to
+                // get them), not with each.
+                if missing.is_none()
+                    && let Some(hint) = e.hint()
+                {
+                    message.push_str("\nhint: ");
+                    message.push_str(&hint);
                 }
-                let mut text = crate::error_chain(&e);
-                if let Some(hint) = e.hint() {
-                    text.push_str("\nhint: ");
-                    text.push_str(&hint);
-                }
-                ConvertRefusal::Other(text)
+                ConvertRefusal::Other(RenderFailure {
+                    message,
+                    unreachable,
+                    missing,
+                })
             }
             ContentError::Convert(e) => match &e {
                 crate::convert::Error::WebhooksUnsupported { webhooks, .. } => {
@@ -1050,9 +1137,9 @@ fn convert_bundle(
                         text: crate::error_chain(&e),
                     }
                 }
-                _ => ConvertRefusal::Other(crate::error_chain(&e)),
+                _ => ConvertRefusal::Other(crate::error_chain(&e).into()),
             },
-            ContentError::WatchNamespace(e) => ConvertRefusal::Other(e.to_string()),
+            ContentError::WatchNamespace(e) => ConvertRefusal::Other(e.to_string().into()),
         },
     )
 }

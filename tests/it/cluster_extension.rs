@@ -883,6 +883,48 @@ fn one_owner_per_package_and_crd() {
     assert!(!dir.path().join("manifests").exists());
 }
 
+/// Operators are rendered on every core but decided in configuration order: of eight that
+/// install one package, the first is the owner in every refusal, whichever finished first,
+/// and the message is the same run after run.
+#[test]
+fn the_owner_is_the_first_in_configuration_order_however_rendering_runs() {
+    let copies = |t: String| {
+        let mut t = t.replace(
+            "    source: catalog\n",
+            &format!("    source: catalog\n    image: {IMAGE}\n"),
+        );
+        for i in 1..8 {
+            t += &format!(
+                "  - name: cert-operator-{i}\n    package: acme-cert-operator\n    namespace: acme-{i}\n"
+            );
+        }
+        t
+    };
+    let (dir, first, code) = example_on_4_18(copies);
+    assert_eq!(code, Some(1), "{first}");
+    for i in 1..8 {
+        assert!(
+            first.contains(&format!(
+                "operators \"cert-operator\" and \"cert-operator-{i}\" both install package acme-cert-operator"
+            )),
+            "{first}"
+        );
+    }
+    assert!(!dir.path().join("manifests").exists());
+    for _ in 0..3 {
+        let (_dir, again, _) = example_on_4_18(copies);
+        let strip = |s: &str| s.replace(dir.path().to_str().unwrap(), "DIR");
+        assert_eq!(strip(&again).lines().count(), strip(&first).lines().count());
+        assert!(
+            again
+                .lines()
+                .filter(|l| l.contains("both install package"))
+                .eq(first.lines().filter(|l| l.contains("both install package"))),
+            "{again}\n---\n{first}"
+        );
+    }
+}
+
 /// With `baselineCapabilitySet: None` and no `OperatorLifecycleManagerV1`, the ClusterExtension
 /// CRD never exists: refused before anything is written.
 #[test]
