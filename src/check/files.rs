@@ -482,6 +482,11 @@ pub(crate) fn objects<'f>(
         use rayon::prelude::*;
         files.par_iter().map(|f| yaml::parse(&f.text)).collect()
     };
+    let in_openshift: std::collections::HashSet<&str> = files
+        .iter()
+        .filter(|f| f.dir == Dir::Openshift)
+        .map(|f| f.name.as_str())
+        .collect();
     for (file, parsed) in files.iter().zip(parsed) {
         if file.size > MAX_FILE_BYTES {
             sink.push(
@@ -495,11 +500,7 @@ pub(crate) fn objects<'f>(
                 ),
             );
         }
-        if file.dir == Dir::Manifests
-            && files
-                .iter()
-                .any(|o| o.dir == Dir::Openshift && o.name == file.name)
-        {
+        if file.dir == Dir::Manifests && in_openshift.contains(file.name.as_str()) {
             let why = if installer == Installer::Assisted {
                 "assisted-service refuses a custom manifest whose name is already used in the other folder"
             } else {
