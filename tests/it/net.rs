@@ -60,6 +60,8 @@ pub enum Reply {
     Body { body: Vec<u8>, gzip: bool },
     /// An error status with a short body.
     Status(u16),
+    /// An error status with this body.
+    StatusBody { code: u16, body: Vec<u8> },
     /// 401 with this `WWW-Authenticate` challenge.
     Challenge(String),
     /// Send headers announcing `declared` bytes, then only `body`, then close.
@@ -289,6 +291,14 @@ fn handle(
                 "HTTP/1.1 {code} Scripted\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             )?;
+        }
+        Reply::StatusBody { code, body } => {
+            write!(
+                tls,
+                "HTTP/1.1 {code} Scripted\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            )?;
+            tls.write_all(&body)?;
         }
         Reply::Challenge(challenge) => {
             write!(

@@ -253,3 +253,81 @@ fn no_more_than_jobs_pulls_are_in_flight() {
         assert_eq!((s.most, s.seen), (jobs, 6), "--jobs {jobs}");
     }
 }
+
+/// A registry's refusal is text from outside: its body reaches the message escaped and cut
+/// (terminal controls, a bidi override and C1 controls shown, never sent; a 64 KiB body read no
+/// further than the bound and quoted no further than its start), for a 404 and for a 500 alike,
+/// and nothing is written.
+#[test]
+fn a_hostile_refusal_body_is_escaped_and_cut() {
+    use crate::net::{Reply, serve, tls};
+    let bundles = bundles(2);
+    let t = tls();
+    let hostile = |code: u16| {
+        let mut body =
+            format!("error {code}: \u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31m\u{202e}gnp.exe\r\n")
+                .into_bytes();
+        body.extend(std::iter::repeat_n(b'x', 64 * 1024));
+        body.extend_from_slice(b"END-OF-BODY");
+        body
+    };
+    let server = serve(&t, move |_, path| {
+        if path == "/v2/" {
+            return Reply::Body {
+                body: b"{}".to_vec(),
+                gzip: false,
+            };
+        }
+        let code = if path.contains("/manifests/") && path.contains(&"0".repeat(8)) {
+            404
+        } else {
+            500
+        };
+        Reply::StatusBody {
+            code,
+            body: hostile(code),
+        }
+    });
+    let refs: Vec<String> = bundles
+        .iter()
+        .enumerate()
+        .map(|(i, (content, _, img))| {
+            // The first image names a digest of zeros (answered 404), the second its own (500).
+            let digest = if i == 0 {
+                format!("sha256:{}", "0".repeat(64))
+            } else {
+                img.digest.clone()
+            };
+            format!("127.0.0.1:{}/{}@{digest}", server.port, content.package)
+        })
+        .collect();
+    let dir = install_dir(
+        &bundles,
+        &refs,
+        "apiVersion: v1\nbaseDomain: example.com\nmetadata:\n  name: pulls\nplatform:\n  none: {}\npullSecret: ''\n",
+    );
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, &t.ca_pem).unwrap();
+    let (out, written) = create(
+        dir.path(),
+        2,
+        &["--ca-file", ca.to_str().unwrap(), "--retries", "0"],
+    );
+    assert!(written.is_empty(), "{written:#?}");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let raw = String::from_utf8_lossy(&out.stderr).into_owned();
+    let text = stderr(&out);
+    for c in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}', '\r'] {
+        assert!(!raw.contains(c), "{c:?} reached the terminal: {raw:?}");
+    }
+    assert!(
+        text.contains("error 404") && text.contains("error 500"),
+        "{text}"
+    );
+    assert!(
+        text.contains("gnp.exe"),
+        "the text around the controls stays: {text}"
+    );
+    assert!(!text.contains("END-OF-BODY"), "{text}");
+    assert!(raw.len() < 8 * 1024, "{} bytes of stderr: {raw}", raw.len());
+}
