@@ -88,6 +88,24 @@ fn create(dir: &Path, jobs: usize, extra: &[&str]) -> (Output, Vec<(String, Stri
     (out, written)
 }
 
+/// [`install_dir`] for a scripted registry (anonymous, its CA in the install directory):
+/// the directory and the path of the CA file to pass with `--ca-file`.
+fn scripted_install_dir(
+    bundles: &[(generate::BundleContent, Vec<serde_json::Value>, Image)],
+    images: &[String],
+    tls: &crate::net::Tls,
+) -> (tempfile::TempDir, String) {
+    let dir = install_dir(
+        bundles,
+        images,
+        "apiVersion: v1\nbaseDomain: example.com\nmetadata:\n  name: pulls\nplatform:\n  none: {}\npullSecret: ''\n",
+    );
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, &tls.ca_pem).unwrap();
+    let ca = ca.to_str().unwrap().to_owned();
+    (dir, ca)
+}
+
 fn registry_install_config(reg: &Registry) -> String {
     format!(
         "apiVersion: v1\nbaseDomain: example.com\nmetadata:\n  name: pulls\nplatform:\n  none: {{}}\nadditionalTrustBundle: |\n{}pullSecret: '{}'\n",
@@ -239,14 +257,8 @@ fn no_more_than_jobs_pulls_are_in_flight() {
                 )
             })
             .collect();
-        let dir = install_dir(
-            &bundles,
-            &refs,
-            "apiVersion: v1\nbaseDomain: example.com\nmetadata:\n  name: pulls\nplatform:\n  none: {}\npullSecret: ''\n",
-        );
-        let ca = dir.path().join("ca.pem");
-        std::fs::write(&ca, &t.ca_pem).unwrap();
-        let (out, written) = create(dir.path(), jobs, &["--ca-file", ca.to_str().unwrap()]);
+        let (dir, ca) = scripted_install_dir(&bundles, &refs, &t);
+        let (out, written) = create(dir.path(), jobs, &["--ca-file", &ca]);
         assert!(out.status.success(), "{}", stderr(&out));
         assert!(!written.is_empty());
         let s = state.0.lock().unwrap();
@@ -301,18 +313,8 @@ fn a_hostile_refusal_body_is_escaped_and_cut() {
             format!("127.0.0.1:{}/{}@{digest}", server.port, content.package)
         })
         .collect();
-    let dir = install_dir(
-        &bundles,
-        &refs,
-        "apiVersion: v1\nbaseDomain: example.com\nmetadata:\n  name: pulls\nplatform:\n  none: {}\npullSecret: ''\n",
-    );
-    let ca = dir.path().join("ca.pem");
-    std::fs::write(&ca, &t.ca_pem).unwrap();
-    let (out, written) = create(
-        dir.path(),
-        2,
-        &["--ca-file", ca.to_str().unwrap(), "--retries", "0"],
-    );
+    let (dir, ca) = scripted_install_dir(&bundles, &refs, &t);
+    let (out, written) = create(dir.path(), 2, &["--ca-file", &ca, "--retries", "0"]);
     assert!(written.is_empty(), "{written:#?}");
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let raw = String::from_utf8_lossy(&out.stderr).into_owned();
