@@ -170,6 +170,9 @@ pub fn plan_outcomes<'a>(
     outcomes: Vec<Outcome<'a>>,
     settings: &Settings<'_>,
 ) -> Result<Plan<'a>, Error> {
+    // Refusals that need no operator come first, before any hashing starts.
+    inv.check_feature_set_reaches(settings.cluster_version)?;
+    let profile = inv.profile_for(settings.cluster_version)?;
     // The lock's catalog digests read the catalogs' files again: they are hashed on another
     // thread (and the cores it finds free) while the operators are planned (the lock waits
     // for them).
@@ -179,24 +182,23 @@ pub fn plan_outcomes<'a>(
                 let _ = c.catalog.read_digest();
             }
         });
-        plan_operators(inv, outcomes, settings)
+        plan_operators(inv, outcomes, settings, profile)
     })
 }
 
-/// [`plan_outcomes`] without the digests: the operators rendered on every core, then decided
-/// in order.
+/// [`plan_outcomes`] without the digests and the install-wide refusals: the operators
+/// rendered on every core, then decided in order.
 fn plan_operators<'a>(
     inv: &'a Install,
     outcomes: Vec<Outcome<'a>>,
     settings: &Settings<'_>,
+    profile: Option<Profile>,
 ) -> Result<Plan<'a>, Error> {
     let Settings {
         cluster_version,
         content,
         ..
     } = *settings;
-    inv.check_feature_set_reaches(cluster_version)?;
-    let profile = inv.profile_for(cluster_version)?;
     let olm = inv.target_olm_v1(cluster_version);
     let default_catalogs = crate::openshift::lookup(cluster_version)
         .map(|r| r.default_catalogs())
