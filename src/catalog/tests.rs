@@ -669,8 +669,6 @@ mod csv_metadata_checked_not_kept {
     }
 }
 
-/// Small catalogs written for a test: a file writer, the two documents most tests start from,
-/// and a load of one file's text.
 /// A catalog loaded for some packages is pinned by the files that held their documents:
 /// another package's file may change, theirs may not, and a file that comes to hold one of
 /// their documents counts.
@@ -722,6 +720,8 @@ fn the_read_digest_covers_the_files_of_the_packages_read() {
     assert_eq!(one.read_digest().unwrap(), one.digest().unwrap());
 }
 
+/// Small catalogs written for a test: a file writer, the two documents most tests start from,
+/// and a load of one file's text.
 pub(crate) mod written {
     use std::path::Path;
 
