@@ -199,6 +199,7 @@ pub fn build_linked(
         root,
         mut lazy,
         held_files,
+        read_digest,
         single_file,
         ..
     } = dc;
@@ -326,7 +327,7 @@ pub fn build_linked(
         held_files,
         single_file,
         read_packages: None,
-        read_digest: std::sync::Mutex::new(None),
+        read_digest: std::sync::Mutex::new((!read_digest.is_empty()).then_some(read_digest)),
         others_count,
         skipped_packages: {
             let mut names = skipped_packages;

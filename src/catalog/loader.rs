@@ -61,6 +61,11 @@ pub struct DeclarativeConfig {
     /// The files that held a document the filter kept (paths and relative names, in load
     /// order): what [`crate::catalog::model::Catalog::read_digest`] covers.
     pub held_files: Vec<(PathBuf, String)>,
+    /// The digest of [`DeclarativeConfig::held_files`] (as
+    /// [`crate::catalog::model::Catalog::read_digest`] computes it); empty unless
+    /// [`LoadOptions::digest`] was set (which hashes every file anyway) and the catalog is a
+    /// directory.
+    pub read_digest: String,
     /// Whether the catalog path is a single file (see [`super::files::combine_digest`]).
     pub single_file: bool,
     /// The catalog path given to [`load_with`].
@@ -743,11 +748,13 @@ fn load_files<R: Send>(
         .zip(&files.files)
         .map(|(part, (_, rel))| (rel.as_str(), part.sha256))
         .collect();
-    let held_files: Vec<(PathBuf, String)> = parts
+    let held: Vec<bool> = parts.iter().map(|p| p.dc.holds_documents()).collect();
+    let held_files: Vec<(PathBuf, String)> = files
+        .files
         .iter()
-        .zip(&files.files)
-        .filter(|(part, _)| part.dc.holds_documents())
-        .map(|(_, file)| file.clone())
+        .zip(&held)
+        .filter(|(_, held)| **held)
+        .map(|(file, _)| file.clone())
         .collect();
     // A single file's lists are moved whole. Several files' go into one allocation per list:
     // growing the lists by doubling would copy them and leave up to half of the room unused.
@@ -785,6 +792,17 @@ fn load_files<R: Send>(
     };
     if options.digest {
         dc.digest = combine_digest(files.single_file, &digests);
+        // Every file was hashed: the held files' digest comes from the same hashes (a single
+        // file's read digest is its whole digest).
+        let held_digests: Vec<(&str, [u8; 32])> = digests
+            .iter()
+            .zip(&held)
+            .filter(|(_, held)| **held)
+            .map(|(d, _)| *d)
+            .collect();
+        if !files.single_file {
+            dc.read_digest = combine_digest(false, &held_digests);
+        }
     }
     dc.root = Some(files.root.clone());
     dc.held_files = held_files;

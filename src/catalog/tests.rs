@@ -714,9 +714,29 @@ fn the_read_digest_covers_the_files_of_the_packages_read() {
         r#"{"schema":"olm.channel","package":"a","name":"t","entries":[{"name":"a.v1"}]}"#,
     );
     assert_ne!(read(&only_a), second);
+    // A load that hashes every file (a `sha256:` pin) has the read digest from the same
+    // hashes, before anyone asks: the same as the files read again give.
+    let pinned = super::load_and_digest(d.path(), &only_a).unwrap();
+    let kept = pinned.read_digest.lock().unwrap().clone();
+    assert_eq!(kept.as_deref(), Some(read(&only_a).as_str()));
+    assert_eq!(pinned.read_digest().unwrap(), read(&only_a));
+    assert_eq!(
+        pinned.digest().unwrap(),
+        super::content_digest(d.path()).unwrap()
+    );
+    assert!(
+        load(d.path(), &only_a)
+            .unwrap()
+            .read_digest
+            .lock()
+            .unwrap()
+            .is_none()
+    );
     // A single-file catalog read for one of its packages: the file's own sha256, as whole.
     let single = d.path().join("a/catalog.json");
     let one = load(&single, &only_a).unwrap();
+    assert_eq!(one.read_digest().unwrap(), one.digest().unwrap());
+    let one = super::load_and_digest(&single, &only_a).unwrap();
     assert_eq!(one.read_digest().unwrap(), one.digest().unwrap());
 }
 

@@ -268,8 +268,8 @@ impl Install {
             let catalog = if whole {
                 self.load_servable(&path, &source.name.value, &location)?
             } else if source.sha256.is_some() {
-                // The pin is the whole catalog's digest; the lock's covers what is read
-                // (the files of the configured packages, hashed again when the lock is made).
+                // The pin is the whole catalog's digest; the lock's covers what is read (the
+                // files of the configured packages), from the same hashes.
                 catalog::load_and_digest(&path, &filter).map_err(|e| Error::Catalog {
                     name: source.name.value.clone(),
                     location: location.clone(),
