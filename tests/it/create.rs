@@ -383,6 +383,46 @@ fn digest_pin_mismatch_writes_nothing() {
     assert!(stderr.contains("redhat-operators"), "{stderr}");
 }
 
+/// A `sha256:` pin names the whole catalog; the lock of the same run still records the digest
+/// of the files of the packages read (computed from the hashes the pin check made), the one
+/// `catalog digest --package` prints.
+#[test]
+fn a_pinned_catalog_is_locked_by_the_files_of_the_packages_read() {
+    let dir = crate::common::example_without_subscriptions();
+    let catalog = dir.path().join("catalog");
+    let whole = po_manifests::catalog::content_digest(&catalog).unwrap();
+    let config = dir.path().join("platform-operators.yaml");
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        "    source: catalog\n",
+        &format!(
+            "    source: catalog\n    sha256: \"{}\"\n",
+            whole.trim_start_matches("sha256:")
+        ),
+    );
+    std::fs::write(&config, text).unwrap();
+    create(dir.path()).success();
+    let lock = std::fs::read_to_string(dir.path().join("platform-operators.lock.yaml")).unwrap();
+    let out = cmd()
+        .args(["catalog", "digest"])
+        .arg(&catalog)
+        .args([
+            "--package",
+            "acme-cert-operator",
+            "--package",
+            "acme-cloud-controller",
+        ])
+        .assert()
+        .success();
+    let read = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_ne!(read.trim(), whole);
+    assert!(
+        lock.contains(&format!(
+            "  digest: {read}  packages:\n  - acme-cert-operator\n  - acme-cloud-controller\n"
+        )),
+        "{read} in {lock}"
+    );
+}
+
 #[test]
 fn missing_catalog_is_an_error_naming_it() {
     let dir = example();

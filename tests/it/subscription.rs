@@ -104,6 +104,14 @@ fn the_example_writes_namespace_group_and_subscription_and_locks_the_dependency(
         "{lock}"
     );
     assert!(lock.contains("installMode: OwnNamespace"), "{lock}");
+    // OLM v0 may take a dependency from any package: the catalog is pinned whole.
+    let whole = po_manifests::catalog::content_digest(&dir.path().join("catalog")).unwrap();
+    assert!(
+        lock.contains(&format!(
+            "- name: redhat-operators\n  digest: {whole}\noperators:"
+        )),
+        "{whole} in {lock}"
+    );
     // The same plan with --locked: nothing differs.
     cmd()
         .args(["create", "--locked", "--dir"])
