@@ -911,17 +911,12 @@ fn the_owner_is_the_first_in_configuration_order_however_rendering_runs() {
         );
     }
     assert!(!dir.path().join("manifests").exists());
+    // Each run's own directory aside, the whole report is the same every time.
+    let own = |d: &tempfile::TempDir, s: &str| s.replace(d.path().to_str().unwrap(), "[DIR]");
+    let first = own(&dir, &first);
     for _ in 0..3 {
-        let (_dir, again, _) = example_on_4_18(copies);
-        let strip = |s: &str| s.replace(dir.path().to_str().unwrap(), "DIR");
-        assert_eq!(strip(&again).lines().count(), strip(&first).lines().count());
-        assert!(
-            again
-                .lines()
-                .filter(|l| l.contains("both install package"))
-                .eq(first.lines().filter(|l| l.contains("both install package"))),
-            "{again}\n---\n{first}"
-        );
+        let (again_dir, again, _) = example_on_4_18(copies);
+        assert_eq!(own(&again_dir, &again), first);
     }
 }
 
