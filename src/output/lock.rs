@@ -718,16 +718,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_version_1_lock_with_names_only_is_read() {
+    /// `text` written as a lock file and read back.
+    fn read_text(text: &str) -> Result<Option<Lock>, Error> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(LOCK_FILE);
-        std::fs::write(
-            &path,
-            "lockVersion: 1\nmanifests:\n- 99_po_cm_00_platformoperator_cm.yaml\n",
-        )
-        .unwrap();
-        let l = read(&path).unwrap().unwrap();
+        std::fs::write(&path, text).unwrap();
+        read(&path)
+    }
+
+    #[test]
+    fn a_version_1_lock_with_names_only_is_read() {
+        let l = read_text("lockVersion: 1\nmanifests:\n- 99_po_cm_00_platformoperator_cm.yaml\n")
+            .unwrap()
+            .unwrap();
         assert_eq!(l.manifests, ["99_po_cm_00_platformoperator_cm.yaml"]);
         assert!(l.digests.is_empty());
         assert_eq!(l.previous_files()[0].sha256, None);
@@ -754,16 +757,11 @@ mod tests {
     /// and a digest over other packages is named as such, not as changed content.
     #[test]
     fn a_catalog_digest_says_what_it_covers() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(LOCK_FILE);
-        std::fs::write(
-            &path,
-            format!(
-                "{HEADER}lockVersion: 2\ncatalogs:\n- name: c\n  digest: sha256:ab\nmanifests: []\n"
-            ),
-        )
+        let old = read_text(&format!(
+            "{HEADER}lockVersion: 2\ncatalogs:\n- name: c\n  digest: sha256:ab\nmanifests: []\n"
+        ))
+        .unwrap()
         .unwrap();
-        let old = read(&path).unwrap().unwrap();
         assert_eq!(old.catalogs[0].packages, None);
         let new = lock("1.13.0");
         let d = old.differences(&new);
@@ -776,19 +774,15 @@ mod tests {
         same.catalogs[0].digest = "sha256:cd".into();
         assert!(new.differences(&same).iter().any(|l| {
             l.contains("the lock records content sha256:ab, the catalog now has sha256:cd")
-        }),);
+        }));
     }
 
     #[test]
     fn a_digest_that_is_not_hex_is_invalid() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(LOCK_FILE);
-        std::fs::write(
-            &path,
-            format!("{HEADER}lockVersion: 2\nmanifests:\n- name: 99_po_a.yaml\n  sha256: zz\n"),
-        )
-        .unwrap();
-        let e = read(&path).unwrap_err();
+        let e = read_text(&format!(
+            "{HEADER}lockVersion: 2\nmanifests:\n- name: 99_po_a.yaml\n  sha256: zz\n"
+        ))
+        .unwrap_err();
         assert!(e.to_string().contains("99_po_a.yaml"), "{e}");
     }
 
@@ -818,10 +812,8 @@ mod tests {
 
     #[test]
     fn round_trips() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(LOCK_FILE);
-        std::fs::write(&path, lock("1.13.0").to_bytes()).unwrap();
-        assert_eq!(read(&path).unwrap(), Some(lock("1.13.0")));
+        let text = String::from_utf8(lock("1.13.0").to_bytes()).unwrap();
+        assert_eq!(read_text(&text).unwrap(), Some(lock("1.13.0")));
     }
 
     #[test]
