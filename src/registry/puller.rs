@@ -490,6 +490,15 @@ mod tests {
         sha(&manifest)
     }
 
+    /// [`layout_with_a_bundle`] at `dir/layout`: the layout, the image's digest and a
+    /// reference to it by that digest.
+    fn bundle_in_layout(dir: &Path) -> (PathBuf, String, String) {
+        let layout = dir.join("layout");
+        let digest = layout_with_a_bundle(&layout);
+        let image = format!("registry.test/op-bundle@{digest}");
+        (layout, digest, image)
+    }
+
     fn puller(cache: &Path, layout: &Path) -> Puller {
         Puller::new(Settings {
             options: fetch::Options {
@@ -530,9 +539,7 @@ mod tests {
     fn a_layer_in_memory_or_in_a_file_unpacks_alike() {
         use std::os::unix::fs::PermissionsExt as _;
         let d = tempfile::tempdir().unwrap();
-        let layout = d.path().join("layout");
-        let digest = layout_with_a_bundle(&layout);
-        let image = format!("registry.test/op-bundle@{digest}");
+        let (layout, _, image) = bundle_in_layout(d.path());
         let plain = d.path().join("plain");
         std::fs::create_dir(&plain).unwrap();
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode();
@@ -575,9 +582,7 @@ mod tests {
     #[test]
     fn concurrent_pulls_of_one_digest_share_one_complete_directory() {
         let d = tempfile::tempdir().unwrap();
-        let layout = d.path().join("layout");
-        let digest = layout_with_a_bundle(&layout);
-        let image = format!("registry.test/op-bundle@{digest}");
+        let (layout, digest, image) = bundle_in_layout(d.path());
         let cache = d.path().join("cache");
         for round in 0..8 {
             let start = std::sync::Barrier::new(8);
